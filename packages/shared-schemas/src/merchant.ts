@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { Timestamp, Uuid } from './common.js';
+import { Pagination, paginationQuery } from './pagination.js';
+import { TagSummary } from './tag.js';
+
+export const MERCHANT_NAME_MAX = 255;
+export const MERCHANTS_DEFAULT_LIMIT = 10;
+
+/** A merchant as returned by the list endpoint (spec 2.1). */
+export const Merchant = z
+  .object({
+    merchantId: Uuid,
+    name: z.string(),
+    createdAt: Timestamp,
+    tags: z.array(TagSummary),
+  })
+  .meta({ id: 'Merchant' });
+export type Merchant = z.infer<typeof Merchant>;
+
+export const ListMerchantsQuery = z.object(paginationQuery(MERCHANTS_DEFAULT_LIMIT)).meta({ id: 'ListMerchantsQuery' });
+export type ListMerchantsQuery = z.input<typeof ListMerchantsQuery>;
+
+export const ListMerchantsResponse = z
+  .object({
+    merchants: z.array(Merchant),
+    pagination: Pagination,
+  })
+  .meta({ id: 'ListMerchantsResponse' });
+export type ListMerchantsResponse = z.infer<typeof ListMerchantsResponse>;
+
+export const CreateMerchantInput = z
+  .object({
+    name: z
+      .string({ message: 'is required and must be a string' })
+      .trim()
+      .min(1, { message: 'must not be empty' })
+      .max(MERCHANT_NAME_MAX, { message: `must be at most ${MERCHANT_NAME_MAX} characters` })
+      .meta({ example: 'Acme Store' }),
+  })
+  .meta({ id: 'CreateMerchantInput' });
+export type CreateMerchantInput = z.input<typeof CreateMerchantInput>;
+
+export const CreateMerchantResponse = z.object({ merchantId: Uuid }).meta({ id: 'CreateMerchantResponse' });
+export type CreateMerchantResponse = z.infer<typeof CreateMerchantResponse>;
