@@ -111,14 +111,10 @@ export type CollectInput = z.input<typeof CollectInput>;
 
 export const CollectResponse = z
   .object({
-    accepted: z
-      .number()
-      .int()
-      .min(0)
-      .meta({
-        description:
-          'Events accepted from this request. Events whose id is already stored are accepted and dropped (idempotent).',
-      }),
+    accepted: z.number().int().min(0).meta({
+      description:
+        'Events accepted from this request. Events whose id is already stored are accepted and dropped (idempotent).',
+    }),
   })
   .meta({ id: 'CollectResponse' });
 export type CollectResponse = z.infer<typeof CollectResponse>;
