@@ -1,0 +1,101 @@
+import { PartnerError } from './core/errors.js';
+import { type Fetch, type HeadersRecord, Transport } from './core/request.js';
+import { readEnv } from './internal/env.js';
+import { Events } from './resources/events.js';
+import { Merchants } from './resources/merchants.js';
+import { Tags } from './resources/tags.js';
+
+export interface ClientOptions {
+  /** API key (`mp_live_...`). Defaults to `process.env.PARTNER_API_KEY` where `process` exists. */
+  apiKey?: string | undefined;
+  /** e.g. `https://api.example.com`. Defaults to `process.env.PARTNER_BASE_URL` where `process` exists. */
+  baseURL?: string | undefined;
+  /** Retries after the first attempt of a failed request (default 2). */
+  maxRetries?: number | undefined;
+  /** Per-attempt timeout in ms (default 60 000). */
+  timeout?: number | undefined;
+  /** A `fetch` implementation (default: the global `fetch`). */
+  fetch?: Fetch | undefined;
+  /** Headers sent with every request; `null` removes a default header. */
+  headers?: HeadersRecord | undefined;
+}
+
+export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+function checkCount(name: string, value: number, min: number): number {
+  if (typeof value !== 'number' || Number.isNaN(value) || value < min) {
+    throw new PartnerError(`\`${name}\` must be a number >= ${min}, got ${String(value)}.`);
+  }
+  return value;
+}
+
+function checkBaseURL(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('not http(s)');
+  } catch {
+    throw new PartnerError(`\`baseURL\` must be an absolute http(s) URL, got ${JSON.stringify(value)}.`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+/** The Partner Tags API client. */
+export class PartnerClient {
+  readonly apiKey: string;
+  readonly baseURL: string;
+  readonly maxRetries: number;
+  readonly timeout: number;
+  /** `/v1/partners/merchant` */
+  readonly merchants: Merchants;
+  /** `/v1/partners/tag/generate`, `/v1/partners/tag/verify` */
+  readonly tags: Tags;
+  /** `/v1/partners/events` */
+  readonly events: Events;
+  readonly #options: ClientOptions;
+
+  constructor(options: ClientOptions = {}) {
+    const apiKey = options.apiKey ?? readEnv('PARTNER_API_KEY');
+    if (!apiKey) {
+      throw new PartnerError(
+        'No API key: pass `new PartnerClient({ apiKey })` or set the PARTNER_API_KEY environment variable.',
+      );
+    }
+    const baseURL = options.baseURL ?? readEnv('PARTNER_BASE_URL');
+    if (!baseURL) {
+      throw new PartnerError(
+        'No base URL: pass `new PartnerClient({ baseURL })` or set the PARTNER_BASE_URL environment variable.',
+      );
+    }
+    this.#options = { ...options };
+    this.apiKey = apiKey;
+    this.baseURL = checkBaseURL(baseURL);
+    this.maxRetries = checkCount('maxRetries', options.maxRetries ?? DEFAULT_MAX_RETRIES, 0);
+    this.timeout = checkCount('timeout', options.timeout ?? DEFAULT_TIMEOUT_MS, 0);
+    const transport = new Transport({
+      apiKey: this.apiKey,
+      baseURL: this.baseURL,
+      maxRetries: this.maxRetries,
+      timeout: this.timeout,
+      fetch: options.fetch,
+      headers: { ...options.headers },
+    });
+    this.merchants = new Merchants(transport);
+    this.tags = new Tags(transport);
+    this.events = new Events(transport);
+  }
+
+  /**
+   * A copy of this client with some options changed; `headers` are merged (a `null` value removes
+   * one), everything else replaces. The original client is unchanged.
+   */
+  withOptions(options: ClientOptions): PartnerClient {
+    return new PartnerClient({
+      ...this.#options,
+      apiKey: this.apiKey,
+      baseURL: this.baseURL,
+      ...options,
+      headers: { ...this.#options.headers, ...options.headers },
+    });
+  }
+}

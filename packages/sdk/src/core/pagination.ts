@@ -1,0 +1,167 @@
+import { normalizePagination } from '@partner/shared-schemas/normalize';
+import { PartnerError } from './errors.js';
+
+/** Pagination of a page, normalised from whichever envelope the server sent. */
+export interface PaginationInfo {
+  currentPage: number;
+  itemsPerPage: number;
+  /** Total matching items, or `null` when the server did not say. */
+  totalItems: number | null;
+  /** Total pages, or `null` when the server did not say. */
+  totalPages: number | null;
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+/** How a list endpoint's pages are fetched and read. @internal */
+export interface PageSource<T> {
+  /** Fetches the raw JSON body of page `page` with every other filter and option unchanged. */
+  fetch(page: number): Promise<unknown>;
+  /** The body key holding the items (`merchants`, `events`); `data` is accepted too. */
+  itemsKey: string;
+  /** The page size asked for, or the endpoint's default: a shorter page without pagination is the last. */
+  limit: number;
+  /** A stable identifier of an item, used to notice a page that repeats the previous one. */
+  idOf(item: T): string;
+}
+
+function itemsOf<T>(body: unknown, key: string): T[] {
+  if (Array.isArray(body)) return body as T[];
+  if (body === null || typeof body !== 'object') return [];
+  const record = body as Record<string, unknown>;
+  const items = Array.isArray(record[key]) ? record[key] : record.data;
+  return Array.isArray(items) ? (items as T[]) : [];
+}
+
+/** Fetches page `page` and wraps it. @internal */
+export async function loadPage<T>(source: PageSource<T>, page: number, previousKey: string | null): Promise<Page<T>> {
+  const body = await source.fetch(page);
+  const data = itemsOf<T>(body, source.itemsKey);
+  const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).pagination : undefined;
+  const pagination = normalizePagination(raw, { page, limit: source.limit, itemCount: data.length });
+  return new Page(source, page, data, pagination, previousKey);
+}
+
+/**
+ * One page of a list. Async-iterating a page yields its items and then every item of the
+ * following pages; `iterPages()` yields the pages themselves.
+ */
+export class Page<T> implements AsyncIterable<T> {
+  /** The items of this page. */
+  readonly data: T[];
+  /** Normalised pagination of this page. */
+  readonly pagination: PaginationInfo;
+  readonly #source: PageSource<T>;
+  readonly #page: number;
+  readonly #repeatsPrevious: boolean;
+
+  /** @internal */
+  constructor(source: PageSource<T>, page: number, data: T[], pagination: PaginationInfo, previousKey: string | null) {
+    this.#source = source;
+    this.#page = page;
+    this.data = data;
+    this.pagination = pagination;
+    this.#repeatsPrevious = data.length > 0 && previousKey === this.#key();
+  }
+
+  #key(): string {
+    return this.data.map((item) => this.#source.idOf(item)).join('\u0000');
+  }
+
+  /**
+   * Whether another page follows. `false` when the server says so (or its totals imply it), when
+   * this page is empty, or when this page repeated the previous one: iteration always ends.
+   */
+  hasNextPage(): boolean {
+    return this.data.length > 0 && !this.#repeatsPrevious && this.pagination.hasNextPage;
+  }
+
+  /** Fetches the next page with the same filters and options (only `page` changes). */
+  async getNextPage(): Promise<Page<T>> {
+    if (!this.hasNextPage()) {
+      throw new PartnerError('No next page: check hasNextPage() before calling getNextPage().');
+    }
+    return loadPage(this.#source, this.#page + 1, this.#key());
+  }
+
+  /** Yields this page and every following page. A page repeating the previous one is not yielded. */
+  async *iterPages(): AsyncGenerator<Page<T>, void, undefined> {
+    let page: Page<T> = this;
+    if (page.#repeatsPrevious) return;
+    yield page;
+    while (page.hasNextPage()) {
+      page = await page.getNextPage();
+      if (page.#repeatsPrevious || page.data.length === 0) return;
+      yield page;
+    }
+  }
+
+  /** Yields every item of this page and of the following pages. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.iterPages()) yield* page.data;
+  }
+
+  /** Collects items from this page on, fetching pages as needed, stopping at `limit` items. */
+  async toArray(options: { limit: number }): Promise<T[]> {
+    const limit = options?.limit;
+    if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) {
+      throw new PartnerError('toArray() needs a cap: pass { limit } as a number >= 0 (Infinity for no cap).');
+    }
+    const items: T[] = [];
+    if (limit === 0) return items;
+    for await (const item of this) {
+      items.push(item);
+      if (items.length >= limit) break;
+    }
+    return items;
+  }
+}
+
+/**
+ * What `list()` returns: a promise of the first {@link Page} that is also async-iterable over every
+ * item of every page, so both `await client.events.list(...)` and
+ * `for await (const event of client.events.list(...))` work.
+ */
+export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
+  readonly #promise: Promise<Page<T>>;
+
+  /** @internal */
+  constructor(promise: Promise<Page<T>>) {
+    this.#promise = promise;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: a PagePromise is a thenable on purpose.
+  then<R1 = Page<T>, R2 = never>(
+    onfulfilled?: ((page: Page<T>) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#promise.then(onfulfilled, onrejected);
+  }
+
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<Page<T> | R> {
+    return this.#promise.catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<Page<T>> {
+    return this.#promise.finally(onfinally);
+  }
+
+  /** Iterates every item of every page. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    yield* await this.#promise;
+  }
+
+  /** Shorthand for `(await promise).toArray({ limit })`. */
+  async toArray(options: { limit: number }): Promise<T[]> {
+    return (await this.#promise).toArray(options);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'PagePromise';
+  }
+}
+
+/** Starts loading the first page of a list. @internal */
+export function paginate<T>(source: PageSource<T>, firstPage: number): PagePromise<T> {
+  return new PagePromise(loadPage(source, firstPage, null));
+}

@@ -1,0 +1,198 @@
+import { makeIdempotencyKey } from '../internal/idempotency.js';
+import { VERSION } from '../version.js';
+import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, PartnerError } from './errors.js';
+import { makeAPIError } from './make-error.js';
+import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
+
+/** Header values; `null` removes a header set at a lower level (client defaults). */
+export type HeadersRecord = Record<string, string | null | undefined>;
+
+/** A `fetch` implementation (the global one by default). */
+export type Fetch = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
+
+/** Options accepted by every method as its last argument; they override the client's for that call. */
+export interface RequestOptions {
+  /** Retries after the first attempt (default: the client's, 2). */
+  maxRetries?: number;
+  /** Per-attempt timeout in ms (default: the client's, 60 000). */
+  timeout?: number;
+  /** Aborts the request, including the wait between retries. */
+  signal?: AbortSignal;
+  /** `Idempotency-Key` for a POST (default: a UUID made once per call and sent on every attempt). */
+  idempotencyKey?: string;
+  /** Extra headers for this call; `null` removes a header. */
+  headers?: HeadersRecord;
+}
+
+/** What the client hands to the transport. */
+export interface TransportConfig {
+  apiKey: string;
+  baseURL: string;
+  maxRetries: number;
+  timeout: number;
+  fetch: Fetch | undefined;
+  headers: HeadersRecord;
+}
+
+interface APIRequest {
+  method: 'GET' | 'POST';
+  path: string;
+  query?: URLSearchParams | undefined;
+  body?: unknown;
+  options?: RequestOptions | undefined;
+}
+
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+type KyModule = typeof import('ky');
+let kyModule: Promise<KyModule> | undefined;
+// A dynamic import keeps the CommonJS build loadable on every Node 20 (ky 1.x is ESM-only).
+const loadKy = (): Promise<KyModule> => {
+  kyModule ??= import('ky');
+  return kyModule;
+};
+
+function mergeHeaders(...layers: (HeadersRecord | undefined)[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const layer of layers) {
+    for (const [name, value] of Object.entries(layer ?? {})) {
+      const key = name.toLowerCase();
+      if (value === null) delete out[key];
+      else if (value !== undefined) out[key] = value;
+    }
+  }
+  return out;
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = cause && (typeof cause.code === 'string' ? cause.code : cause.message);
+  return typeof detail === 'string' && detail ? `${error.message} (${detail})` : error.message;
+}
+
+/**
+ * Sends requests through ky and runs the SDK's own retry loop around it. ky does the request
+ * building (`prefixUrl`, JSON body, search params) and the per-attempt timeout; its own retry is
+ * off (`retry: 0`) because it never retries POST, ignores `retry-after-ms` and has no jitter.
+ * ky's errors never escape: they are mapped to this SDK's classes.
+ * @internal
+ */
+export class Transport {
+  constructor(readonly config: TransportConfig) {}
+
+  async get<T>(path: string, query: URLSearchParams, options?: RequestOptions): Promise<T> {
+    return this.request<T>({ method: 'GET', path, query, options });
+  }
+
+  async post<T>(path: string, body: unknown, options?: RequestOptions): Promise<T> {
+    return this.request<T>({ method: 'POST', path, body, options });
+  }
+
+  async request<T>(req: APIRequest): Promise<T> {
+    const options = req.options ?? {};
+    const maxRetries = options.maxRetries ?? this.config.maxRetries;
+    const timeout = Math.min(options.timeout ?? this.config.timeout, MAX_TIMEOUT_MS);
+    const { signal } = options;
+    const headers = mergeHeaders(
+      {
+        accept: 'application/json',
+        authorization: `Bearer ${this.config.apiKey}`,
+        'x-partner-sdk': `partner-sdk-ts/${VERSION}`,
+        'content-type': req.body === undefined ? undefined : 'application/json',
+      },
+      this.config.headers,
+      // Made once per logical call, so that every attempt carries the same key.
+      { 'idempotency-key': req.method === 'POST' ? (options.idempotencyKey ?? makeIdempotencyKey()) : undefined },
+      options.headers,
+    );
+    for (let retriesSoFar = 0; ; retriesSoFar++) {
+      if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
+      let status: number;
+      let text: string;
+      let responseHeaders: Headers;
+      try {
+        ({ status, text, headers: responseHeaders } = await this.attempt(req, headers, timeout, signal));
+      } catch (error) {
+        if (error instanceof APIUserAbortError || retriesSoFar >= maxRetries) throw error;
+        await sleep(retryDelayMs(retriesSoFar), signal);
+        continue;
+      }
+      if (status >= 200 && status < 300) return parseSuccess<T>(status, text, responseHeaders);
+      const apiError = makeAPIError(status, text, responseHeaders);
+      if (!isRetryableStatus(status) || retriesSoFar >= maxRetries) throw apiError;
+      await sleep(retryDelayMs(retriesSoFar, responseHeaders), signal);
+    }
+  }
+
+  /** One attempt: the response status, headers and full body text, or a mapped connection error. */
+  private async attempt(
+    req: APIRequest,
+    headers: Record<string, string>,
+    timeout: number,
+    signal: AbortSignal | undefined,
+  ): Promise<{ status: number; text: string; headers: Headers }> {
+    const bodyTimer = new AbortController();
+    const attemptSignal = signal ? AbortSignal.any([signal, bodyTimer.signal]) : bodyTimer.signal;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const started = Date.now();
+    const { default: ky, TimeoutError } = await loadKy();
+    try {
+      const response = await ky(req.path.replace(/^\/+/, ''), {
+        prefixUrl: this.config.baseURL,
+        method: req.method,
+        headers,
+        ...(req.query ? { searchParams: req.query } : {}),
+        ...(req.body === undefined ? {} : { json: req.body }),
+        signal: attemptSignal,
+        timeout,
+        retry: 0,
+        throwHttpErrors: false,
+        ...(this.config.fetch ? { fetch: this.config.fetch } : {}),
+      });
+      // ky's timeout covers the wait for the response head; this timer covers reading the body.
+      timer = setTimeout(() => bodyTimer.abort(), Math.max(0, timeout - (Date.now() - started)));
+      const text = await readText(response, attemptSignal);
+      return { status: response.status, text, headers: response.headers };
+    } catch (error) {
+      if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
+      // ky's TimeoutError is not passed on as the cause: nothing ky-specific leaves the SDK.
+      if (error instanceof TimeoutError || bodyTimer.signal.aborted) {
+        throw new APIConnectionTimeoutError(`Request timed out after ${timeout} ms.`);
+      }
+      if (error instanceof PartnerError) throw error;
+      throw new APIConnectionError(`Connection error: ${describe(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Reads the body as text, giving up as soon as `signal` aborts (even if the stream ignores it). */
+function readText(response: Response, signal: AbortSignal): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const onAbort = () => {
+      reject(signal.reason);
+      response.body?.cancel().catch(() => undefined);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    response
+      .text()
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function parseSuccess<T>(status: number, text: string, headers: Headers): T {
+  if (!text.trim()) return undefined as T;
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    const requestId = headers.get('x-request-id');
+    throw new PartnerError(
+      `The server answered ${status} with a body that is not JSON${requestId ? ` (request id ${requestId})` : ''}.`,
+      { cause: error },
+    );
+  }
+}

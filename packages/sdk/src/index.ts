@@ -1,0 +1,39 @@
+export { type ClientOptions, PartnerClient } from './client.js';
+export {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  type APIErrorCode,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  ConflictError,
+  type ErrorCode,
+  InternalServerError,
+  NotFoundError,
+  PartnerError,
+  PermissionDeniedError,
+  RateLimitError,
+  UnprocessableEntityError,
+} from './core/errors.js';
+export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
+export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
+export { type EventListParams, Events, type TrackingEvent } from './resources/events.js';
+export {
+  type Merchant,
+  type MerchantCreateParams,
+  type MerchantCreateResponse,
+  type MerchantListParams,
+  Merchants,
+} from './resources/merchants.js';
+export {
+  type DnsRecord,
+  type TagGenerateParams,
+  type TagGenerateResponse,
+  type TagStatus,
+  type TagSummary,
+  Tags,
+  type TagVerifyParams,
+  type TagVerifyResponse,
+} from './resources/tags.js';
+export { VERSION } from './version.js';

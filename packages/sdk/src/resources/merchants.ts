@@ -1,0 +1,63 @@
+import { type PagePromise, paginate } from '../core/pagination.js';
+import type { RequestOptions, Transport } from '../core/request.js';
+import { buildQuery } from '../internal/query.js';
+import type { TagSummary } from './tags.js';
+
+/** A merchant as listed (spec 2.1). */
+export interface Merchant {
+  merchantId: string;
+  name: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  /** The merchant's tags. */
+  tags: TagSummary[];
+}
+
+export interface MerchantListParams {
+  /** Page to start from (1-based, default 1). Iteration continues from it. */
+  page?: number;
+  /** Items per page, 1..100 (server default 10). */
+  limit?: number;
+}
+
+export interface MerchantCreateParams {
+  /** Non-empty merchant name. */
+  name: string;
+}
+
+export interface MerchantCreateResponse {
+  merchantId: string;
+}
+
+/** The server's default page size for merchants. */
+const DEFAULT_LIMIT = 10;
+
+/** `client.merchants`: `/v1/partners/merchant`. */
+export class Merchants {
+  /** @internal */
+  constructor(private readonly transport: Transport) {}
+
+  /** `GET /v1/partners/merchant`: a page of the partner's merchants, iterable over all of them. */
+  list(params: MerchantListParams = {}, options?: RequestOptions): PagePromise<Merchant> {
+    const start = params.page ?? 1;
+    return paginate<Merchant>(
+      {
+        itemsKey: 'merchants',
+        limit: params.limit ?? DEFAULT_LIMIT,
+        idOf: (merchant) => merchant.merchantId,
+        fetch: (page) =>
+          this.transport.get(
+            '/v1/partners/merchant',
+            buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
+            options,
+          ),
+      },
+      start,
+    );
+  }
+
+  /** `POST /v1/partners/merchant`: creates a merchant (201). */
+  create(params: MerchantCreateParams, options?: RequestOptions): Promise<MerchantCreateResponse> {
+    return this.transport.post('/v1/partners/merchant', { name: params.name }, options);
+  }
+}

@@ -1,0 +1,271 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { Page, PagePromise, PartnerError, type TrackingEvent } from '../src/index.js';
+import { BASE_URL, type Captured, capture, makeClient, reply, server, useMsw, useRecordedSleep } from './helpers.js';
+
+useMsw();
+useRecordedSleep();
+
+const MERCHANT_ID = '6f1c1f2e-0c5b-4d52-9a3a-1f1f5b0c2d11';
+
+function event(n: number): TrackingEvent {
+  return {
+    id: `evt_${n}`,
+    muid: `u_${n % 3}`,
+    event_name: n % 2 ? 'Purchase' : 'PageView',
+    event_time: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
+    raw_data: JSON.stringify({ n }),
+  };
+}
+
+type Envelope = 'primary' | 'alternative' | 'no-flags' | 'none';
+
+function pagination(envelope: Envelope, page: number, limit: number, total: number): unknown {
+  const totalPages = Math.ceil(total / limit);
+  switch (envelope) {
+    case 'primary':
+      return {
+        currentPage: page,
+        itemsPerPage: limit,
+        totalItems: total,
+        totalPages,
+        hasNextPage: page < totalPages,
+        hasPreviousPage: page > 1,
+      };
+    case 'alternative':
+      return { page, limit, total, totalPages };
+    case 'no-flags':
+      return { currentPage: page, itemsPerPage: limit, total };
+    case 'none':
+      return undefined;
+  }
+}
+
+/** Serves `items` as pages of the list endpoint, honouring page and limit, in the given envelope. */
+function serveEvents(items: TrackingEvent[], envelope: Envelope, opts: { key?: string; defaultLimit?: number } = {}) {
+  const seen: Captured[] = [];
+  server.use(
+    http.get(`${BASE_URL}/v1/partners/events`, async ({ request }) => {
+      const req = await capture(request);
+      seen.push(req);
+      const page = Number(req.url.searchParams.get('page') ?? 1);
+      const limit = Number(req.url.searchParams.get('limit') ?? opts.defaultLimit ?? 12);
+      const slice = items.slice((page - 1) * limit, page * limit);
+      const body: Record<string, unknown> = { [opts.key ?? 'events']: slice };
+      const p = pagination(envelope, page, limit, items.length);
+      if (p !== undefined) body.pagination = p;
+      return reply(body);
+    }),
+  );
+  return seen;
+}
+
+const all = Array.from({ length: 7 }, (_, i) => event(i + 1));
+
+describe('pagination', () => {
+  it.each<Envelope>(['primary', 'alternative', 'no-flags', 'none'])(
+    'iterates every item across pages with the %s envelope',
+    async (envelope) => {
+      const seen = serveEvents(all, envelope);
+      const got: TrackingEvent[] = [];
+      for await (const e of makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 })) got.push(e);
+      expect(got.map((e) => e.id)).toEqual(all.map((e) => e.id));
+      // 7 items by 3: pages 1, 2, 3 (the short third page ends it); no request for page 4.
+      expect(seen.map((r) => r.url.searchParams.get('page'))).toEqual([null, '2', '3']);
+    },
+  );
+
+  it('normalises both envelopes into the same pagination object', async () => {
+    serveEvents(all, 'primary');
+    const primary = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 });
+    server.resetHandlers();
+    serveEvents(all, 'alternative');
+    const alternative = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 });
+    const expected = {
+      currentPage: 1,
+      itemsPerPage: 3,
+      totalItems: 7,
+      totalPages: 3,
+      hasNextPage: true,
+      hasPreviousPage: false,
+    };
+    expect(primary.pagination).toEqual(expected);
+    expect(alternative.pagination).toEqual(expected);
+  });
+
+  it('derives hasNextPage from totals when the flag is missing', async () => {
+    serveEvents(all, 'no-flags');
+    const first = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 4 });
+    expect(first.pagination.totalPages).toBe(2);
+    expect(first.hasNextPage()).toBe(true);
+    const second = await first.getNextPage();
+    expect(second.data.map((e) => e.id)).toEqual(['evt_5', 'evt_6', 'evt_7']);
+    expect(second.hasNextPage()).toBe(false);
+    expect(second.pagination.hasPreviousPage).toBe(true);
+  });
+
+  it('without a pagination object, a full page continues and a short page is the end', async () => {
+    const seen = serveEvents(all, 'none', { defaultLimit: 12 });
+    // No limit given: the server default (12) is assumed, so 7 items is a short, final page.
+    const page = await makeClient().events.list({ merchantId: MERCHANT_ID });
+    expect(page.data).toHaveLength(7);
+    expect(page.pagination.totalItems).toBeNull();
+    expect(page.hasNextPage()).toBe(false);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('carries every filter and per-call option to later pages, changing only page', async () => {
+    const seen = serveEvents(all, 'primary');
+    const client = makeClient();
+    const params = {
+      merchantId: MERCHANT_ID,
+      limit: 2,
+      sortBy: 'event_time',
+      sortOrder: 'asc',
+      events: ['Purchase', 'PageView'],
+      startDate: new Date('2026-01-01T00:00:00Z'),
+      endDate: '2026-01-02T00:00:00Z',
+    } as const;
+    const got = await client.events.list(params, { headers: { 'X-Trace': 'trace-1' } }).toArray({ limit: 100 });
+    expect(got).toHaveLength(7);
+    expect(seen).toHaveLength(4);
+    const [first, ...rest] = seen.map((r) => Object.fromEntries(r.url.searchParams));
+    expect(first).toEqual({
+      merchantId: MERCHANT_ID,
+      limit: '2',
+      sortBy: 'event_time',
+      sortOrder: 'asc',
+      events: 'Purchase,PageView',
+      startDate: '2026-01-01T00:00:00.000Z',
+      endDate: '2026-01-02T00:00:00Z',
+    });
+    rest.forEach((query, i) => {
+      expect(query).toEqual({ ...first, page: String(i + 2) });
+    });
+    for (const r of seen) expect(r.headers.get('x-trace')).toBe('trace-1');
+  });
+
+  it('continues from the requested start page', async () => {
+    const seen = serveEvents(all, 'primary');
+    const got = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3, page: 2 }).toArray({ limit: 50 });
+    expect(got.map((e) => e.id)).toEqual(['evt_4', 'evt_5', 'evt_6', 'evt_7']);
+    expect(seen.map((r) => r.url.searchParams.get('page'))).toEqual(['2', '3']);
+  });
+
+  it('reads merchants from `merchants` and tolerates `data`', async () => {
+    const merchant = (n: number) => ({
+      merchantId: `m${n}`,
+      name: `M${n}`,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      tags: [],
+    });
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/merchant`, ({ request }) => {
+        const page = Number(new URL(request.url).searchParams.get('page') ?? 1);
+        const pag = { currentPage: page, itemsPerPage: 2, totalItems: 4, totalPages: 2 };
+        // Page 1 uses the documented key, page 2 the generic `data` key.
+        return reply(
+          page === 1
+            ? { merchants: [merchant(1), merchant(2)], pagination: pag }
+            : { data: [merchant(3)], pagination: pag },
+        );
+      }),
+    );
+    const names: string[] = [];
+    for await (const m of makeClient().merchants.list({ limit: 2 })) names.push(m.name);
+    expect(names).toEqual(['M1', 'M2', 'M3']);
+  });
+
+  it('ends on an empty page even when the server claims more pages', async () => {
+    const seen: string[] = [];
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/events`, ({ request }) => {
+        const page = Number(new URL(request.url).searchParams.get('page') ?? 1);
+        seen.push(String(page));
+        const events = page === 1 ? [event(1), event(2)] : [];
+        return reply({ events, pagination: { currentPage: page, itemsPerPage: 2, hasNextPage: true } });
+      }),
+    );
+    const got = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 2 }).toArray({ limit: 1000 });
+    expect(got.map((e) => e.id)).toEqual(['evt_1', 'evt_2']);
+    expect(seen).toEqual(['1', '2']);
+  });
+
+  it('ends on a page that repeats the previous one (a server ignoring `page`)', async () => {
+    let calls = 0;
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/events`, () => {
+        calls++;
+        return reply({
+          events: [event(1), event(2)],
+          pagination: { currentPage: 1, itemsPerPage: 2, totalItems: 100, totalPages: 50, hasNextPage: true },
+        });
+      }),
+    );
+    const first = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 2 });
+    const got: string[] = [];
+    for await (const e of first) got.push(e.id);
+    expect(got).toEqual(['evt_1', 'evt_2']);
+    expect(calls).toBe(2);
+    const second = await first.getNextPage();
+    expect(second.hasNextPage()).toBe(false);
+    const pages: Page<TrackingEvent>[] = [];
+    for await (const p of second.iterPages()) pages.push(p);
+    expect(pages).toEqual([]);
+  });
+
+  it('iterPages yields pages; getNextPage throws past the end', async () => {
+    serveEvents(all, 'primary');
+    const first = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 });
+    const sizes: number[] = [];
+    let last: Page<TrackingEvent> | undefined;
+    for await (const p of first.iterPages()) {
+      sizes.push(p.data.length);
+      last = p;
+    }
+    expect(sizes).toEqual([3, 3, 1]);
+    expect(last?.pagination.currentPage).toBe(3);
+    expect(last?.hasNextPage()).toBe(false);
+    await expect(last?.getNextPage()).rejects.toBeInstanceOf(PartnerError);
+  });
+
+  it('toArray stops at its cap without fetching further pages, and requires a cap', async () => {
+    const seen = serveEvents(all, 'primary');
+    const page = await makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 });
+    expect((await page.toArray({ limit: 4 })).map((e) => e.id)).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4']);
+    expect(seen).toHaveLength(2);
+    expect(await page.toArray({ limit: 0 })).toEqual([]);
+    // @ts-expect-error the cap is required
+    await expect(page.toArray({})).rejects.toThrow(/needs a cap/);
+    // @ts-expect-error the options are required
+    await expect(page.toArray()).rejects.toThrow(/needs a cap/);
+  });
+
+  it('list() returns a PagePromise: awaitable, then-able and iterable', async () => {
+    serveEvents(all, 'primary');
+    const promise = makeClient().events.list({ merchantId: MERCHANT_ID, limit: 5 });
+    expect(promise).toBeInstanceOf(PagePromise);
+    expect(Object.prototype.toString.call(promise)).toBe('[object PagePromise]');
+    const count = await promise.then((p) => p.data.length);
+    expect(count).toBe(5);
+    const page = await promise;
+    expect(page).toBeInstanceOf(Page);
+  });
+
+  it('a failing first page rejects both the promise and the iteration', async () => {
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/events`, () =>
+        HttpResponse.json({ message: 'Merchant not found', code: 'MERCHANT_NOT_FOUND' }, { status: 404 }),
+      ),
+    );
+    const promise = makeClient().events.list({ merchantId: MERCHANT_ID });
+    await expect(promise).rejects.toMatchObject({ status: 404, code: 'MERCHANT_NOT_FOUND' });
+    const iterate = async () => {
+      for await (const _ of makeClient().events.list({ merchantId: MERCHANT_ID })) {
+        // unreachable
+      }
+    };
+    await expect(iterate()).rejects.toMatchObject({ status: 404 });
+    await expect(promise.catch((e: unknown) => (e as Error).name)).resolves.toBe('NotFoundError');
+  });
+});

@@ -1,0 +1,66 @@
+import { BEARER_TOKEN_REQUIRED_MESSAGE } from '@partner/shared-schemas';
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { apiKeys, partners } from '../db/schema/index.js';
+import { AppError } from '../errors.js';
+import { hashApiKey, hashesEqual, isWellFormedApiKey } from './keys.js';
+
+export interface AuthenticatedPartner {
+  id: string;
+  name: string;
+  domain: string;
+  recordName: string;
+}
+
+/** Thrown when no bearer token was sent at all: answered with the spec's `{statusCode, message, error}` body. */
+export class BearerTokenMissingError extends AppError {
+  constructor() {
+    super('UNAUTHORIZED', BEARER_TOKEN_REQUIRED_MESSAGE);
+  }
+}
+
+const INVALID_KEY_MESSAGE = 'Invalid, expired or revoked API key';
+
+/** Extracts the token of an `Authorization: Bearer <token>` header; `null` when no token was sent. */
+export function bearerToken(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value || value.trim() === '') return null;
+  const match = /^Bearer\s+(.*)$/i.exec(value.trim());
+  if (!match) return value.trim();
+  return match[1]?.trim() || null;
+}
+
+/**
+ * Resolves the partner that owns the bearer token. Missing token -> BearerTokenMissingError;
+ * a malformed, unknown, expired or revoked one -> UNAUTHORIZED. Keys are looked up by hash and
+ * the hashes compared in constant time.
+ */
+export async function authenticate(db: Database, header: string | string[] | undefined): Promise<AuthenticatedPartner> {
+  const raw = Array.isArray(header) ? header[0] : header;
+  const token = bearerToken(header);
+  if (token === null) throw new BearerTokenMissingError();
+  if (!raw || !/^Bearer\s/i.test(raw.trim()) || !isWellFormedApiKey(token)) {
+    throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
+  }
+  const hash = hashApiKey(token);
+  const [row] = await db
+    .select({
+      keyHash: apiKeys.keyHash,
+      id: partners.id,
+      name: partners.name,
+      domain: partners.domain,
+      recordName: partners.recordName,
+    })
+    .from(apiKeys)
+    .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
+    .where(
+      and(
+        eq(apiKeys.keyHash, hash),
+        isNull(apiKeys.revokedAt),
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
+      ),
+    )
+    .limit(1);
+  if (!row || !hashesEqual(row.keyHash, hash)) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
+  return { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
+}

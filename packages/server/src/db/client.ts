@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { acquireLock } from './lock.js';
+import * as schema from './schema/index.js';
+
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  driver: 'postgres' | 'pglite';
+  /** Resolves when the database answers a trivial query within `timeoutMs`. */
+  ping(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { kind: 'postgres'; url: string; maxConnections?: number }
+  /** `dataDir` undefined: in memory (tests). Otherwise a directory, guarded by a lock file. */
+  | { kind: 'pglite'; dataDir?: string; lockOwner?: string };
+
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+const MIGRATION_LOCK_KEY = 7_316_402_011;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`${what} timed out`), { code: 'ETIMEDOUT' })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+async function openPostgres(url: string, maxConnections: number): Promise<DatabaseHandle> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const { migrate } = await import('drizzle-orm/postgres-js/migrator');
+
+  // Migrations run on one dedicated connection under an advisory lock, so several processes
+  // starting on one database apply them once.
+  const migrationClient = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await migrationClient`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    await migrate(drizzle({ client: migrationClient }), { migrationsFolder: MIGRATIONS_DIR });
+    await migrationClient`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+  } finally {
+    await migrationClient.end({ timeout: 5 });
+  }
+
+  const client = postgres(url, {
+    max: maxConnections,
+    idle_timeout: 30,
+    connect_timeout: 2,
+    onnotice: () => {},
+  });
+  const db = drizzle({ client, schema }) as unknown as Database;
+  return {
+    db,
+    driver: 'postgres',
+    ping: async (timeoutMs = 2000) => {
+      await withTimeout(client`select 1`, timeoutMs, 'database ping');
+    },
+    close: () => client.end({ timeout: 5 }),
+  };
+}
+
+async function openPglite(dataDir: string | undefined, lockOwner: string): Promise<DatabaseHandle> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle } = await import('drizzle-orm/pglite');
+  const { migrate } = await import('drizzle-orm/pglite/migrator');
+
+  let release = () => {};
+  let storeDir: string | undefined;
+  if (dataDir) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    release = acquireLock(path.join(dataDir, 'pglite.lock'), lockOwner);
+    storeDir = path.join(dataDir, 'pglite');
+  }
+  try {
+    const client = storeDir ? new PGlite(storeDir) : new PGlite();
+    await client.waitReady;
+    const db = drizzle({ client, schema });
+    await migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+    return {
+      db: db as unknown as Database,
+      driver: 'pglite',
+      ping: async (timeoutMs = 2000) => {
+        await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');
+      },
+      close: async () => {
+        try {
+          await client.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** Opens the database and applies pending migrations: postgres.js with a URL, PGlite otherwise. */
+export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  return options.kind === 'postgres'
+    ? openPostgres(options.url, options.maxConnections ?? 10)
+    : openPglite(options.dataDir, options.lockOwner ?? 'a process');
+}

@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+
+export class StoreLockedError extends Error {
+  override name = 'StoreLockedError';
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes an exclusive lock file for the embedded database. PGlite happily opens one data directory
+ * twice and corrupts it, so the server and the CLI both take this lock first. A lock left by a dead
+ * process is taken over.
+ */
+export function acquireLock(file: string, owner: string): () => void {
+  const content = JSON.stringify({ pid: process.pid, owner, since: new Date().toISOString() });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, content, { flag: 'wx' });
+      return () => {
+        try {
+          if (fs.readFileSync(file, 'utf8') === content) fs.unlinkSync(file);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      let holder: { pid?: number; owner?: string } = {};
+      try {
+        holder = JSON.parse(fs.readFileSync(file, 'utf8'));
+      } catch {
+        // unreadable: treat as stale
+      }
+      if (typeof holder.pid === 'number' && holder.pid !== process.pid && isAlive(holder.pid)) {
+        throw new StoreLockedError(
+          `The embedded database is in use by ${holder.owner ?? 'another process'} (pid ${holder.pid}). ` +
+            'Stop it first, or point DATABASE_URL at a PostgreSQL server that both can share.',
+        );
+      }
+      fs.rmSync(file, { force: true });
+    }
+  }
+  throw new StoreLockedError(`Could not take the lock ${file}`);
+}

@@ -1,0 +1,32 @@
+import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/**
+ * Tracking events. The key (merchant_id, id) makes ingestion idempotent by event id and keeps
+ * merchant_id in every key and index (the distribution column if events ever move to Citus).
+ * No foreign keys: this is the hot, append-only table.
+ */
+export const events = pgTable(
+  'events',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    id: text('id').notNull(),
+    tagId: uuid('tag_id').notNull(),
+    muid: text('muid').notNull(),
+    eventName: text('event_name').notNull(),
+    eventTime: timestamp('event_time', { withTimezone: true, precision: 3 }).notNull(),
+    rawData: text('raw_data').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** Ingestion order, for streaming and resume. */
+    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
+  },
+  (t) => [
+    primaryKey({ name: 'events_pkey', columns: [t.merchantId, t.id] }),
+    // sortBy=event_time (either direction) with an optional date range.
+    index('events_merchant_time_idx').on(t.merchantId, t.eventTime, t.id),
+    // An event-name filter, and sortBy=event_name.
+    index('events_merchant_name_time_idx').on(t.merchantId, t.eventName, t.eventTime, t.id),
+    index('events_merchant_seq_idx').on(t.merchantId, t.seq),
+  ],
+);
+
+export type EventRow = typeof events.$inferSelect;

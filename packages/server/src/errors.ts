@@ -1,0 +1,138 @@
+import type { ErrorBody, ErrorCode } from '@partner/shared-schemas';
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { ZodError } from 'zod';
+
+/**
+ * Every failure the service can answer, with its HTTP status and public code: the one table from
+ * error to status, applied by `errorResponse` and nowhere else. Several reasons share a public
+ * code where the spec gives one code several statuses (VALIDATION_ERROR is 400, 413, 415, 422 or 500).
+ */
+export const ERROR_TABLE = {
+  UNAUTHORIZED: { status: 401, code: 'UNAUTHORIZED' },
+  VALIDATION_ERROR: { status: 400, code: 'VALIDATION_ERROR' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'VALIDATION_ERROR' },
+  DNS_VERIFICATION_FAILED: { status: 422, code: 'VALIDATION_ERROR' },
+  TAG_CONFIGURATION_INCOMPLETE: { status: 500, code: 'VALIDATION_ERROR' },
+  PAYLOAD_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  ACCESS_DENIED: { status: 403, code: 'ACCESS_DENIED' },
+  MERCHANT_NOT_FOUND: { status: 404, code: 'MERCHANT_NOT_FOUND' },
+  TAG_NOT_FOUND: { status: 404, code: 'TAG_NOT_FOUND' },
+  INTEGRATION_NOT_FOUND: { status: 404, code: 'INTEGRATION_NOT_FOUND' },
+  NOT_FOUND: { status: 404, code: 'NOT_FOUND' },
+  TAG_NOT_LIVE: { status: 409, code: 'TAG_NOT_LIVE' },
+  IDEMPOTENCY_KEY_REUSED: { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' },
+  RATE_LIMITED: { status: 429, code: 'RATE_LIMITED' },
+  DATABASE_ERROR: { status: 500, code: 'DATABASE_ERROR' },
+  INTERNAL: { status: 500, code: 'SERVICE_UNAVAILABLE' },
+  SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  EXTERNAL_SERVICE_ERROR: { status: 503, code: 'EXTERNAL_SERVICE_ERROR' },
+} as const satisfies Record<string, { status: number; code: ErrorCode }>;
+
+export type ErrorReason = keyof typeof ERROR_TABLE;
+
+/** Messages for failures whose cause must never reach a client. */
+const GENERIC_MESSAGES: Partial<Record<ErrorReason, string>> = {
+  DATABASE_ERROR: 'A database operation failed. Retry the request later.',
+  INTERNAL: 'The request could not be processed.',
+};
+
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** The error every layer throws. It is a TRPCError so tRPC and trpc-to-openapi pass it through intact. */
+export class AppError extends TRPCError {
+  readonly reason: ErrorReason;
+  /** Extra response headers, e.g. Retry-After. */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(reason: ErrorReason, message?: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+    const entry = ERROR_TABLE[reason];
+    super({
+      code: TRPC_CODE_BY_STATUS[entry.status] ?? 'INTERNAL_SERVER_ERROR',
+      message: message ?? GENERIC_MESSAGES[reason] ?? entry.code,
+      cause: options?.cause,
+    });
+    this.reason = reason;
+    this.headers = options?.headers;
+  }
+}
+
+/** The status and `{ message, code }` body for an error. */
+export function errorResponse(error: AppError): { status: number; body: ErrorBody } {
+  const entry = ERROR_TABLE[error.reason];
+  return { status: entry.status, body: { message: error.message, code: entry.code } };
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  while (current && chain.length < 8 && !chain.includes(current)) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+const CONNECTION_ERROR = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|57P0|08)/;
+
+/** True for failures of the database driver: query errors, connection loss, PGlite errors. */
+export function isDatabaseError(error: unknown): boolean {
+  return causes(error).some((e) => {
+    if (!(e instanceof Error)) return false;
+    if (e.name === 'DrizzleQueryError' || e.name === 'PostgresError') return true;
+    const code = (e as { code?: unknown }).code;
+    if ('severity' in e && typeof code === 'string') return true;
+    return typeof code === 'string' && CONNECTION_ERROR.test(code);
+  });
+}
+
+function describeZodError(error: ZodError): string {
+  const parts = error.issues.slice(0, 5).map((issue) => {
+    const where = issue.path.length > 0 ? issue.path.join('.') : 'body';
+    if (issue.code === 'unrecognized_keys') return `${where}: unknown field(s) ${issue.keys.join(', ')}`;
+    return `${where}: ${issue.message}`;
+  });
+  const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : '';
+  return `Invalid request: ${parts.join('; ')}${more}`;
+}
+
+/** Maps anything thrown to an AppError. Unknown failures never expose their message. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const chain = causes(error);
+  const zod = chain.find((e): e is ZodError => e instanceof ZodError);
+  if (zod) return new AppError('VALIDATION_ERROR', describeZodError(zod), { cause: error });
+  const app = chain.find((e): e is AppError => e instanceof AppError);
+  if (app) return app;
+  if (isDatabaseError(error)) return new AppError('DATABASE_ERROR', undefined, { cause: error });
+  if (error instanceof TRPCError) {
+    switch (error.code) {
+      case 'PARSE_ERROR':
+      case 'BAD_REQUEST':
+        return new AppError('VALIDATION_ERROR', 'Invalid request: the input could not be read', { cause: error });
+      case 'UNSUPPORTED_MEDIA_TYPE':
+        return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', { cause: error });
+      case 'PAYLOAD_TOO_LARGE':
+        return new AppError('PAYLOAD_TOO_LARGE', 'Request body too large (limit 1 MB)', { cause: error });
+      case 'NOT_FOUND':
+        return new AppError('NOT_FOUND', 'Not found', { cause: error });
+      case 'METHOD_NOT_SUPPORTED':
+        return new AppError('NOT_FOUND', 'Not found', { cause: error });
+      default:
+        break;
+    }
+  }
+  return new AppError('INTERNAL', undefined, { cause: error });
+}

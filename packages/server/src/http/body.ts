@@ -1,0 +1,54 @@
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../errors.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Content types read as JSON: none at all, `application/json` (any parameters), `*+json` and `text/plain`. */
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return true;
+  const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json') || type === 'text/plain';
+}
+
+/** Reads the whole body (at most `limit` bytes) as text; 413 past the limit. */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      reject(new AppError('PAYLOAD_TOO_LARGE', 'Request body too large (limit 1 MB)'));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new AppError('PAYLOAD_TOO_LARGE', 'Request body too large (limit 1 MB)'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', (error) =>
+      reject(new AppError('VALIDATION_ERROR', 'The request body could not be read', { cause: error })),
+    );
+  });
+}
+
+/** Reads and parses a JSON body. Empty body -> `{}` so missing fields are reported by name. */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    req.resume();
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+  }
+  const text = await readBody(req, limit);
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'Malformed JSON in request body');
+  }
+}

@@ -1,0 +1,92 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { type AuthenticatedPartner, authenticate } from '../auth/authenticate.js';
+import type { AppDeps, Context } from '../context.js';
+import { type AppError, toAppError } from '../errors.js';
+import { appRouter } from '../routers/_app.js';
+import { readJsonBody } from './body.js';
+import { procedureMeta } from './procedure-meta.js';
+import { restErrorBody, sendError, sendJson } from './respond.js';
+
+interface RestRequest extends IncomingMessage {
+  body?: unknown;
+  requestId: string;
+  partner?: AuthenticatedPartner;
+}
+
+const PARTNER_PREFIX = '/v1/partners';
+
+/**
+ * The spec's REST paths, served by trpc-to-openapi from the same procedures as /trpc. Around it:
+ * the partner is authenticated before anything else, the body is read here (1 MB, any JSON
+ * content type, malformed JSON -> 400), and every error body is written as `{ message, code }`
+ * from the one error table.
+ */
+export function createRestHandler(deps: AppDeps) {
+  const failures = new WeakMap<IncomingMessage, AppError>();
+
+  const openApiHandler = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req }): Context => {
+      const restReq = req as RestRequest;
+      return {
+        ...deps,
+        requestId: restReq.requestId,
+        authorization: req.headers.authorization,
+        partner: restReq.partner ?? null,
+      };
+    },
+    responseMeta: ({ errors, paths }) => {
+      const [error] = errors;
+      if (error) return { status: restErrorBody(toAppError(error)).status };
+      return { status: procedureMeta(paths?.[0])?.successStatus ?? 200 };
+    },
+    onError: ({ error, req }) => {
+      const appError = toAppError(error);
+      failures.set(req, appError);
+      if (restErrorBody(appError).status >= 500) {
+        deps.logger.error({ err: error, requestId: (req as RestRequest).requestId }, 'request failed');
+      }
+    },
+  });
+
+  return async (req: IncomingMessage, res: ServerResponse, pathname: string, notFound: () => void) => {
+    const restReq = req as RestRequest;
+    try {
+      if (pathname.toLowerCase().startsWith(PARTNER_PREFIX)) {
+        restReq.partner = await authenticate(deps.db, req.headers.authorization);
+      }
+      const method = req.method ?? 'GET';
+      if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
+        restReq.body = await readJsonBody(req);
+        req.headers['content-type'] = 'application/json';
+      }
+    } catch (error) {
+      const appError = toAppError(error);
+      if (restErrorBody(appError).status >= 500) {
+        deps.logger.error({ err: error, requestId: restReq.requestId }, 'request failed');
+      }
+      sendError(res, appError);
+      return;
+    }
+
+    // trpc-to-openapi writes its own error body; replace it with ours, from the error it reported.
+    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    res.end = ((chunk?: unknown) => {
+      const failure = failures.get(req);
+      if (failure && !res.headersSent) {
+        const { status, body } = restErrorBody(failure);
+        const payload = JSON.stringify(body);
+        res.statusCode = status;
+        res.setHeader('content-length', Buffer.byteLength(payload));
+        for (const [name, value] of Object.entries(failure.headers ?? {})) res.setHeader(name, value);
+        return end(payload);
+      }
+      return end(chunk);
+    }) as typeof res.end;
+
+    await openApiHandler(req, res, notFound);
+  };
+}
+
+export { sendJson };

@@ -1,0 +1,84 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppDeps } from '../context.js';
+import type { DatabaseHandle } from '../db/client.js';
+import { AppError, toAppError } from '../errors.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { requestIdOf } from './request-id.js';
+import { sendError, sendJson } from './respond.js';
+import { createRestHandler } from './rest.js';
+import { createTrpcHandler, TRPC_PREFIX } from './trpc.js';
+
+type TracedRequest = IncomingMessage & { requestId: string };
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+function notFound(res: ServerResponse): void {
+  sendError(res, new AppError('NOT_FOUND', 'Not found'));
+}
+
+/**
+ * The one request listener: request id and security headers on every response, an access log
+ * line per request (never headers or bodies), then routing to health, the OpenAPI document,
+ * tRPC at /trpc and REST at /v1.
+ */
+export function createRequestListener(deps: AppDeps, database: DatabaseHandle, baseUrl: string) {
+  const rest = createRestHandler(deps);
+  const trpc = createTrpcHandler(deps);
+  let openApiJson: string | undefined;
+
+  return async (incoming: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const req = incoming as TracedRequest;
+    req.requestId = requestIdOf(req);
+    res.setHeader('x-request-id', req.requestId);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    const started = performance.now();
+    res.on('finish', () => {
+      deps.logger.info(
+        {
+          requestId: req.requestId,
+          method: req.method,
+          path: (req.url ?? '').split('?')[0],
+          status: res.statusCode,
+          ms: Math.round((performance.now() - started) * 10) / 10,
+        },
+        'request',
+      );
+    });
+
+    try {
+      const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+      const method = req.method ?? 'GET';
+      if (pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) {
+        sendJson(res, 200, { status: 'ok' });
+      } else if (pathname === '/readyz' && (method === 'GET' || method === 'HEAD')) {
+        try {
+          await database.ping(1500);
+          sendJson(res, 200, { status: 'ready' });
+        } catch {
+          sendJson(res, 503, { message: 'The database is not answering', code: 'SERVICE_UNAVAILABLE' });
+        }
+      } else if (pathname === '/openapi.json' && method === 'GET') {
+        openApiJson ??= JSON.stringify(buildOpenApiDocument(baseUrl));
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.setHeader('cache-control', 'public, max-age=300');
+        res.end(openApiJson);
+      } else if (pathname === TRPC_PREFIX || pathname.startsWith(`${TRPC_PREFIX}/`)) {
+        res.setHeader('cache-control', 'no-store');
+        await trpc(req, res, pathname);
+      } else if (pathname.toLowerCase().startsWith('/v1/')) {
+        res.setHeader('cache-control', 'no-store');
+        await rest(req, res, pathname, () => notFound(res));
+      } else {
+        notFound(res);
+      }
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'unhandled request failure');
+      if (!res.headersSent) sendError(res, toAppError(error));
+      else res.end();
+    }
+  };
+}

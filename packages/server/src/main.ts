@@ -1,0 +1,44 @@
+import { openDatabaseFromEnv, startApp } from './app.js';
+import { StoreLockedError } from './db/lock.js';
+import { EnvError, parseEnv } from './env.js';
+import { createLogger } from './logger.js';
+import { onboardDemoPartnerIfEmpty } from './services/partner/demo-partner.js';
+
+async function main(): Promise<void> {
+  const env = parseEnv();
+  const logger = createLogger(env);
+  const database = await openDatabaseFromEnv(env);
+  const demo =
+    env.DATABASE_URL || env.NODE_ENV === 'production' ? null : await onboardDemoPartnerIfEmpty(database.db, env);
+  const app = await startApp(env, { logger, database });
+  logger.info({ url: app.url, database: database.driver }, 'Partner Tags API listening');
+  if (demo) process.stdout.write(demo.banner(app.url));
+  else
+    process.stdout.write(
+      `\nPartner Tags API on ${app.url} (${database.driver === 'pglite' ? `embedded database in ${env.DATA_DIR}` : 'PostgreSQL'})\n\n`,
+    );
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    await app.close();
+    await database.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof EnvError || error instanceof StoreLockedError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

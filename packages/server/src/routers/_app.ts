@@ -1,0 +1,14 @@
+import { router } from '../trpc.js';
+import { collectRouter } from './collect/_router.js';
+import { eventsRouter } from './events/_router.js';
+import { merchantRouter } from './merchant/_router.js';
+import { tagRouter } from './tag/_router.js';
+
+export const appRouter = router({
+  merchant: merchantRouter,
+  tag: tagRouter,
+  events: eventsRouter,
+  collect: collectRouter,
+});
+
+export type AppRouter = typeof appRouter;

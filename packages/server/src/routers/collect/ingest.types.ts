@@ -1,0 +1,19 @@
+import { CollectInput, CollectResponse } from '@partner/shared-schemas';
+import type { Meta } from '../../trpc.js';
+
+export const ingestMeta: Meta = {
+  openapi: {
+    method: 'POST',
+    path: '/v1/collect',
+    tags: ['Collection'],
+    summary: 'Send tracking events',
+    description:
+      'Public collection endpoint (no partner token): stores 1..500 events for a live tag. Events ' +
+      'are keyed by id per merchant, so a retried batch is stored once.',
+  },
+  successStatus: 202,
+  errors: ['VALIDATION_ERROR', 'TAG_NOT_FOUND', 'TAG_NOT_LIVE', 'DATABASE_ERROR'],
+};
+
+export const ZIngestRequest = CollectInput;
+export const ZIngestResponse = CollectResponse;

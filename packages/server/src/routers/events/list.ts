@@ -1,0 +1,9 @@
+import { listEvents } from '../../services/events/list-events.js';
+import { partnerProcedure } from '../../trpc.js';
+import { listEventsMeta, ZListEventsRequest, ZListEventsResponse } from './list.types.js';
+
+export const listEventsRoute = partnerProcedure
+  .meta(listEventsMeta)
+  .input(ZListEventsRequest)
+  .output(ZListEventsResponse)
+  .query(({ ctx, input }) => listEvents(ctx.db, ctx.partner, input));

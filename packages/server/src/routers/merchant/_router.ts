@@ -1,0 +1,8 @@
+import { router } from '../../trpc.js';
+import { createMerchantRoute } from './create.js';
+import { listMerchantsRoute } from './list.js';
+
+export const merchantRouter = router({
+  list: listMerchantsRoute,
+  create: createMerchantRoute,
+});

@@ -1,0 +1,8 @@
+import { router } from '../../trpc.js';
+import { generateTagRoute } from './generate.js';
+import { verifyTagRoute } from './verify.js';
+
+export const tagRouter = router({
+  generate: generateTagRoute,
+  verify: verifyTagRoute,
+});

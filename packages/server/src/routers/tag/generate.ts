@@ -1,0 +1,9 @@
+import { generateTag } from '../../services/tag/generate-tag.js';
+import { partnerProcedure } from '../../trpc.js';
+import { generateTagMeta, ZGenerateTagRequest, ZGenerateTagResponse } from './generate.types.js';
+
+export const generateTagRoute = partnerProcedure
+  .meta(generateTagMeta)
+  .input(ZGenerateTagRequest)
+  .output(ZGenerateTagResponse)
+  .mutation(({ ctx, input }) => generateTag(ctx.db, ctx.partner, { tagTargetHost: ctx.env.TAG_TARGET_HOST }, input));

@@ -1,0 +1,11 @@
+import { verifyTag } from '../../services/tag/verify-tag.js';
+import { partnerProcedure } from '../../trpc.js';
+import { verifyTagMeta, ZVerifyTagRequest, ZVerifyTagResponse } from './verify.types.js';
+
+export const verifyTagRoute = partnerProcedure
+  .meta(verifyTagMeta)
+  .input(ZVerifyTagRequest)
+  .output(ZVerifyTagResponse)
+  .mutation(({ ctx, input }) =>
+    verifyTag(ctx.db, ctx.partner, ctx.dns, { tagTargetHost: ctx.env.TAG_TARGET_HOST }, input),
+  );

@@ -1,0 +1,17 @@
+import type { CreateMerchantResponse } from '@partner/shared-schemas';
+import type { AuthenticatedPartner } from '../../auth/authenticate.js';
+import type { Database } from '../../db/client.js';
+import { merchants } from '../../db/schema/index.js';
+
+export async function createMerchant(
+  db: Database,
+  partner: AuthenticatedPartner,
+  input: { name: string },
+): Promise<CreateMerchantResponse> {
+  const [row] = await db
+    .insert(merchants)
+    .values({ partnerId: partner.id, name: input.name })
+    .returning({ id: merchants.id });
+  if (!row) throw new Error('insert returned no row');
+  return { merchantId: row.id };
+}

@@ -1,0 +1,55 @@
+import { type GenerateTagResponse, TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE } from '@partner/shared-schemas';
+import { and, eq } from 'drizzle-orm';
+import type { AuthenticatedPartner } from '../../auth/authenticate.js';
+import type { Database } from '../../db/client.js';
+import { tags } from '../../db/schema/index.js';
+import { findOwnMerchant } from '../merchant/find-merchant.js';
+import { classifyDomain, newRecordLabel } from './domains.js';
+import { cnameRecord } from './record.js';
+
+export interface GenerateTagConfig {
+  tagTargetHost: string;
+}
+
+/**
+ * Creates the merchant's tag for the domain's type, or returns the one that exists. The unique
+ * (merchant_id, domain_type) index decides races: concurrent calls insert at most one row and
+ * every caller then reads that row.
+ */
+export async function generateTag(
+  db: Database,
+  partner: AuthenticatedPartner,
+  config: GenerateTagConfig,
+  input: { merchantId: string; domain: string },
+): Promise<GenerateTagResponse> {
+  const merchant = await findOwnMerchant(db, partner, input.merchantId);
+  const domainType = classifyDomain(input.domain, partner.domain);
+  const [created] = await db
+    .insert(tags)
+    .values({
+      merchantId: merchant.id,
+      domain: input.domain,
+      domainType,
+      // Preverified tags live behind the partner's onboarding record; custom ones get their own.
+      recordName: domainType === 'preverified' ? partner.recordName : newRecordLabel(),
+      status: domainType === 'preverified' ? 'active' : 'inactive',
+    })
+    .onConflictDoNothing({ target: [tags.merchantId, tags.domainType] })
+    .returning();
+  const tag =
+    created ??
+    (
+      await db
+        .select()
+        .from(tags)
+        .where(and(eq(tags.merchantId, merchant.id), eq(tags.domainType, domainType)))
+        .limit(1)
+    )[0];
+  if (!tag) throw new Error('tag vanished between insert and select');
+  return {
+    tagId: tag.id,
+    record: cnameRecord(tag.recordName, config.tagTargetHost),
+    status: tag.status,
+    message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
+  };
+}
