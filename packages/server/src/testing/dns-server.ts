@@ -1,0 +1,80 @@
+import dgram from 'node:dgram';
+import type { AddressInfo } from 'node:net';
+import dnsPacket from 'dns-packet';
+
+/** What the loopback DNS server answers for a name. */
+export type DnsBehaviour =
+  | { kind: 'cname'; target: string }
+  | { kind: 'a'; address: string }
+  | { kind: 'servfail' }
+  | { kind: 'refused' }
+  | { kind: 'drop' };
+
+export interface TestDnsServer {
+  /** `127.0.0.1:<port>`, for DNS_SERVERS. */
+  address: string;
+  port: number;
+  setCname(name: string, target: string): void;
+  set(name: string, behaviour: DnsBehaviour): void;
+  clear(name?: string): void;
+  /** Queries received so far (lower-cased names). */
+  queries: string[];
+  close(): Promise<void>;
+}
+
+const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3, REFUSED: 5 } as const;
+
+/**
+ * A real DNS server on loopback UDP for tests: answers CNAME and A queries from a table; names
+ * not in it are NXDOMAIN. Behaviours simulate SERVFAIL, REFUSED and a dropped query (timeout).
+ */
+export async function startTestDnsServer(): Promise<TestDnsServer> {
+  const records = new Map<string, DnsBehaviour>();
+  const queries: string[] = [];
+  const socket = dgram.createSocket('udp4');
+
+  socket.on('message', (message, remote) => {
+    let query: dnsPacket.Packet;
+    try {
+      query = dnsPacket.decode(message);
+    } catch {
+      return;
+    }
+    const question = query.questions?.[0];
+    if (!question) return;
+    const name = question.name.toLowerCase().replace(/\.$/, '');
+    queries.push(name);
+    const behaviour = records.get(name);
+    if (behaviour?.kind === 'drop') return;
+    let rcode: number = RCODE.NOERROR;
+    const answers: dnsPacket.Answer[] = [];
+    if (!behaviour) rcode = RCODE.NXDOMAIN;
+    else if (behaviour.kind === 'servfail') rcode = RCODE.SERVFAIL;
+    else if (behaviour.kind === 'refused') rcode = RCODE.REFUSED;
+    else if (behaviour.kind === 'cname' && (question.type === 'CNAME' || question.type === 'A')) {
+      answers.push({ type: 'CNAME', name: question.name, ttl: 300, data: behaviour.target });
+    } else if (behaviour.kind === 'a' && question.type === 'A') {
+      answers.push({ type: 'A', name: question.name, ttl: 300, data: behaviour.address });
+    }
+    const response = dnsPacket.encode({
+      id: query.id,
+      type: 'response',
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | rcode,
+      questions: query.questions,
+      answers,
+    });
+    socket.send(response, remote.port, remote.address);
+  });
+
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  const { port } = socket.address() as AddressInfo;
+  return {
+    address: `127.0.0.1:${port}`,
+    port,
+    queries,
+    setCname: (name, target) => records.set(name.toLowerCase(), { kind: 'cname', target }),
+    set: (name, behaviour) => records.set(name.toLowerCase(), behaviour),
+    clear: (name) => (name ? records.delete(name.toLowerCase()) : records.clear()),
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
+}

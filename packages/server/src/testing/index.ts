@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { type RunningApp, startApp } from '../app.js';
+import type { Context } from '../context.js';
+import { openDatabase } from '../db/client.js';
+import { parseEnv } from '../env.js';
+import { createLogger } from '../logger.js';
+import { appRouter } from '../routers/_app.js';
+import { type OnboardedPartner, onboardPartner } from '../services/partner/onboard-partner.js';
+import { createCallerFactory } from '../trpc.js';
+
+const createCaller = createCallerFactory(appRouter);
+
+import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
+
+export { type DnsBehaviour, startTestDnsServer, type TestDnsServer } from './dns-server.js';
+
+export const TEST_TARGET_HOST = 'tags.partner-tags.example';
+
+export interface TestPartner {
+  partnerId: string;
+  apiKey: string;
+  domain: string;
+  record: OnboardedPartner['record'];
+}
+
+export interface TestServer {
+  /** Base URL of the real HTTP server on loopback, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  /** A partner onboarded for this server. */
+  partner: TestPartner;
+  createPartner(name?: string, domain?: string): Promise<TestPartner>;
+  /** The loopback DNS server the app verifies against. */
+  dns: TestDnsServer & { targetHost: string };
+  app: RunningApp;
+  /** A tRPC caller with the given API key as its Authorization header (no key: unauthenticated). */
+  caller(apiKey?: string): ReturnType<typeof createCaller>;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  /** Real PostgreSQL; default: TEST_DATABASE_URL when set, else an in-memory PGlite. */
+  databaseUrl?: string;
+  env?: Record<string, string>;
+}
+
+/** A unique partner domain for tests, e.g. `p-1a2b3c4d.partner-tags-test.com`. */
+export function uniquePartnerDomain(): string {
+  return `p-${randomBytes(4).toString('hex')}.partner-tags-test.com`;
+}
+
+/**
+ * Starts the whole app for a test: the real HTTP server on 127.0.0.1 (random port), PGlite in
+ * memory or the real PostgreSQL, a loopback DNS server, and one onboarded partner.
+ */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const databaseUrl = options.databaseUrl ?? process.env.TEST_DATABASE_URL ?? undefined;
+  const dns = await startTestDnsServer();
+  const env = parseEnv({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    TAG_TARGET_HOST: TEST_TARGET_HOST,
+    DNS_SERVERS: dns.address,
+    DNS_TIMEOUT_MS: '1000',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  });
+  const database = databaseUrl
+    ? await openDatabase({ kind: 'postgres', url: databaseUrl, maxConnections: 10 })
+    : await openDatabase({ kind: 'pglite' });
+  const app = await startApp(env, { database, logger: createLogger(env) });
+
+  const createPartner = async (name = 'Test Partner', domain = uniquePartnerDomain()): Promise<TestPartner> => {
+    const partner = await onboardPartner(database.db, { name, domain }, env.TAG_TARGET_HOST);
+    return { partnerId: partner.partnerId, apiKey: partner.apiKey, domain: partner.domain, record: partner.record };
+  };
+  const partner = await createPartner();
+
+  return {
+    url: app.url,
+    partner,
+    createPartner,
+    dns: Object.assign(dns, { targetHost: env.TAG_TARGET_HOST }),
+    app,
+    caller: (apiKey?: string) => {
+      const ctx: Context = {
+        ...app.deps,
+        requestId: 'test',
+        authorization: apiKey === undefined ? undefined : `Bearer ${apiKey}`,
+        partner: null,
+      };
+      return createCaller(ctx);
+    },
+    close: async () => {
+      await app.close(2000);
+      await database.close();
+      await dns.close();
+    },
+  };
+}
