@@ -23,7 +23,7 @@ export interface StartOptions {
   database?: DatabaseHandle;
 }
 
-export function openDatabaseFromEnv(env: Env, owner = `the server (pid ${process.pid})`): Promise<DatabaseHandle> {
+export function openDatabaseFromEnv(env: Env, owner = "the server"): Promise<DatabaseHandle> {
   return env.DATABASE_URL
     ? openDatabase({ kind: 'postgres', url: env.DATABASE_URL })
     : openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR, lockOwner: owner });

@@ -1,6 +1,7 @@
 import type { ErrorBody, ErrorCode } from '@partner/shared-schemas';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { ZodError } from 'zod';
 
 /**
@@ -87,11 +88,15 @@ function causes(error: unknown): unknown[] {
 
 const CONNECTION_ERROR = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|57P0|08)/;
 
-/** True for failures of the database driver: query errors, connection loss, PGlite errors. */
+/**
+ * True for failures of the database driver: query errors, connection loss, PGlite errors. Every
+ * query drizzle runs that fails is wrapped in a DrizzleQueryError (whose `name` is plain `Error`,
+ * so it is recognised by class), whatever the driver threw: a closed PGlite, an ended pool.
+ */
 export function isDatabaseError(error: unknown): boolean {
   return causes(error).some((e) => {
     if (!(e instanceof Error)) return false;
-    if (e.name === 'DrizzleQueryError' || e.name === 'PostgresError') return true;
+    if (e instanceof DrizzleQueryError || e.name === 'PostgresError') return true;
     const code = (e as { code?: unknown }).code;
     if ('severity' in e && typeof code === 'string') return true;
     return typeof code === 'string' && CONNECTION_ERROR.test(code);

@@ -1,0 +1,120 @@
+import { parseArgs } from 'node:util';
+import { openDatabaseFromEnv } from '../app.js';
+import { StoreLockedError } from '../db/lock.js';
+import { EnvError, parseEnv } from '../env.js';
+import { AppError } from '../errors.js';
+import { DEFAULT_ROTATION_OVERLAP_MS, listPartners, revokeApiKeys, rotateApiKey } from '../services/partner/api-keys.js';
+import { onboardPartner } from '../services/partner/onboard-partner.js';
+import { parseDuration } from './duration.js';
+
+const USAGE = `Partner onboarding (offline): uses the server's database settings (DATABASE_URL, or the embedded store in DATA_DIR).
+
+Usage:
+  pnpm partner onboard --name <name> --domain <partner domain> [--json]
+  pnpm partner list [--json]
+  pnpm partner rotate-key <partnerId> [--expire-old-in 24h] [--json]
+  pnpm partner revoke-key <partnerId> [--json]
+
+rotate-key keeps the partner's current keys valid for the overlap (default 24h; 0 ends them now).
+revoke-key ends every key of the partner at once.
+`;
+
+class UsageError extends Error {}
+
+function out(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      domain: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'expire-old-in': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, partnerId] = positionals;
+  if (values.help || !command || command === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (!['onboard', 'list', 'rotate-key', 'revoke-key'].includes(command)) {
+    throw new UsageError(`Unknown command "${command}".`);
+  }
+  if ((command === 'rotate-key' || command === 'revoke-key') && !partnerId) {
+    throw new UsageError(`${command} needs a partnerId (see \`pnpm partner list\`).`);
+  }
+  if (command === 'onboard' && (!values.name || !values.domain)) {
+    throw new UsageError('onboard needs --name and --domain.');
+  }
+  let overlapMs = DEFAULT_ROTATION_OVERLAP_MS;
+  if (values['expire-old-in'] !== undefined) {
+    const parsed = parseDuration(values['expire-old-in']);
+    if (parsed === null) throw new UsageError('--expire-old-in takes a duration such as 0, 30m, 24h or 7d.');
+    overlapMs = parsed;
+  }
+
+  const env = parseEnv();
+  const database = await openDatabaseFromEnv(env, 'the partner CLI');
+  const json = values.json ?? false;
+  try {
+    const db = database.db;
+    if (command === 'onboard') {
+      const p = await onboardPartner(db, { name: values.name!, domain: values.domain! }, env.TAG_TARGET_HOST);
+      const result = { partnerId: p.partnerId, apiKey: p.apiKey, record: p.record };
+      out(
+        json,
+        result,
+        [
+          `Partner "${p.name}" onboarded: ${p.partnerId}`,
+          '',
+          `API key (shown once, store it now): ${p.apiKey}`,
+          '',
+          'Publish this DNS record once on the partner domain; tags on it and under it are then live at once:',
+          `  ${p.record.name}.${p.domain}  ${p.record.ttl}  IN  CNAME  ${p.record.value}`,
+        ].join('\n'),
+      );
+    } else if (command === 'list') {
+      const partners = await listPartners(db);
+      const lines = partners.map((p) => {
+        const keys = p.keys
+          .map((k) => `    ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`)
+          .join('\n');
+        return `${p.partnerId}  ${p.name}  ${p.domain}  (record ${p.recordName}.${p.domain})\n${keys}`;
+      });
+      out(json, partners, partners.length === 0 ? 'No partners yet: `pnpm partner onboard --name <name> --domain <domain>`.' : lines.join('\n'));
+    } else if (command === 'rotate-key') {
+      const result = await rotateApiKey(db, partnerId!, overlapMs);
+      out(
+        json,
+        { partnerId, ...result },
+        `New API key (shown once, store it now): ${result.apiKey}\nPrevious keys stay valid until ${result.oldKeysExpireAt}.`,
+      );
+    } else {
+      const revoked = await revokeApiKeys(db, partnerId!);
+      out(json, { partnerId, revoked }, `Revoked ${revoked} key(s) of partner ${partnerId}.`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+run(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (error instanceof AppError || error instanceof EnvError || error instanceof StoreLockedError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`partner: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);
