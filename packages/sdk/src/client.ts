@@ -42,7 +42,6 @@ function checkBaseURL(value: string): string {
 
 /** The Partner Tags API client. */
 export class PartnerClient {
-  readonly apiKey: string;
   readonly baseURL: string;
   readonly maxRetries: number;
   readonly timeout: number;
@@ -53,6 +52,7 @@ export class PartnerClient {
   /** `/v1/partners/events` */
   readonly events: Events;
   readonly #options: ClientOptions;
+  readonly #apiKey: string;
 
   constructor(options: ClientOptions = {}) {
     const apiKey = options.apiKey ?? readEnv('PARTNER_API_KEY');
@@ -68,12 +68,12 @@ export class PartnerClient {
       );
     }
     this.#options = { ...options };
-    this.apiKey = apiKey;
+    this.#apiKey = apiKey;
     this.baseURL = checkBaseURL(baseURL);
     this.maxRetries = checkCount('maxRetries', options.maxRetries ?? DEFAULT_MAX_RETRIES, 0);
     this.timeout = checkCount('timeout', options.timeout ?? DEFAULT_TIMEOUT_MS, 0);
     const transport = new Transport({
-      apiKey: this.apiKey,
+      apiKey,
       baseURL: this.baseURL,
       maxRetries: this.maxRetries,
       timeout: this.timeout,
@@ -83,6 +83,11 @@ export class PartnerClient {
     this.merchants = new Merchants(transport);
     this.tags = new Tags(transport);
     this.events = new Events(transport);
+  }
+
+  /** The API key in use (a getter, so that logging the client does not print it). */
+  get apiKey(): string {
+    return this.#apiKey;
   }
 
   /**

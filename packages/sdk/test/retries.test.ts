@@ -140,10 +140,7 @@ describe('retries', () => {
   });
 
   it('uses the caller-supplied idempotency key on every attempt', async () => {
-    const { handler, seen } = sequence('post', '/v1/partners/tag/verify', [
-      fail(502),
-      reply.bind(null, { verified: true }),
-    ]);
+    const { handler, seen } = sequence('post', '/v1/partners/tag/verify', [fail(502), () => reply({ verified: true })]);
     server.use(handler);
     await makeClient().tags.verify({ tagId: 't', subdomain: 'a.b.com' }, { idempotencyKey: 'order-42' });
     expect(seen.map((r) => r.headers.get('idempotency-key'))).toEqual(['order-42', 'order-42']);
@@ -200,7 +197,7 @@ describe('retries', () => {
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).message).toBe('Request timed out after 50 ms.');
     expect(calls).toBe(3);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('a timed-out first attempt is followed by a successful retry; per-call timeout wins', async () => {

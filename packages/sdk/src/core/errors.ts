@@ -13,7 +13,8 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
-  | 'IDEMPOTENCY_KEY_REUSED';
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'STREAM_CONSUMER_TOO_SLOW';
 
 /** A documented {@link ErrorCode}, or any other code a newer server may send. */
 export type APIErrorCode = ErrorCode | (string & Record<never, never>);

@@ -79,7 +79,12 @@ function describe(error: unknown): string {
  * @internal
  */
 export class Transport {
-  constructor(readonly config: TransportConfig) {}
+  // A private field: logging a client must not print the API key.
+  readonly #config: TransportConfig;
+
+  constructor(config: TransportConfig) {
+    this.#config = config;
+  }
 
   async get<T>(path: string, query: URLSearchParams, options?: RequestOptions): Promise<T> {
     return this.request<T>({ method: 'GET', path, query, options });
@@ -91,17 +96,17 @@ export class Transport {
 
   async request<T>(req: APIRequest): Promise<T> {
     const options = req.options ?? {};
-    const maxRetries = options.maxRetries ?? this.config.maxRetries;
-    const timeout = Math.min(options.timeout ?? this.config.timeout, MAX_TIMEOUT_MS);
+    const maxRetries = options.maxRetries ?? this.#config.maxRetries;
+    const timeout = Math.min(options.timeout ?? this.#config.timeout, MAX_TIMEOUT_MS);
     const { signal } = options;
     const headers = mergeHeaders(
       {
         accept: 'application/json',
-        authorization: `Bearer ${this.config.apiKey}`,
+        authorization: `Bearer ${this.#config.apiKey}`,
         'x-partner-sdk': `partner-sdk-ts/${VERSION}`,
         'content-type': req.body === undefined ? undefined : 'application/json',
       },
-      this.config.headers,
+      this.#config.headers,
       // Made once per logical call, so that every attempt carries the same key.
       { 'idempotency-key': req.method === 'POST' ? (options.idempotencyKey ?? makeIdempotencyKey()) : undefined },
       options.headers,
@@ -139,7 +144,7 @@ export class Transport {
     const { default: ky, TimeoutError } = await loadKy();
     try {
       const response = await ky(req.path.replace(/^\/+/, ''), {
-        prefixUrl: this.config.baseURL,
+        prefixUrl: this.#config.baseURL,
         method: req.method,
         headers,
         ...(req.query ? { searchParams: req.query } : {}),
@@ -148,7 +153,7 @@ export class Transport {
         timeout,
         retry: 0,
         throwHttpErrors: false,
-        ...(this.config.fetch ? { fetch: this.config.fetch } : {}),
+        ...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
       });
       // ky's timeout covers the wait for the response head; this timer covers reading the body.
       timer = setTimeout(() => bodyTimer.abort(), Math.max(0, timeout - (Date.now() - started)));

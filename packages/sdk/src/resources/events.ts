@@ -37,8 +37,12 @@ const DEFAULT_LIMIT = 12;
 
 /** `client.events`: `/v1/partners/events`. */
 export class Events {
+  readonly #transport: Transport;
+
   /** @internal */
-  constructor(private readonly transport: Transport) {}
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
 
   /** `GET /v1/partners/events`: a page of a merchant's events, iterable over all matching events. */
   list(params: EventListParams, options?: RequestOptions): PagePromise<TrackingEvent> {
@@ -49,7 +53,7 @@ export class Events {
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (event) => event.id,
         fetch: (page) =>
-          this.transport.get(
+          this.#transport.get(
             '/v1/partners/events',
             buildQuery({
               merchantId: params.merchantId,

@@ -34,8 +34,12 @@ const DEFAULT_LIMIT = 10;
 
 /** `client.merchants`: `/v1/partners/merchant`. */
 export class Merchants {
+  readonly #transport: Transport;
+
   /** @internal */
-  constructor(private readonly transport: Transport) {}
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
 
   /** `GET /v1/partners/merchant`: a page of the partner's merchants, iterable over all of them. */
   list(params: MerchantListParams = {}, options?: RequestOptions): PagePromise<Merchant> {
@@ -46,7 +50,7 @@ export class Merchants {
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (merchant) => merchant.merchantId,
         fetch: (page) =>
-          this.transport.get(
+          this.#transport.get(
             '/v1/partners/merchant',
             buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
             options,
@@ -58,6 +62,6 @@ export class Merchants {
 
   /** `POST /v1/partners/merchant`: creates a merchant (201). */
   create(params: MerchantCreateParams, options?: RequestOptions): Promise<MerchantCreateResponse> {
-    return this.transport.post('/v1/partners/merchant', { name: params.name }, options);
+    return this.#transport.post('/v1/partners/merchant', { name: params.name }, options);
   }
 }

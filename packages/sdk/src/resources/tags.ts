@@ -54,12 +54,16 @@ export interface TagVerifyResponse {
 
 /** `client.tags`: `/v1/partners/tag/*`. */
 export class Tags {
+  readonly #transport: Transport;
+
   /** @internal */
-  constructor(private readonly transport: Transport) {}
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
 
   /** `POST /v1/partners/tag/generate`: creates (or returns the existing) tag for a merchant domain. */
   generate(params: TagGenerateParams, options?: RequestOptions): Promise<TagGenerateResponse> {
-    return this.transport.post(
+    return this.#transport.post(
       '/v1/partners/tag/generate',
       { merchantId: params.merchantId, domain: params.domain },
       options,
@@ -68,7 +72,7 @@ export class Tags {
 
   /** `POST /v1/partners/tag/verify`: checks the DNS record of a custom-domain tag. */
   verify(params: TagVerifyParams, options?: RequestOptions): Promise<TagVerifyResponse> {
-    return this.transport.post(
+    return this.#transport.post(
       '/v1/partners/tag/verify',
       { tagId: params.tagId, subdomain: params.subdomain },
       options,

@@ -1,0 +1,41 @@
+// The SDK declares its own interfaces (so that its .d.ts needs neither zod nor the private schemas
+// package). These checks keep them identical to the server's zod schemas: a schema change that the
+// SDK does not follow fails `pnpm typecheck` and `vitest` here.
+import type * as Schemas from '@partner/shared-schemas';
+import type { NormalizedPagination } from '@partner/shared-schemas/normalize';
+import { describe, expectTypeOf, it } from 'vitest';
+import type * as Sdk from '../src/index.js';
+
+describe('SDK types match @partner/shared-schemas', () => {
+  it('resources', () => {
+    expectTypeOf<Sdk.Merchant>().toEqualTypeOf<Schemas.Merchant>();
+    expectTypeOf<Sdk.TagSummary>().toEqualTypeOf<Schemas.TagSummary>();
+    expectTypeOf<Sdk.TagStatus>().toEqualTypeOf<Schemas.TagStatus>();
+    expectTypeOf<Sdk.DnsRecord>().toEqualTypeOf<Schemas.DnsRecord>();
+    expectTypeOf<Sdk.TrackingEvent>().toEqualTypeOf<Schemas.TrackingEvent>();
+  });
+
+  it('responses', () => {
+    expectTypeOf<Sdk.MerchantCreateResponse>().toEqualTypeOf<Schemas.CreateMerchantResponse>();
+    expectTypeOf<Sdk.TagGenerateResponse>().toEqualTypeOf<Schemas.GenerateTagResponse>();
+    expectTypeOf<Sdk.TagVerifyResponse>().toEqualTypeOf<Schemas.VerifyTagResponse>();
+    expectTypeOf<Sdk.PaginationInfo>().toEqualTypeOf<NormalizedPagination>();
+  });
+
+  it('error codes', () => {
+    expectTypeOf<Sdk.ErrorCode>().toEqualTypeOf<Schemas.ErrorCode>();
+  });
+
+  it('request bodies and queries are accepted by the schemas', () => {
+    expectTypeOf<Sdk.MerchantCreateParams>().toMatchTypeOf<Schemas.CreateMerchantInput>();
+    expectTypeOf<Sdk.TagGenerateParams>().toMatchTypeOf<Schemas.GenerateTagInput>();
+    expectTypeOf<Sdk.TagVerifyParams>().toMatchTypeOf<Schemas.VerifyTagInput>();
+    expectTypeOf<Sdk.MerchantListParams>().toMatchTypeOf<Schemas.ListMerchantsQuery>();
+    expectTypeOf<Required<Sdk.EventListParams>['sortBy']>().toEqualTypeOf<
+      NonNullable<Schemas.ListEventsQuery['sortBy']>
+    >();
+    expectTypeOf<Required<Sdk.EventListParams>['sortOrder']>().toEqualTypeOf<
+      NonNullable<Schemas.ListEventsQuery['sortOrder']>
+    >();
+  });
+});

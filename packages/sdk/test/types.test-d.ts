@@ -1,0 +1,91 @@
+import { describe, expectTypeOf, it } from 'vitest';
+import {
+  type APIError,
+  type APIErrorCode,
+  type ClientOptions,
+  type Merchant,
+  type MerchantCreateResponse,
+  NotFoundError,
+  type Page,
+  type PagePromise,
+  type PaginationInfo,
+  PartnerClient,
+  RateLimitError,
+  type RequestOptions,
+  type TagGenerateResponse,
+  type TagVerifyResponse,
+  type TrackingEvent,
+} from '../src/index.js';
+
+const client = new PartnerClient({ apiKey: 'mp_live_x', baseURL: 'https://api.example.com' });
+
+describe('public types', () => {
+  it('list() returns a PagePromise that awaits to a Page and iterates items', async () => {
+    const events = client.events.list({ merchantId: 'm' });
+    expectTypeOf(events).toEqualTypeOf<PagePromise<TrackingEvent>>();
+    expectTypeOf(events).toMatchTypeOf<PromiseLike<Page<TrackingEvent>>>();
+    expectTypeOf(events).toMatchTypeOf<AsyncIterable<TrackingEvent>>();
+    for await (const event of events) expectTypeOf(event).toEqualTypeOf<TrackingEvent>();
+    const page = await events;
+    expectTypeOf(page).toEqualTypeOf<Page<TrackingEvent>>();
+    expectTypeOf(page.data).toEqualTypeOf<TrackingEvent[]>();
+    expectTypeOf(page.pagination).toEqualTypeOf<PaginationInfo>();
+    expectTypeOf(page.hasNextPage()).toEqualTypeOf<boolean>();
+    expectTypeOf(page.getNextPage()).toEqualTypeOf<Promise<Page<TrackingEvent>>>();
+    expectTypeOf(page.toArray({ limit: 10 })).toEqualTypeOf<Promise<TrackingEvent[]>>();
+    for await (const p of page.iterPages()) expectTypeOf(p).toEqualTypeOf<Page<TrackingEvent>>();
+    expectTypeOf(client.merchants.list()).toEqualTypeOf<PagePromise<Merchant>>();
+  });
+
+  it('methods return their documented shapes', () => {
+    expectTypeOf(client.merchants.create({ name: 'x' })).toEqualTypeOf<Promise<MerchantCreateResponse>>();
+    expectTypeOf<MerchantCreateResponse>().toEqualTypeOf<{ merchantId: string }>();
+    expectTypeOf(client.tags.generate({ merchantId: 'm', domain: 'd.com' })).toEqualTypeOf<
+      Promise<TagGenerateResponse>
+    >();
+    expectTypeOf(client.tags.verify({ tagId: 't', subdomain: 'a.d.com' })).toEqualTypeOf<Promise<TagVerifyResponse>>();
+    expectTypeOf<TagGenerateResponse['record']['type']>().toEqualTypeOf<'CNAME'>();
+  });
+
+  it('parameters are checked', () => {
+    // @ts-expect-error merchantId is required
+    client.events.list({});
+    // @ts-expect-error name is required
+    client.merchants.create({});
+    // @ts-expect-error sortBy is an enum
+    client.events.list({ merchantId: 'm', sortBy: 'muid' });
+    client.events.list({ merchantId: 'm', events: ['Purchase'], startDate: new Date(), endDate: '2026-01-01' });
+    client.events.list({ merchantId: 'm', events: 'Purchase,PageView' });
+    // @ts-expect-error toArray needs a cap
+    void client.merchants.list().then((p) => p.toArray());
+  });
+
+  it('per-call options and client options', () => {
+    expectTypeOf<RequestOptions>().toEqualTypeOf<{
+      maxRetries?: number;
+      timeout?: number;
+      signal?: AbortSignal;
+      idempotencyKey?: string;
+      headers?: Record<string, string | null | undefined>;
+    }>();
+    expectTypeOf(client.withOptions({ timeout: 5 })).toEqualTypeOf<PartnerClient>();
+    expectTypeOf<ClientOptions>().toHaveProperty('fetch');
+  });
+
+  it('errors expose status, code, requestId and the rate-limit delay', () => {
+    const error = new NotFoundError(404, 'not found', 'MERCHANT_NOT_FOUND', new Headers(), {});
+    expectTypeOf(error.status).toEqualTypeOf<404>();
+    expectTypeOf(error.code).toEqualTypeOf<APIErrorCode | null>();
+    expectTypeOf(error.requestId).toEqualTypeOf<string | null>();
+    expectTypeOf(error).toMatchTypeOf<APIError>();
+    expectTypeOf<APIError['status']>().toEqualTypeOf<number>();
+    expectTypeOf<RateLimitError['retryAfterMs']>().toEqualTypeOf<number | null>();
+    expectTypeOf<RateLimitError['status']>().toEqualTypeOf<429>();
+    // Documented codes autocomplete, unknown codes are still strings.
+    const code: APIErrorCode = 'MERCHANT_NOT_FOUND';
+    const other: APIErrorCode = 'SOMETHING_NEW';
+    expectTypeOf(code).toMatchTypeOf<string>();
+    expectTypeOf(other).toMatchTypeOf<string>();
+    expectTypeOf(RateLimitError).toBeConstructibleWith('m', null, new Headers(), {}, 1000);
+  });
+});
