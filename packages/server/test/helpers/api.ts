@@ -18,7 +18,11 @@ export interface Api {
   get(path: string, headers?: HeaderMap): Promise<ApiResponse>;
   /** Objects are sent as JSON; strings are sent as they are (malformed JSON tests). */
   post(path: string, body?: unknown, headers?: HeaderMap): Promise<ApiResponse>;
-  request(method: string, path: string, init?: { body?: string | Uint8Array | FormData; headers?: HeaderMap }): Promise<ApiResponse>;
+  request(
+    method: string,
+    path: string,
+    init?: { body?: string | Uint8Array | FormData; headers?: HeaderMap },
+  ): Promise<ApiResponse>;
 }
 
 async function toResponse(res: Response): Promise<ApiResponse> {

@@ -1,0 +1,224 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+
+const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const PG_ADMIN_URL = process.env.HARDENING_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.HARDENING_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** True when a TCP connection to host:port opens within `ms`. */
+export function tcpAnswers(host: string, port: number, ms = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(ms, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export const redisAnswers = () => tcpAnswers('127.0.0.1', 6379);
+export const postgresAnswers = () => tcpAnswers('127.0.0.1', 5432);
+
+export interface ScratchDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * A throw-away PostgreSQL database for tests that need several processes on one database:
+ * TEST_DATABASE_URL's server when set, else 127.0.0.1:5432.
+ */
+export async function createScratchDatabase(prefix = 'hardening'): Promise<ScratchDatabase> {
+  const admin = new URL(PG_ADMIN_URL);
+  if (process.env.TEST_DATABASE_URL) {
+    const test = new URL(process.env.TEST_DATABASE_URL);
+    admin.host = test.host;
+    admin.username = test.username;
+    admin.password = test.password;
+  }
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const sql = postgres(admin.toString(), { max: 1, connect_timeout: 3, onnotice: () => {} });
+  try {
+    await sql.unsafe(`create database ${name}`);
+  } finally {
+    await sql.end({ timeout: 2 });
+  }
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const dropper = postgres(admin.toString(), { max: 1, connect_timeout: 3, onnotice: () => {} });
+      try {
+        await dropper.unsafe(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end({ timeout: 2 });
+      }
+    },
+  };
+}
+
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code once the process exited. */
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): void;
+}
+
+/** Spawns `node --import tsx src/main.ts` with `env` (PORT 0 on 127.0.0.1) and waits until it listens. */
+export async function spawnServer(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+    cwd: SERVER_DIR,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), timeoutMs);
+    const check = () => {
+      const match = /"url":"(http:\/\/[^"]+)"/.exec(output) ?? /API on (http:\/\/[\d.:]+)/.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        child.stdout?.off('data', check);
+        resolve(match[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    exited,
+    kill: (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    },
+  };
+}
+
+export interface TcpProxy {
+  port: number;
+  /**
+   * `forward` (default): pipe to the target. `refuse`: stop listening, so new connections are
+   * refused (ECONNREFUSED, as from a stopped server); `forward` listens again on the same port.
+   * `reset`: accept, then close at once (a middlebox dropping connections).
+   */
+  setMode(mode: 'forward' | 'refuse' | 'reset'): Promise<void>;
+  /** Destroys every open proxied connection (both sides). */
+  cutAll(): void;
+  /** The next `n` connections forward the request but drop the target's response (the client sees a reset). */
+  dropResponses(n: number): void;
+  /** Connections open right now. */
+  openConnections(): number;
+  close(): Promise<void>;
+}
+
+/** A loopback TCP proxy a test controls, in front of `targetPort`: outages without touching the target. */
+export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
+  let mode: 'forward' | 'refuse' | 'reset' = 'forward';
+  let dropping = 0;
+  const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  const server = net.createServer((client) => {
+    if (mode !== 'forward') {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect({ host: targetHost, port: targetPort });
+    const pair = { client, upstream };
+    pairs.add(pair);
+    const close = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', close).on('close', close);
+    upstream.on('error', close).on('close', close);
+    client.pipe(upstream);
+    if (dropping > 0) {
+      dropping -= 1;
+      // The request reaches the server; its answer never reaches the client.
+      upstream.once('data', () => close());
+    } else {
+      upstream.pipe(client);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  const cutAll = () => {
+    for (const { client, upstream } of pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+    pairs.clear();
+  };
+  return {
+    port,
+    setMode: async (next) => {
+      mode = next;
+      if (next === 'refuse' && server.listening) {
+        // Stop listening at once (the close callback would wait for open connections: don't).
+        server.close();
+      } else if (next !== 'refuse' && !server.listening) {
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(port, '127.0.0.1', () => {
+            server.off('error', reject);
+            resolve();
+          });
+        });
+      }
+    },
+    cutAll,
+    dropResponses: (n) => {
+      dropping = n;
+    },
+    openConnections: () => pairs.size,
+    close: () =>
+      new Promise<void>((resolve) => {
+        cutAll();
+        if (server.listening) server.close();
+        resolve();
+      }),
+  };
+}
+
+/** A postgres URL with its host and port replaced (to go through a proxy). */
+export function viaPort(url: string, port: number): string {
+  const parsed = new URL(url);
+  parsed.hostname = '127.0.0.1';
+  parsed.port = String(port);
+  return parsed.toString();
+}
