@@ -12,7 +12,15 @@ if (!['create', 'drop', 'ping'].includes(action ?? '') || (action !== 'ping' && 
 }
 const host = process.env.PGHOST ?? '127.0.0.1';
 const port = Number(process.env.PGPORT ?? 5432);
-const sql = postgres({ host, port, user: process.env.PGUSER ?? 'postgres', database: 'postgres', connect_timeout: 3, max: 1, onnotice: () => {} });
+const sql = postgres({
+  host,
+  port,
+  user: process.env.PGUSER ?? 'postgres',
+  database: 'postgres',
+  connect_timeout: 3,
+  max: 1,
+  onnotice: () => {},
+});
 try {
   await sql`select 1`;
 } catch {

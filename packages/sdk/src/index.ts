@@ -18,6 +18,12 @@ export {
 } from './core/errors.js';
 export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
 export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
+export {
+  EventStream,
+  type EventStreamOptions,
+  type EventStreamParams,
+  type StreamedEvent,
+} from './resources/event-stream.js';
 export { type EventListParams, Events, type TrackingEvent } from './resources/events.js';
 export {
   type Merchant,

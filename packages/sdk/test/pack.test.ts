@@ -24,6 +24,7 @@ const EXPECTED_EXPORTS = [
   'AuthenticationError',
   'BadRequestError',
   'ConflictError',
+  'EventStream',
   'Events',
   'InternalServerError',
   'Merchants',

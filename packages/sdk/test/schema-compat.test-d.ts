@@ -13,6 +13,7 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.TagStatus>().toEqualTypeOf<Schemas.TagStatus>();
     expectTypeOf<Sdk.DnsRecord>().toEqualTypeOf<Schemas.DnsRecord>();
     expectTypeOf<Sdk.TrackingEvent>().toEqualTypeOf<Schemas.TrackingEvent>();
+    expectTypeOf<Sdk.StreamedEvent>().toEqualTypeOf<Schemas.StreamedEvent>();
   });
 
   it('responses', () => {

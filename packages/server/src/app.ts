@@ -4,11 +4,17 @@ import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { type CnameResolver, createCnameResolver } from './dns/cname-resolver.js';
 import type { Env } from './env.js';
+import { answerClientError } from './http/client-error.js';
+import { createRateLimits } from './http/rate-limit.js';
 import { createRequestListener } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { EventQueue } from './services/events/event-queue.js';
+import { StreamHub } from './services/events/stream-hub.js';
 
 export interface RunningApp {
   server: http.Server;
+  /** The COLLECTOR_PORT listener, when set. */
+  collectorServer?: http.Server | undefined;
   url: string;
   deps: AppDeps;
   database: DatabaseHandle;
@@ -23,22 +29,60 @@ export interface StartOptions {
   database?: DatabaseHandle;
 }
 
-export function openDatabaseFromEnv(env: Env, owner = "the server"): Promise<DatabaseHandle> {
+export function openDatabaseFromEnv(env: Env, owner = 'the server'): Promise<DatabaseHandle> {
   return env.DATABASE_URL
-    ? openDatabase({ kind: 'postgres', url: env.DATABASE_URL })
+    ? openDatabase({ kind: 'postgres', url: env.DATABASE_URL, maxConnections: env.DB_POOL_MAX })
     : openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR, lockOwner: owner });
+}
+
+/**
+ * Stops accepting and resolves once in-flight requests are answered. Keep-alive sockets are closed
+ * as soon as they fall idle (checked every 50 ms), not at the end of their keep-alive timeout;
+ * whatever is still open after `graceMs` is cut.
+ */
+function drainServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearInterval(idle);
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 export async function startApp(env: Env, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger(env);
   const database = options.database ?? (await openDatabaseFromEnv(env));
   const dns = options.dns ?? createCnameResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
-  const deps: AppDeps = { db: database.db, env, logger, dns };
+  const eventQueue = new EventQueue(
+    database.db,
+    {
+      maxPending: env.INGEST_QUEUE_MAX,
+      maxBatch: env.INGEST_BATCH_MAX,
+      flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
+      // One write at a time: event inserts commit one after another anyway (the stream's advisory
+      // lock), and a single writer gathers the largest batches (measured).
+      concurrency: 1,
+    },
+    logger,
+  );
+  const limits = await createRateLimits(env, logger);
+  const streams = new StreamHub({
+    db: database.db,
+    listen: database.listen,
+    bufferLimit: env.STREAM_BUFFER_LIMIT,
+    logger,
+  });
+  const deps: AppDeps = { db: database.db, streams, env, logger, dns, eventQueue, limits };
 
   const server = http.createServer();
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(env.PORT, env.HOST, () => {
@@ -50,21 +94,33 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const host = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   server.on('request', createRequestListener(deps, database, env.PUBLIC_BASE_URL ?? url));
+  // COLLECTOR_PORT: a second listener that answers collector hosts only (the tag script, POST /e).
+  let collectorServer: http.Server | undefined;
+  if (env.COLLECTOR_PORT !== undefined) {
+    const collector = http.createServer(createRequestListener(deps, database, url, { collectorOnly: true }));
+    collector.keepAliveTimeout = 5_000;
+    await new Promise<void>((resolve, reject) => {
+      collector.once('error', reject);
+      collector.listen(env.COLLECTOR_PORT, env.HOST, () => resolve());
+    });
+    collectorServer = collector;
+  }
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000) => {
     closing ??= (async () => {
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      // From now on the ingestion queue writes at once (no batching delay).
+      eventQueue.hurry();
+      // Open event streams end first (clients resume elsewhere with their last id); otherwise
+      // server.close() would wait for them until the grace period.
+      await streams.close();
+      await Promise.all([drainServer(server, graceMs), collectorServer && drainServer(collectorServer, graceMs)]);
+      // Every event answered 202 is stored: write what the ingestion queue holds before the database closes.
+      await eventQueue.close();
+      await limits.close();
       if (!options.database) await database.close();
     })();
     return closing;
   };
-  return { server, url, deps, database, close };
+  return { server, collectorServer, url, deps, database, close };
 }

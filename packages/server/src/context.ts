@@ -2,7 +2,10 @@ import type { AuthenticatedPartner } from './auth/authenticate.js';
 import type { Database } from './db/client.js';
 import type { CnameResolver } from './dns/cname-resolver.js';
 import type { Env } from './env.js';
+import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
+import type { EventQueue } from './services/events/event-queue.js';
+import type { StreamHub } from './services/events/stream-hub.js';
 
 /** What every request shares: built once at start. */
 export interface AppDeps {
@@ -10,6 +13,12 @@ export interface AppDeps {
   env: Env;
   logger: Logger;
   dns: CnameResolver;
+  /** Real-time event stream fan-out: one LISTEN per process (services/events/stream-hub.ts). */
+  streams: StreamHub;
+  /** Per-key and per-IP rate limits (http/rate-limit.ts). */
+  limits: RateLimits;
+  /** The bounded group-commit queue every ingestion route writes through (services/events/event-queue.ts). */
+  eventQueue: EventQueue;
 }
 
 export interface Context extends AppDeps {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
@@ -7,6 +8,8 @@ import { z } from 'zod';
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+
+const defaultPoolMax = () => 2 * os.availableParallelism() + 2;
 
 /** `ip[:port]` entries, comma-separated; IPv6 with a port as `[::1]:5353`. */
 const DnsServers = z
@@ -55,6 +58,37 @@ export const EnvSchema = z.object({
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ),
   PUBLIC_BASE_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  /**
+   * PostgreSQL connections per process. Default 2 x cores + 2 (6 on two cores): enough to keep the
+   * cores busy while some connections wait on the network; more only queue inside PostgreSQL.
+   */
+  DB_POOL_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(500).default(defaultPoolMax())),
+  /** Event stream: events a connection may hold unsent before it is cut off as too slow. */
+  STREAM_BUFFER_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
+  /** Event stream: interval of the keep-alive `: ping` comments (ms). */
+  STREAM_PING_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(300_000).default(15_000)),
+  /** Requests per window per API key on /v1/partners/* and /trpc (0: no limit). */
+  RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(600)),
+  /** Requests per window per client IP on the public collectors (0: no limit). */
+  COLLECT_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(6000)),
+  /** Length of the rate-limit window; the two budgets above are per window (60 s: per minute). Tests shorten it. */
+  RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(60)),
+  /** Shares rate-limit budgets across instances; unset: in memory, per process. */
+  REDIS_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+      .optional(),
+  ),
+  /** Prefix of the rate-limit keys in Redis (one per deployment or test run). */
+  RATE_LIMIT_KEY_PREFIX: z.preprocess(emptyAsUndefined, z.string().min(1).max(100).default('pt-rl')),
+  /** A second port answering only collector hosts (the tag script and `POST /e`); unset: none. */
+  COLLECTOR_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  /** Ingestion queue: events held at once before 503, events per insert, wait for more (ms). */
+  INGEST_QUEUE_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(50_000)),
+  INGEST_BATCH_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(5_000)),
+  INGEST_FLUSH_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10_000).default(0)),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -16,6 +16,8 @@ export const ERROR_TABLE = {
   DNS_VERIFICATION_FAILED: { status: 422, code: 'VALIDATION_ERROR' },
   TAG_CONFIGURATION_INCOMPLETE: { status: 500, code: 'VALIDATION_ERROR' },
   PAYLOAD_TOO_LARGE: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, code: 'VALIDATION_ERROR' },
+  REQUEST_TIMEOUT: { status: 408, code: 'VALIDATION_ERROR' },
   ACCESS_DENIED: { status: 403, code: 'ACCESS_DENIED' },
   MERCHANT_NOT_FOUND: { status: 404, code: 'MERCHANT_NOT_FOUND' },
   TAG_NOT_FOUND: { status: 404, code: 'TAG_NOT_FOUND' },
@@ -28,6 +30,8 @@ export const ERROR_TABLE = {
   INTERNAL: { status: 500, code: 'SERVICE_UNAVAILABLE' },
   SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   EXTERNAL_SERVICE_ERROR: { status: 503, code: 'EXTERNAL_SERVICE_ERROR' },
+  /** Sent as the final event of a stream whose consumer fell too far behind (never as a status). */
+  STREAM_CONSUMER_TOO_SLOW: { status: 503, code: 'STREAM_CONSUMER_TOO_SLOW' },
 } as const satisfies Record<string, { status: number; code: ErrorCode }>;
 
 export type ErrorReason = keyof typeof ERROR_TABLE;
@@ -43,11 +47,13 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  408: 'TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   422: 'UNPROCESSABLE_CONTENT',
   429: 'TOO_MANY_REQUESTS',
+  431: 'BAD_REQUEST',
   500: 'INTERNAL_SERVER_ERROR',
   503: 'SERVICE_UNAVAILABLE',
 };
@@ -103,6 +109,17 @@ export function isDatabaseError(error: unknown): boolean {
   });
 }
 
+/**
+ * PostgreSQL cannot store U+0000 in text (22021) or jsonb (22P05): the client sent it, so it is a
+ * 400, not a database failure. (Found by the fuzzer, test/fuzz.test.ts.)
+ */
+function isUnstorableText(error: unknown): boolean {
+  return causes(error).some((e) => {
+    const code = (e as { code?: unknown } | null)?.code;
+    return code === '22021' || code === '22P05';
+  });
+}
+
 function describeZodError(error: ZodError): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : 'body';
@@ -121,6 +138,11 @@ export function toAppError(error: unknown): AppError {
   if (zod) return new AppError('VALIDATION_ERROR', describeZodError(zod), { cause: error });
   const app = chain.find((e): e is AppError => e instanceof AppError);
   if (app) return app;
+  if (isUnstorableText(error)) {
+    return new AppError('VALIDATION_ERROR', 'Invalid request: text must not contain NUL (U+0000) characters', {
+      cause: error,
+    });
+  }
   if (isDatabaseError(error)) return new AppError('DATABASE_ERROR', undefined, { cause: error });
   if (error instanceof TRPCError) {
     switch (error.code) {

@@ -2,7 +2,8 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticate } from './auth/authenticate.js';
 import type { Context } from './context.js';
-import { type ErrorReason, errorResponse, toAppError } from './errors.js';
+import { AppError, type ErrorReason, errorResponse, toAppError } from './errors.js';
+import { exceedsJsonDepth, TOO_DEEP_MESSAGE } from './http/body.js';
 
 export interface Meta extends OpenApiMeta {
   /** HTTP status of a successful REST answer (default 200). */
@@ -15,6 +16,9 @@ const t = initTRPC
   .context<Context>()
   .meta<Meta>()
   .create({
+    // Subscriptions (events.stream) over SSE: a keep-alive ping comment every 15 s, so proxies
+    // and clients never see an idle connection (the REST stream pings every STREAM_PING_MS).
+    sse: { ping: { enabled: true, intervalMs: 15_000 } },
     // The one place a thrown error becomes a public error: the code table decides status and code;
     // no stack and no internal message ever leave.
     errorFormatter({ shape, error, ctx }) {
@@ -35,10 +39,19 @@ const t = initTRPC
 
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
-export const publicProcedure = t.procedure;
+
+/** Input nested absurdly deep is a 400 on /trpc as on REST (where http/body.ts checks it). */
+const inputDepthGuard = t.middleware(async ({ getRawInput, next }) => {
+  if (exceedsJsonDepth(await getRawInput())) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  return next();
+});
+
+export const publicProcedure = t.procedure.use(inputDepthGuard);
 
 /** Every partner procedure: authenticated before its input is parsed. */
-export const partnerProcedure = t.procedure.use(async ({ ctx, next }) => {
-  const partner = ctx.partner ?? (await authenticate(ctx.db, ctx.authorization));
-  return next({ ctx: { ...ctx, partner } });
-});
+export const partnerProcedure = t.procedure
+  .use(async ({ ctx, next }) => {
+    const partner = ctx.partner ?? (await authenticate(ctx.db, ctx.authorization));
+    return next({ ctx: { ...ctx, partner } });
+  })
+  .use(inputDepthGuard);

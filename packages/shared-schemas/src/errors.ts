@@ -20,6 +20,7 @@ export const ErrorCode = z
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMITED',
     'IDEMPOTENCY_KEY_REUSED',
+    'STREAM_CONSUMER_TOO_SLOW',
   ])
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;

@@ -118,3 +118,9 @@ export const CollectResponse = z
   })
   .meta({ id: 'CollectResponse' });
 export type CollectResponse = z.infer<typeof CollectResponse>;
+
+/** An event as the real-time stream sends it: the event list's fields plus `seq` (the SSE id). */
+export const StreamedEvent = TrackingEvent.extend({
+  seq: z.number().int().min(1).meta({ description: 'Ingestion order; the stream resumes after it.' }),
+}).meta({ id: 'StreamedEvent' });
+export type StreamedEvent = z.infer<typeof StreamedEvent>;

@@ -5,4 +5,5 @@ export * from './event.js';
 export * from './merchant.js';
 export * from './normalize.js';
 export * from './pagination.js';
+export * from './snippet.js';
 export * from './tag.js';

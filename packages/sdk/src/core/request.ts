@@ -94,6 +94,46 @@ export class Transport {
     return this.request<T>({ method: 'POST', path, body, options });
   }
 
+  /**
+   * Opens a streaming GET (Server-Sent Events) once: the client's timeout covers only the wait for
+   * the response head, and the response is handed back unread. Reconnects are the caller's
+   * (core/sse.ts).
+   */
+  async openStream(
+    path: string,
+    query: URLSearchParams,
+    signal: AbortSignal,
+    extraHeaders?: HeadersRecord,
+  ): Promise<Response> {
+    const headers = mergeHeaders(
+      {
+        accept: 'text/event-stream',
+        authorization: `Bearer ${this.#config.apiKey}`,
+        'x-partner-sdk': `partner-sdk-ts/${VERSION}`,
+      },
+      this.#config.headers,
+      extraHeaders,
+    );
+    const head = new AbortController();
+    const onAbort = () => head.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    const timeout = Math.min(this.#config.timeout, MAX_TIMEOUT_MS);
+    const timer = setTimeout(() => head.abort(new Error('timeout')), timeout);
+    const fetchImpl = this.#config.fetch ?? globalThis.fetch;
+    const search = query.toString();
+    const url = `${this.#config.baseURL}/${path.replace(/^\/+/, '')}${search ? `?${search}` : ''}`;
+    try {
+      return await fetchImpl(url, { method: 'GET', headers, signal: head.signal });
+    } catch (error) {
+      signal.removeEventListener('abort', onAbort);
+      if (signal.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
+      if (head.signal.aborted) throw new APIConnectionTimeoutError(`Request timed out after ${timeout} ms.`);
+      throw new APIConnectionError(`Connection error: ${describe(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async request<T>(req: APIRequest): Promise<T> {
     const options = req.options ?? {};
     const maxRetries = options.maxRetries ?? this.#config.maxRetries;

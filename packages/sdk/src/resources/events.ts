@@ -1,6 +1,7 @@
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
+import { EventStream, type EventStreamOptions, type EventStreamParams } from './event-stream.js';
 
 /** A tracking event (spec 2.4). */
 export interface TrackingEvent {
@@ -42,6 +43,15 @@ export class Events {
   /** @internal */
   constructor(transport: Transport) {
     this.#transport = transport;
+  }
+
+  /**
+   * `GET /v1/partners/events/stream`: the merchant's events as they are ingested, as an async
+   * iterable (`for await (const event of client.events.stream({ merchantId }, { signal }))`).
+   * Reconnects with backoff and the last event id; ends when `signal` aborts.
+   */
+  stream(params: EventStreamParams, options?: EventStreamOptions): EventStream {
+    return new EventStream(this.#transport, params, options);
   }
 
   /** `GET /v1/partners/events`: a page of a merchant's events, iterable over all matching events. */

@@ -4,6 +4,7 @@ import type { Database } from '../db/client.js';
 import { apiKeys, partners } from '../db/schema/index.js';
 import { AppError } from '../errors.js';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from './keys.js';
+import { touchApiKey } from './last-used.js';
 
 export interface AuthenticatedPartner {
   id: string;
@@ -45,6 +46,7 @@ export async function authenticate(db: Database, header: string | string[] | und
   const hash = hashApiKey(token);
   const [row] = await db
     .select({
+      keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
       id: partners.id,
       name: partners.name,
@@ -62,5 +64,6 @@ export async function authenticate(db: Database, header: string | string[] | und
     )
     .limit(1);
   if (!row || !hashesEqual(row.keyHash, hash)) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
+  touchApiKey(db, row.keyId);
   return { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
 }

@@ -3,7 +3,12 @@ import { openDatabaseFromEnv } from '../app.js';
 import { StoreLockedError } from '../db/lock.js';
 import { EnvError, parseEnv } from '../env.js';
 import { AppError } from '../errors.js';
-import { DEFAULT_ROTATION_OVERLAP_MS, listPartners, revokeApiKeys, rotateApiKey } from '../services/partner/api-keys.js';
+import {
+  DEFAULT_ROTATION_OVERLAP_MS,
+  listPartners,
+  revokeApiKeys,
+  rotateApiKey,
+} from '../services/partner/api-keys.js';
 import { onboardPartner } from '../services/partner/onboard-partner.js';
 import { parseDuration } from './duration.js';
 
@@ -82,11 +87,20 @@ async function run(argv: string[]): Promise<void> {
       const partners = await listPartners(db);
       const lines = partners.map((p) => {
         const keys = p.keys
-          .map((k) => `    ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`)
+          .map(
+            (k) =>
+              `    ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`,
+          )
           .join('\n');
         return `${p.partnerId}  ${p.name}  ${p.domain}  (record ${p.recordName}.${p.domain})\n${keys}`;
       });
-      out(json, partners, partners.length === 0 ? 'No partners yet: `pnpm partner onboard --name <name> --domain <domain>`.' : lines.join('\n'));
+      out(
+        json,
+        partners,
+        partners.length === 0
+          ? 'No partners yet: `pnpm partner onboard --name <name> --domain <domain>`.'
+          : lines.join('\n'),
+      );
     } else if (command === 'rotate-key') {
       const result = await rotateApiKey(db, partnerId!, overlapMs);
       out(

@@ -13,6 +13,13 @@ export interface DatabaseHandle {
   driver: 'postgres' | 'pglite';
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
+  /**
+   * LISTENs on a channel: `onPayload` runs for each notification. postgres.js holds one dedicated
+   * connection for it and re-listens after a reconnect, calling `onListen` each time (notifications
+   * sent while disconnected are lost: catch up then); PGlite delivers in-process. Resolves once
+   * listening; the returned function stops.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -23,6 +30,8 @@ export type DatabaseOptions =
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 const MIGRATION_LOCK_KEY = 7_316_402_011;
+const PREPARE_MAX_CHARS = 8_000;
+const PREPARE_MAX_PARAMS = 200;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -52,14 +61,34 @@ async function openPostgres(url: string, maxConnections: number): Promise<Databa
     max: maxConnections,
     idle_timeout: 30,
     connect_timeout: 2,
+    // Reconnect attempts after a failure: 50 ms doubling to at most 1 s (postgres.js's default grows
+    // to 20 s, so a database back from an outage went unused for up to 20 s).
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
+    // Names this process's connections in pg_stat_activity (the LISTEN one included).
+    connection: { application_name: `partner-tags:${process.pid}` },
   });
+  // drizzle sends every query as an unnamed statement (`prepare: false`), so PostgreSQL parses
+  // and plans it on every call. postgres.js caches named statements per connection by query text:
+  // let it, as a postgres.js tagged template would, for the small queries that make up the read
+  // paths (values are parameters, so their texts are a bounded set). Big multi-row inserts stay
+  // unnamed: one cached statement per batch size would only hold memory on both ends.
+  const unsafe = client.unsafe.bind(client);
+  client.unsafe = ((query: string, params?: unknown[], options?: Record<string, unknown>) =>
+    unsafe(query, params as never, {
+      ...options,
+      prepare: query.length <= PREPARE_MAX_CHARS && (params?.length ?? 0) <= PREPARE_MAX_PARAMS,
+    })) as typeof client.unsafe;
   const db = drizzle({ client, schema }) as unknown as Database;
   return {
     db,
     driver: 'postgres',
     ping: async (timeoutMs = 2000) => {
       await withTimeout(client`select 1`, timeoutMs, 'database ping');
+    },
+    listen: async (channel, onPayload, onListen) => {
+      const { unlisten } = await client.listen(channel, onPayload, onListen);
+      return unlisten;
     },
     close: () => client.end({ timeout: 5 }),
   };
@@ -88,6 +117,7 @@ async function openPglite(dataDir: string | undefined, lockOwner: string): Promi
       ping: async (timeoutMs = 2000) => {
         await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');
       },
+      listen: (channel, onPayload) => client.listen(channel, onPayload),
       close: async () => {
         try {
           await client.close();

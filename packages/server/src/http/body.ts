@@ -38,6 +38,27 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
   });
 }
 
+/**
+ * The deepest nesting of arrays and objects a request may carry. No real payload comes near it;
+ * a far deeper one (a 1 MB body holds 500 000 levels) overflows the stack of the JSON.stringify
+ * calls further down (tRPC, event storage) and would answer 500 instead of 400.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** True when `value` nests arrays or objects deeper than `max` levels. Iterative: safe at any depth. */
+export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, depth] = next;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+export const TOO_DEEP_MESSAGE = `Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`;
+
 /** Reads and parses a JSON body. Empty body -> `{}` so missing fields are reported by name. */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
   if (!isJsonContentType(req.headers['content-type'])) {
@@ -46,9 +67,12 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   }
   const text = await readBody(req, limit);
   if (text.trim() === '') return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new AppError('VALIDATION_ERROR', 'Malformed JSON in request body');
   }
+  if (exceedsJsonDepth(parsed)) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  return parsed;
 }

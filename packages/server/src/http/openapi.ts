@@ -3,6 +3,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorReason } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
+import { addEventStreamOperation } from './openapi-stream.js';
 import { allProcedureMeta } from './procedure-meta.js';
 
 const REASON_TEXT: Record<ErrorReason, string> = {
@@ -12,6 +13,8 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   DNS_VERIFICATION_FAILED: 'the CNAME record is missing or points elsewhere',
   TAG_CONFIGURATION_INCOMPLETE: 'tag configuration incomplete',
   PAYLOAD_TOO_LARGE: 'body over 1 MB',
+  REQUEST_HEADERS_TOO_LARGE: 'request line or headers over 16 KB',
+  REQUEST_TIMEOUT: 'request not received in time',
   ACCESS_DENIED: "the tag belongs to another partner's merchant",
   MERCHANT_NOT_FOUND: "the merchant does not exist, is another partner's, or has no tag",
   TAG_NOT_FOUND: 'the tag does not exist',
@@ -24,9 +27,28 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   INTERNAL: 'the request could not be processed',
   SERVICE_UNAVAILABLE: 'a dependency is unavailable (retry with backoff)',
   EXTERNAL_SERVICE_ERROR: 'the DNS verification service is unavailable (retry with backoff)',
+  STREAM_CONSUMER_TOO_SLOW: 'the stream consumer fell too far behind (final `error` event; resume with the last id)',
 };
 
 const BODY_REASONS: ErrorReason[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
+
+/** Failures the HTTP layer adds to every operation (rate limits) and to partner POSTs (idempotency). */
+function layerReasons(method: string, isPartnerOperation: boolean): ErrorReason[] {
+  const reasons: ErrorReason[] = ['RATE_LIMITED'];
+  if (method === 'post') reasons.push(...BODY_REASONS);
+  if (method === 'post' && isPartnerOperation) reasons.push('IDEMPOTENCY_KEY_REUSED');
+  return reasons;
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  in: 'header',
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    'Makes a retried POST safe: the first response for a key is stored for 24 h and replayed for the same ' +
+    'request; the same key with another request answers 409 IDEMPOTENCY_KEY_REUSED.',
+  schema: { type: 'string', maxLength: 255 },
+};
 
 function errorResponses(reasons: ErrorReason[], authenticated: boolean) {
   const byStatus = new Map<number, ErrorReason[]>();
@@ -47,6 +69,21 @@ function errorResponses(reasons: ErrorReason[], authenticated: boolean) {
 }
 
 /**
+ * A zod schema as a component: a schema registered with an id comes out of `toJSONSchema` as
+ * `{ $ref: '#/$defs/X', $defs: { X } }`, a pointer that resolves against the document's root (where
+ * there is no `$defs`) once placed in `components`; unwrap it (and drop `$schema` and `id`).
+ */
+function componentSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;
+  const ref = typeof json.$ref === 'string' ? /^#\/\$defs\/([^/]+)$/.exec(json.$ref)?.[1] : undefined;
+  const out = { ...(ref && defs?.[ref] && Object.keys(defs).length === 1 ? defs[ref] : json) };
+  delete out.$schema;
+  delete out.id;
+  return out;
+}
+
+/**
  * The OpenAPI 3.1 document, generated from the procedures and corrected where the generator
  * cannot tell the truth: success statuses (201, 202), the `{ message, code }` error body, and each
  * operation's own error statuses.
@@ -62,17 +99,13 @@ export function buildOpenApiDocument(baseUrl: string): ReturnType<typeof generat
   });
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
-  schemas.ErrorCode = z.toJSONSchema(ErrorCode, { target: 'draft-2020-12' });
-  delete (schemas.ErrorCode as Record<string, unknown>).$schema;
+  schemas.ErrorCode = componentSchema(ErrorCode);
   schemas.Error = {
     type: 'object',
     required: ['message', 'code'],
     properties: { message: { type: 'string' }, code: { $ref: '#/components/schemas/ErrorCode' } },
   };
-  const authError = z.toJSONSchema(AuthErrorBody, { target: 'draft-2020-12' }) as Record<string, unknown>;
-  delete authError.$schema;
-  delete authError.id;
-  schemas.AuthError = authError;
+  schemas.AuthError = componentSchema(AuthErrorBody);
   doc.components = {
     ...doc.components,
     schemas: schemas as never,
@@ -94,11 +127,16 @@ export function buildOpenApiDocument(baseUrl: string): ReturnType<typeof generat
     const responses = operation.responses as Record<string, unknown>;
     const success = responses['200'];
     const successStatus = String(meta.successStatus ?? 200);
-    const reasons = [...(meta.errors ?? []), ...(method === 'post' ? BODY_REASONS : [])];
+    const isPartnerOperation = openapi.protect === true;
+    const reasons = [...(meta.errors ?? []), ...layerReasons(method, isPartnerOperation)];
+    if (method === 'post' && isPartnerOperation) {
+      operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER];
+    }
     operation.responses = {
       [successStatus]: success,
-      ...errorResponses(reasons, openapi.protect === true),
+      ...errorResponses(reasons, isPartnerOperation),
     };
   }
+  addEventStreamOperation(doc, errorResponses);
   return doc;
 }

@@ -5,6 +5,8 @@ import type { AppDeps, Context } from '../context.js';
 import { type AppError, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
 import { readJsonBody } from './body.js';
+import { rejectReservedQueryKeys } from './guards.js';
+import { applyIdempotency } from './idempotency.js';
 import { procedureMeta } from './procedure-meta.js';
 import { restErrorBody, sendError, sendJson } from './respond.js';
 
@@ -15,6 +17,11 @@ interface RestRequest extends IncomingMessage {
 }
 
 const PARTNER_PREFIX = '/v1/partners';
+
+/** `POST /v1/collect` (case and trailing slashes ignored, as trpc-to-openapi routes). */
+function isCollectPath(pathname: string): boolean {
+  return pathname.toLowerCase().replace(/\/+$/, '') === '/v1/collect';
+}
 
 /**
  * The spec's REST paths, served by trpc-to-openapi from the same procedures as /trpc. Around it:
@@ -53,13 +60,21 @@ export function createRestHandler(deps: AppDeps) {
   return async (req: IncomingMessage, res: ServerResponse, pathname: string, notFound: () => void) => {
     const restReq = req as RestRequest;
     try {
+      const method = req.method ?? 'GET';
       if (pathname.toLowerCase().startsWith(PARTNER_PREFIX)) {
         restReq.partner = await authenticate(deps.db, req.headers.authorization);
+        await deps.limits.limitApiKey(req.headers.authorization, res);
+      } else if (method === 'POST' && isCollectPath(pathname)) {
+        await deps.limits.limitCollector(req, res);
       }
-      const method = req.method ?? 'GET';
+      rejectReservedQueryKeys(req.url);
       if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
         restReq.body = await readJsonBody(req);
         req.headers['content-type'] = 'application/json';
+      }
+      if (method === 'POST' && restReq.partner) {
+        const outcome = await applyIdempotency(deps, req, res, restReq.partner.id, pathname, restReq.body);
+        if (outcome === 'answered') return;
       }
     } catch (error) {
       const appError = toAppError(error);

@@ -1,7 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createCollector } from '../collector/handler.js';
 import type { AppDeps } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { AppError, toAppError } from '../errors.js';
+import { DOCS_PATH, handleDocs } from './docs.js';
+import { EVENT_STREAM_PATH, handleEventStream } from './event-stream.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { requestIdOf } from './request-id.js';
 import { sendError, sendJson } from './respond.js';
@@ -25,7 +28,13 @@ function notFound(res: ServerResponse): void {
  * line per request (never headers or bodies), then routing to health, the OpenAPI document,
  * tRPC at /trpc and REST at /v1.
  */
-export function createRequestListener(deps: AppDeps, database: DatabaseHandle, baseUrl: string) {
+export function createRequestListener(
+  deps: AppDeps,
+  database: DatabaseHandle,
+  baseUrl: string,
+  options: { collectorOnly?: boolean } = {},
+) {
+  const collector = createCollector(deps);
   const rest = createRestHandler(deps);
   const trpc = createTrpcHandler(deps);
   let openApiJson: string | undefined;
@@ -50,6 +59,13 @@ export function createRequestListener(deps: AppDeps, database: DatabaseHandle, b
     });
 
     try {
+      // A request for a tag's collector host (its CNAME) is the first-party collector's (collector/).
+      const collectorHost = await collector.match(req);
+      if (collectorHost !== null || options.collectorOnly) {
+        if (collectorHost !== null) await collector.handle(req, res, collectorHost);
+        else notFound(res);
+        return;
+      }
       const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
       const method = req.method ?? 'GET';
       if (pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) {
@@ -66,9 +82,16 @@ export function createRequestListener(deps: AppDeps, database: DatabaseHandle, b
         res.setHeader('content-type', 'application/json; charset=utf-8');
         res.setHeader('cache-control', 'public, max-age=300');
         res.end(openApiJson);
+      } else if (
+        (pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) &&
+        (method === 'GET' || method === 'HEAD')
+      ) {
+        if (!(await handleDocs(res, pathname, method))) notFound(res);
       } else if (pathname === TRPC_PREFIX || pathname.startsWith(`${TRPC_PREFIX}/`)) {
         res.setHeader('cache-control', 'no-store');
         await trpc(req, res, pathname);
+      } else if (pathname.toLowerCase().replace(/\/+$/, '') === EVENT_STREAM_PATH) {
+        await handleEventStream(deps, req, res);
       } else if (pathname.toLowerCase().startsWith('/v1/')) {
         res.setHeader('cache-control', 'no-store');
         await rest(req, res, pathname, () => notFound(res));

@@ -27,8 +27,9 @@ const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3, REFUSED: 5 } as const;
 /**
  * A real DNS server on loopback UDP for tests: answers CNAME and A queries from a table; names
  * not in it are NXDOMAIN. Behaviours simulate SERVFAIL, REFUSED and a dropped query (timeout).
+ * `port` (default: a free one) lets a separately started API server be pointed at it (examples).
  */
-export async function startTestDnsServer(): Promise<TestDnsServer> {
+export async function startTestDnsServer(options: { port?: number } = {}): Promise<TestDnsServer> {
   const records = new Map<string, DnsBehaviour>();
   const queries: string[] = [];
   const socket = dgram.createSocket('udp4');
@@ -66,7 +67,13 @@ export async function startTestDnsServer(): Promise<TestDnsServer> {
     socket.send(response, remote.port, remote.address);
   });
 
-  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.bind(options.port ?? 0, '127.0.0.1', () => {
+      socket.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = socket.address() as AddressInfo;
   return {
     address: `127.0.0.1:${port}`,

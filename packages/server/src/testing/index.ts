@@ -11,8 +11,10 @@ import { createCallerFactory } from '../trpc.js';
 const createCaller = createCallerFactory(appRouter);
 
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
+import { recordResponses } from './record-responses.js';
 
 export { type DnsBehaviour, startTestDnsServer, type TestDnsServer } from './dns-server.js';
+export { type RecordedResponse, recordResponses } from './record-responses.js';
 
 export const TEST_TARGET_HOST = 'tags.partner-tags.example';
 
@@ -63,6 +65,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     TAG_TARGET_HOST: TEST_TARGET_HOST,
     DNS_SERVERS: dns.address,
     DNS_TIMEOUT_MS: '1000',
+    // Every test client shares 127.0.0.1 and a few keys: budgets far above any test's traffic;
+    // rate-limit tests pass their own.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   });
@@ -70,6 +76,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ? await openDatabase({ kind: 'postgres', url: databaseUrl, maxConnections: 10 })
     : await openDatabase({ kind: 'pglite' });
   const app = await startApp(env, { database, logger: createLogger(env) });
+  // RECORD_RESPONSES=<dir>: every REST response lands there for the OpenAPI contract check.
+  if (process.env.RECORD_RESPONSES) recordResponses(app.server, process.env.RECORD_RESPONSES);
 
   const createPartner = async (name = 'Test Partner', domain = uniquePartnerDomain()): Promise<TestPartner> => {
     const partner = await onboardPartner(database.db, { name, domain }, env.TAG_TARGET_HOST);

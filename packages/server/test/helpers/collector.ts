@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { TestServer } from '../../src/testing/index.js';
 import { api, type Json } from './api.js';
-import { type GeneratedTag, generateTag, listEvents } from './fixtures.js';
+import { allEvents as allEventsOf, type GeneratedTag, generateTag } from './fixtures.js';
 
 export interface RawResponse {
   status: number;
@@ -106,18 +106,11 @@ export async function listedStatus(server: TestServer, tag: GeneratedTag): Promi
   }
 }
 
-/** Every event of a merchant, walking the pages. */
-export async function allEvents(
+/** Every event of a merchant, walking pages of 100. */
+export function allEvents(
   server: TestServer,
   merchantId: string,
   query: Record<string, string | number> = {},
 ): Promise<Json[]> {
-  const out: Json[] = [];
-  for (let page = 1; page < 1000; page++) {
-    const res = await listEvents(server, merchantId, { limit: 100, ...query, page });
-    if (res.status !== 200) throw new Error(`list events: ${res.status} ${res.text}`);
-    out.push(...res.body.events);
-    if (!res.body.pagination.hasNextPage) return out;
-  }
-  throw new Error('too many pages');
+  return allEventsOf(server, merchantId, { limit: 100, ...query });
 }

@@ -27,6 +27,8 @@ export interface LoadtestReport {
   timeouts: number;
   non2xx: number;
   rssMb: { start: number; end: number; peak: number; changePercent: number; everyFiveSeconds: number[] };
+  /** Live heap after each full GC during the measured run (from --trace-gc): flat = no leak. */
+  liveHeapAfterFullGcMb: number[];
   mix: Record<string, number>;
 }
 
@@ -86,9 +88,9 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
         TAG_TARGET_HOST: 'tags.partner-tags.example',
       },
       30_000,
-      // LOADTEST_TRACE_GC=1: the server logs every GC (live heap after each mark-compact), to tell a
-      // leak (growing live heap) from a heap that is still sizing itself.
-      process.env.LOADTEST_TRACE_GC ? ['--trace-gc'] : [],
+      // The server logs every GC: the live heap after each full (mark-compact) GC tells a leak
+      // (growing live heap) from a heap that is still sizing itself (growing RSS, flat live heap).
+      ['--trace-gc'],
     );
     const base = server.url;
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
@@ -159,6 +161,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
     if (options.warmupSeconds > 0) await fire(options.warmupSeconds);
     for (const key of Object.keys(mix)) delete mix[key];
     const pid = server.child.pid as number;
+    const outputAtStart = server.output().length;
     const start = rssMb(pid);
     let peak = start;
     const series: number[] = [];
@@ -174,13 +177,14 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
     const result = await fire(options.durationSeconds);
     clearInterval(sampler);
     const end = rssMb(pid);
-    if (process.env.LOADTEST_TRACE_GC) {
-      const compactions = server
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('Mark-Compact'));
-      process.stderr.write(`${compactions.join('\n')}\n`);
+    // `[pid:isolate] ... Mark-Compact <before> (<size>) -> <after> (<size>) MB`; the main isolate is the
+    // one with the largest heap (tsx's loader thread has its own, small one).
+    const byIsolate = new Map<string, number[]>();
+    for (const line of server.output().slice(outputAtStart).split('\n')) {
+      const match = /^\[\d+:(0x[0-9a-f]+)\].*Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(/.exec(line);
+      if (match?.[1] && match[2]) byIsolate.set(match[1], [...(byIsolate.get(match[1]) ?? []), Number(match[2])]);
     }
+    const liveAfterFullGc = [...byIsolate.values()].sort((a, b) => Math.max(...b) - Math.max(...a))[0] ?? [];
     peak = Math.max(peak, end);
     return {
       database: usePostgres ? 'postgres' : 'pglite',
@@ -192,6 +196,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
       errors: result.errors,
       timeouts: result.timeouts,
       non2xx: result.non2xx,
+      liveHeapAfterFullGcMb: liveAfterFullGc,
       rssMb: {
         start,
         end,

@@ -6,4 +6,4 @@ export const ingestRoute = publicProcedure
   .meta(ingestMeta)
   .input(ZIngestRequest)
   .output(ZIngestResponse)
-  .mutation(({ ctx, input }) => ingestEvents(ctx.db, input));
+  .mutation(({ ctx, input }) => ingestEvents(ctx, input));

@@ -10,9 +10,11 @@ export const ingestMeta: Meta = {
     description:
       'Public collection endpoint (no partner token): stores 1..500 events for a live tag. Events ' +
       'are keyed by id per merchant, so a retried batch is stored once.',
+    // Public: trpc-to-openapi marks operations as secured unless told otherwise.
+    protect: false,
   },
   successStatus: 202,
-  errors: ['VALIDATION_ERROR', 'TAG_NOT_FOUND', 'TAG_NOT_LIVE', 'DATABASE_ERROR'],
+  errors: ['VALIDATION_ERROR', 'TAG_NOT_FOUND', 'TAG_NOT_LIVE', 'DATABASE_ERROR', 'SERVICE_UNAVAILABLE'],
 };
 
 export const ZIngestRequest = CollectInput;

@@ -1,6 +1,8 @@
 import { router } from '../../trpc.js';
 import { listEventsRoute } from './list.js';
+import { streamEventsRoute } from './stream.js';
 
 export const eventsRouter = router({
   list: listEventsRoute,
+  stream: streamEventsRoute,
 });

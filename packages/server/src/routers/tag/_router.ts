@@ -1,8 +1,10 @@
 import { router } from '../../trpc.js';
 import { generateTagRoute } from './generate.js';
+import { tagSnippetRoute } from './snippet.js';
 import { verifyTagRoute } from './verify.js';
 
 export const tagRouter = router({
   generate: generateTagRoute,
   verify: verifyTagRoute,
+  snippet: tagSnippetRoute,
 });

@@ -13,7 +13,17 @@ export const generateTagMeta: Meta = {
       'must be a registrable root domain and needs its CNAME published and verified.',
     protect: true,
   },
-  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR', 'TAG_CONFIGURATION_INCOMPLETE'],
+  // Spec 4.3 also lists 500 SERVICE_UNAVAILABLE (request could not be processed) and 503
+  // SERVICE_UNAVAILABLE (external tag service unavailable); clients must be told to expect them.
+  errors: [
+    'UNAUTHORIZED',
+    'VALIDATION_ERROR',
+    'MERCHANT_NOT_FOUND',
+    'DATABASE_ERROR',
+    'TAG_CONFIGURATION_INCOMPLETE',
+    'INTERNAL',
+    'SERVICE_UNAVAILABLE',
+  ],
 };
 
 export const ZGenerateTagRequest = GenerateTagInput;

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type CollectResponse, parseIsoInstant } from '@partner/shared-schemas';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { events, type TagRow, tags } from '../../db/schema/index.js';
+import { type TagRow, tags } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
+import { type EventQueue, LIVE_TAG_TTL_MS, type LiveTag } from './event-queue.js';
+import type { EventInsertRow } from './store-events.js';
 
 export interface IncomingEvent {
   id?: string | undefined;
@@ -18,42 +20,62 @@ export function isLive(tag: Pick<TagRow, 'status'>): boolean {
   return tag.status === 'active' || tag.status === 'waiting_for_events';
 }
 
-/**
- * The one ingestion path. Events are keyed by (merchant, id): a retried batch stores nothing
- * twice. The first stored event moves a `waiting_for_events` tag to `active`.
- */
-export async function ingestEvents(
-  db: Database,
-  input: { tagId: string; events: IncomingEvent[] },
-): Promise<CollectResponse> {
-  const [tag] = await db.select().from(tags).where(eq(tags.id, input.tagId)).limit(1);
-  if (!tag) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId}`);
+export interface IngestDeps {
+  db: Database;
+  eventQueue: EventQueue;
+}
+
+/** The tag by id when it is live; cached briefly (only live tags: a verify takes effect at once). */
+async function liveTag(deps: IngestDeps, tagId: string): Promise<LiveTag> {
+  const cached = deps.eventQueue.liveTags.get(tagId);
+  if (cached) return cached;
+  const [tag] = await deps.db
+    .select({ id: tags.id, merchantId: tags.merchantId, status: tags.status })
+    .from(tags)
+    .where(eq(tags.id, tagId))
+    .limit(1);
+  if (!tag) throw new AppError('TAG_NOT_FOUND', `No tag ${tagId}`);
   if (!isLive(tag)) {
     throw new AppError(
       'TAG_NOT_LIVE',
       `Tag ${tag.id} is not live yet: a custom-domain tag takes events after a successful DNS verification`,
     );
   }
-  const now = new Date();
-  const rows = input.events.map((event) => ({
+  deps.eventQueue.liveTags.set(tagId, tag, LIVE_TAG_TTL_MS);
+  return tag;
+}
+
+/**
+ * The one ingestion path (`POST /v1/collect` and the collector's `POST /e`). Events are keyed by
+ * (merchant, id): a retried batch stores nothing twice. They are written by the bounded
+ * group-commit queue, and this resolves once they are stored (503 when the queue is full). The
+ * first stored event moves a `waiting_for_events` tag to `active` (see `EventQueue`).
+ * `defaults.muid` is the visitor id for events that carry none (the collector's cookie).
+ */
+export async function ingestEvents(
+  deps: IngestDeps,
+  input: { tagId: string; events: IncomingEvent[] },
+  defaults: { muid?: string } = {},
+): Promise<CollectResponse> {
+  const tag = await liveTag(deps, input.tagId);
+  // PostgreSQL text cannot hold U+0000: refuse it here (400) rather than fail a shared write.
+  input.events.forEach((event, index) => {
+    for (const field of ['id', 'event_name', 'muid'] as const) {
+      if (event[field]?.includes('\u0000')) {
+        throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.${field}: must not contain U+0000`);
+      }
+    }
+  });
+  const now = new Date().toISOString();
+  const rows: EventInsertRow[] = input.events.map((event) => ({
     merchantId: tag.merchantId,
     tagId: tag.id,
     id: event.id ?? randomUUID(),
-    muid: event.muid ?? randomUUID(),
+    muid: event.muid ?? defaults.muid ?? randomUUID(),
     eventName: event.event_name,
-    eventTime: (event.event_time ? parseIsoInstant(event.event_time) : null) ?? now,
+    eventTime: (event.event_time ? parseIsoInstant(event.event_time)?.toISOString() : undefined) ?? now,
     rawData: JSON.stringify(event.data ?? {}),
   }));
-  const inserted = await db.insert(events).values(rows).onConflictDoNothing().returning({ id: events.id });
-  if (inserted.length > 0) {
-    await db
-      .update(tags)
-      .set({
-        status: 'active',
-        firstEventAt: sql`coalesce(${tags.firstEventAt}, now())`,
-        lastEventAt: sql`now()`,
-      })
-      .where(eq(tags.id, tag.id));
-  }
+  await deps.eventQueue.enqueue(rows);
   return { accepted: input.events.length };
 }

@@ -1,63 +1,69 @@
-import { buildPagination, type ListMerchantsResponse, type TagSummary } from '@partner/shared-schemas';
-import { asc, count, eq, inArray } from 'drizzle-orm';
+import { buildPagination, type ListMerchantsResponse } from '@partner/shared-schemas';
+import { type Query, type SQL, sql } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
-import { merchants, tags } from '../../db/schema/index.js';
 
 export interface ListMerchantsParams {
   page: number;
   limit: number;
 }
 
+const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
+
+/**
+ * One statement, one round trip: the page of merchants (creation order, ties by id) with their
+ * tags (creation order) as JSON, and the partner's merchant count. The bench's bare node:http
+ * baseline runs this same statement.
+ */
+export function merchantListQuery(partnerId: string, { page, limit }: ListMerchantsParams): SQL {
+  return sql`select
+    (select count(*) from merchants where partner_id = ${partnerId}::uuid)::float8 as total,
+    coalesce((
+      select json_agg(json_build_object(
+        'merchantId', p.id,
+        'name', p.name,
+        'createdAt', to_char(p.created_at at time zone 'UTC', ${ISO}),
+        'tags', coalesce((
+          select json_agg(json_build_object(
+            'hostname', t.domain,
+            'tagId', t.id,
+            'status', t.status,
+            'createdAt', to_char(t.created_at at time zone 'UTC', ${ISO}),
+            'isConnected', t.is_connected,
+            'isVerified', t.is_verified
+          ) order by t.created_at, t.id)
+          from tags t where t.merchant_id = p.id
+        ), '[]'::json)
+      ) order by p.created_at, p.id)
+      from (
+        select id, name, created_at from merchants where partner_id = ${partnerId}::uuid
+        order by created_at, id limit ${limit} offset ${(page - 1) * limit}
+      ) p
+    ), '[]'::json)::text as merchants`;
+}
+
+const dialect = new PgDialect();
+
+/** The statement as SQL text and parameters (what the bench's bare server runs). */
+export function merchantListSql(partnerId: string, params: ListMerchantsParams): Query {
+  return dialect.sqlToQuery(merchantListQuery(partnerId, params));
+}
+
 /** One page of the partner's merchants in creation order (stable while new merchants are added). */
 export async function listMerchants(
   db: Database,
   partner: AuthenticatedPartner,
-  { page, limit }: ListMerchantsParams,
+  params: ListMerchantsParams,
 ): Promise<ListMerchantsResponse> {
-  const [rows, totals] = await Promise.all([
-    db
-      .select()
-      .from(merchants)
-      .where(eq(merchants.partnerId, partner.id))
-      .orderBy(asc(merchants.createdAt), asc(merchants.id))
-      .limit(limit)
-      .offset((page - 1) * limit),
-    db.select({ total: count() }).from(merchants).where(eq(merchants.partnerId, partner.id)),
-  ]);
-  const tagRows =
-    rows.length === 0
-      ? []
-      : await db
-          .select()
-          .from(tags)
-          .where(
-            inArray(
-              tags.merchantId,
-              rows.map((row) => row.id),
-            ),
-          )
-          .orderBy(asc(tags.createdAt), asc(tags.id));
-  const tagsByMerchant = new Map<string, TagSummary[]>();
-  for (const tag of tagRows) {
-    const list = tagsByMerchant.get(tag.merchantId) ?? [];
-    list.push({
-      hostname: tag.domain,
-      tagId: tag.id,
-      status: tag.status,
-      createdAt: tag.createdAt.toISOString(),
-      isConnected: tag.isConnected,
-      isVerified: tag.isVerified,
-    });
-    tagsByMerchant.set(tag.merchantId, list);
-  }
+  const result = await db.execute(merchantListQuery(partner.id, params));
+  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{
+    total: number;
+    merchants: string;
+  }>;
+  const row = rows[0];
   return {
-    merchants: rows.map((row) => ({
-      merchantId: row.id,
-      name: row.name,
-      createdAt: row.createdAt.toISOString(),
-      tags: tagsByMerchant.get(row.id) ?? [],
-    })),
-    pagination: buildPagination(page, limit, totals[0]?.total ?? 0),
+    merchants: row ? (JSON.parse(row.merchants) as ListMerchantsResponse['merchants']) : [],
+    pagination: buildPagination(params.page, params.limit, Number(row?.total ?? 0)),
   };
 }

@@ -2,10 +2,11 @@ import type { VerifyTagResponse } from '@partner/shared-schemas';
 import { eq, sql } from 'drizzle-orm';
 import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
-import { merchants, tags } from '../../db/schema/index.js';
+import { tags } from '../../db/schema/index.js';
 import type { CnameResolver } from '../../dns/cname-resolver.js';
 import { AppError } from '../../errors.js';
 import { canonicalHost, isUnderDomain, rootDomainOf } from './domains.js';
+import { findOwnTag } from './find-own-tag.js';
 
 export interface VerifyTagConfig {
   tagTargetHost: string;
@@ -23,17 +24,7 @@ export async function verifyTag(
   config: VerifyTagConfig,
   input: { tagId: string; subdomain: string },
 ): Promise<VerifyTagResponse> {
-  const [row] = await db
-    .select({ tag: tags, partnerId: merchants.partnerId })
-    .from(tags)
-    .innerJoin(merchants, eq(merchants.id, tags.merchantId))
-    .where(eq(tags.id, input.tagId))
-    .limit(1);
-  if (!row) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId}`);
-  if (row.partnerId !== partner.id) {
-    throw new AppError('ACCESS_DENIED', 'This tag belongs to a merchant of another partner');
-  }
-  const { tag } = row;
+  const tag = await findOwnTag(db, partner, input.tagId);
 
   if (tag.domainType === 'preverified') {
     // Preverified tags are live from creation: nothing to check in DNS (docs/decisions.md).

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { Sql } from 'postgres';
+import { Progress } from './progress.js';
+
+/** 12 event names with a realistic skew (page views dominate, purchases are rare). */
+export const EVENT_MIX: ReadonlyArray<readonly [string, number]> = [
+  ['PageView', 0.4],
+  ['ViewContent', 0.16],
+  ['Search', 0.09],
+  ['AddToCart', 0.08],
+  ['Login', 0.05],
+  ['BeginCheckout', 0.04],
+  ['NewsletterOpen', 0.04],
+  ['VideoPlay', 0.04],
+  ['Purchase', 0.03],
+  ['Logout', 0.03],
+  ['SignUp', 0.02],
+  ['RemoveFromCart', 0.02],
+];
+export const DAYS = 90;
+const DAY_MS = 86_400_000;
+
+/** The last whole UTC day of the seeded window ends at this instant (today's midnight). */
+export const windowEnd = (): number => Math.floor(Date.now() / DAY_MS) * DAY_MS;
+
+const cumulative = (() => {
+  let sum = 0;
+  return EVENT_MIX.map(([name, weight]) => {
+    sum += weight;
+    return [name, sum] as const;
+  });
+})();
+
+function pickName(): string {
+  const r = Math.random();
+  for (const [name, upTo] of cumulative) if (r < upTo) return name;
+  return EVENT_MIX[0]?.[0] as string;
+}
+
+export interface SeedMerchant {
+  merchantId: string;
+  tagId: string;
+}
+
+/**
+ * Adds `perMerchant` events to every merchant with COPY (CSV), one COPY statement per merchant
+ * chunk, spread uniformly over the 90 days before `windowEnd()`. The triggers on events (day
+ * counts, ordering, notifications) run as for any insert.
+ */
+export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], perMerchant: number, label: string) {
+  const total = perMerchant * merchants.length;
+  const progress = new Progress(label, total);
+  const end = windowEnd();
+  const chunk = 250_000;
+  const started = Date.now();
+  // A bulk load: secondary indexes are dropped and built again after the load (a sorted build is
+  // many times faster than millions of random b-tree inserts). The primary key stays, so every
+  // row is still checked for uniqueness, and the triggers on events run as for any insert.
+  const secondary = await sql<{ name: string; definition: string }[]>`
+    select indexname as name, indexdef as definition from pg_indexes
+    where schemaname = current_schema() and tablename = 'events' and indexname <> 'events_pkey'`;
+  for (const index of secondary) await sql.unsafe(`drop index ${index.name}`);
+  for (const merchant of merchants) {
+    for (let done = 0; done < perMerchant; done += chunk) {
+      const count = Math.min(chunk, perMerchant - done);
+      const stream = await sql`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
+        from stdin with (format csv)`.writable();
+      const finished = new Promise<void>((resolve, reject) => {
+        stream.on('finish', resolve);
+        stream.on('error', reject);
+      });
+      let buffer = '';
+      for (let i = 0; i < count; i++) {
+        const time = new Date(end - Math.floor(Math.random() * DAYS * DAY_MS) - 1).toISOString();
+        const name = pickName();
+        const muid = `u${Math.floor(Math.random() * 50_000)}`;
+        const data = `{""path"":""/p/${i % 977}"",""ref"":""bench"",""value"":${(i % 100) + 0.5}}`;
+        buffer += `${merchant.merchantId},${randomUUID()},${merchant.tagId},${muid},${name},${time},"${data}"\n`;
+        if (buffer.length > 1 << 20) {
+          if (!stream.write(buffer)) await new Promise((resolve) => stream.once('drain', resolve));
+          buffer = '';
+          progress.add(0);
+        }
+        if ((i + 1) % 10_000 === 0) progress.add(10_000);
+      }
+      stream.end(buffer);
+      progress.add(count % 10_000);
+      await finished;
+    }
+  }
+  progress.finish();
+  const loaded = Date.now();
+  await sql`set maintenance_work_mem = '512MB'`;
+  for (const index of secondary) await sql.unsafe(index.definition);
+  process.stderr.write(
+    `${label}: rebuilt ${secondary.length} indexes in ${((Date.now() - loaded) / 1000).toFixed(1)} s\n`,
+  );
+  return { events: total, seconds: (Date.now() - started) / 1000 };
+}

@@ -1,0 +1,93 @@
+import { isIP } from 'node:net';
+import { and, eq } from 'drizzle-orm';
+import { TtlCache } from '../cache/ttl-cache.js';
+import type { Database } from '../db/client.js';
+import { merchants, partners, tags } from '../db/schema/index.js';
+import { collectorHostOf } from '../services/tag/collector-host.js';
+import { rootDomainOf } from '../services/tag/domains.js';
+
+/** How long host and tag lookups are trusted (a tag's collector host never changes). */
+const HOST_TTL_MS = 30_000;
+const MISS_TTL_MS = 2_000;
+
+export interface CollectorTag {
+  tagId: string;
+  collectorHost: string;
+  /** The registrable root of the collector host: the muid cookie's Domain and the CORS boundary. */
+  rootDomain: string;
+}
+
+/** The `Host` header without port or trailing dot, lower-cased; null for IP literals and bare names. */
+export function hostOfHeader(header: string | undefined): string | null {
+  if (!header || header.startsWith('[')) return null;
+  const host = header.replace(/:\d*$/, '').replace(/\.$/, '').toLowerCase();
+  if (!host.includes('.') || isIP(host) !== 0) return null;
+  return host;
+}
+
+/**
+ * Which hosts are collector hosts, and the collector of each tag, from the database with a short
+ * in-memory cache: the request listener asks on every request with a host name, and the hot path
+ * must not read the database per event.
+ */
+export class CollectorDirectory {
+  private readonly hosts = new TtlCache<string, boolean>(20_000);
+  private readonly tagCache = new TtlCache<string, CollectorTag | null>(50_000);
+
+  constructor(private readonly db: Database) {}
+
+  /** True when `host` is `<record>.<domain>` of a custom tag or of a partner's onboarding record. */
+  async isCollectorHost(host: string): Promise<boolean> {
+    const cached = this.hosts.get(host);
+    if (cached !== undefined) return cached;
+    const dot = host.indexOf('.');
+    const label = host.slice(0, dot);
+    const domain = host.slice(dot + 1);
+    let found =
+      (
+        await this.db
+          .select({ id: tags.id })
+          .from(tags)
+          .where(and(eq(tags.recordName, label), eq(tags.domain, domain), eq(tags.domainType, 'custom')))
+          .limit(1)
+      ).length > 0;
+    if (!found) {
+      found =
+        (
+          await this.db
+            .select({ id: partners.id })
+            .from(partners)
+            .where(and(eq(partners.recordName, label), eq(partners.domain, domain)))
+            .limit(1)
+        ).length > 0;
+    }
+    this.hosts.set(host, found, found ? HOST_TTL_MS : MISS_TTL_MS);
+    return found;
+  }
+
+  /** The tag's collector, or null when there is no such tag. */
+  async tag(tagId: string): Promise<CollectorTag | null> {
+    const cached = this.tagCache.get(tagId);
+    if (cached !== undefined) return cached;
+    const [row] = await this.db
+      .select({
+        domainType: tags.domainType,
+        recordName: tags.recordName,
+        domain: tags.domain,
+        partnerRecordName: partners.recordName,
+        partnerDomain: partners.domain,
+      })
+      .from(tags)
+      .innerJoin(merchants, eq(merchants.id, tags.merchantId))
+      .innerJoin(partners, eq(partners.id, merchants.partnerId))
+      .where(eq(tags.id, tagId))
+      .limit(1);
+    let result: CollectorTag | null = null;
+    if (row) {
+      const collectorHost = collectorHostOf(row, { recordName: row.partnerRecordName, domain: row.partnerDomain });
+      result = { tagId, collectorHost, rootDomain: rootDomainOf(collectorHost) ?? row.domain };
+    }
+    this.tagCache.set(tagId, result, result ? HOST_TTL_MS : MISS_TTL_MS);
+    return result;
+  }
+}

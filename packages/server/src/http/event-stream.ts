@@ -1,0 +1,138 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EVENT_NAME_MAX, parseEventNames, Uuid } from '@partner/shared-schemas';
+import { z } from 'zod';
+import { authenticate } from '../auth/authenticate.js';
+import type { AppDeps } from '../context.js';
+import { AppError, errorResponse, toAppError } from '../errors.js';
+import { type EventSubscription, parseLastEventId, type StreamedEvent } from '../services/events/stream-hub.js';
+import { findOwnMerchant } from '../services/merchant/find-merchant.js';
+import { sendError } from './respond.js';
+
+/** `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription. */
+export const EVENT_STREAM_PATH = '/v1/partners/events/stream';
+
+/** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
+const FINAL_FLUSH_MS = 30_000;
+
+/** At most this many names in `events=` (as the event list). */
+export const MAX_STREAM_EVENT_NAMES = 50;
+
+export const EventStreamQuery = z.object({
+  merchantId: Uuid,
+  events: z.string().max(4000).optional(),
+  lastEventId: z.string().max(32).optional(),
+});
+
+/** Validated stream parameters, shared by the REST route and the tRPC subscription. */
+export function streamNames(events: string | readonly string[] | undefined): string[] {
+  const names = parseEventNames(events);
+  if (names.length > MAX_STREAM_EVENT_NAMES) {
+    throw new AppError('VALIDATION_ERROR', `events: at most ${MAX_STREAM_EVENT_NAMES} event names`);
+  }
+  if (names.some((name) => name.length > EVENT_NAME_MAX)) {
+    throw new AppError('VALIDATION_ERROR', `events: names are at most ${EVENT_NAME_MAX} characters`);
+  }
+  return names;
+}
+
+/** One SSE frame for an event: `id` is its `seq`, the resume position. */
+export function eventFrame(event: StreamedEvent): string {
+  return `id: ${event.seq}\nevent: event\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+function errorFrame(error: unknown): string {
+  const { body } = errorResponse(toAppError(error));
+  return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+}
+
+function waitDrain(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * Authenticates, checks the merchant is the partner's (404 otherwise) and opens the subscription
+ * before any byte of the stream: every failure up to there is a normal JSON `{ message, code }`.
+ * Then frames flow with backpressure (a full socket stops the writer, so unsent events wait in the
+ * subscription's bounded buffer), a `: ping` comment every STREAM_PING_MS, and a final
+ * `event: error` frame when the stream fails (STREAM_CONSUMER_TOO_SLOW, a database error).
+ */
+export async function handleEventStream(
+  deps: AppDeps,
+  req: IncomingMessage & { requestId: string },
+  res: ServerResponse,
+): Promise<void> {
+  res.setHeader('cache-control', 'no-store');
+  if (req.method !== 'GET') {
+    sendError(res, new AppError('NOT_FOUND', 'Not found'));
+    return;
+  }
+  let subscription: EventSubscription;
+  try {
+    const partner = await authenticate(deps.db, req.headers.authorization);
+    // Opening a stream counts as one request of the key's budget (as every /v1/partners call).
+    await deps.limits.limitApiKey(req.headers.authorization, res);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const parsed = EventStreamQuery.safeParse(Object.fromEntries(url.searchParams));
+    if (!parsed.success) throw toAppError(parsed.error);
+    const names = streamNames(parsed.data.events);
+    const header = req.headers['last-event-id'];
+    const afterSeq = parseLastEventId((Array.isArray(header) ? header[0] : header) ?? parsed.data.lastEventId);
+    await findOwnMerchant(deps.db, partner, parsed.data.merchantId);
+    subscription = await deps.streams.subscribe({ merchantId: parsed.data.merchantId, names, afterSeq });
+  } catch (error) {
+    const appError = toAppError(error);
+    if (errorResponse(appError).status >= 500) {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed to open');
+    }
+    sendError(res, appError);
+    return;
+  }
+
+  const onClose = () => subscription.close();
+  res.on('close', onClose);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  req.socket.setNoDelay(true);
+  res.write(': connected\n\n');
+  const ping = setInterval(() => {
+    if (res.writableLength === 0) res.write(': ping\n\n');
+  }, deps.env.STREAM_PING_MS);
+  try {
+    for await (const event of subscription) {
+      if (res.destroyed) break;
+      // A full socket: wait until it drains, or until the subscription ends (overflow, shutdown).
+      if (!res.write(eventFrame(event))) await Promise.race([waitDrain(res), subscription.ended]);
+    }
+  } catch (error) {
+    const appError = toAppError(error);
+    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW') {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed');
+    }
+    if (!res.destroyed) res.write(errorFrame(appError));
+  } finally {
+    clearInterval(ping);
+    res.off('close', onClose);
+    subscription.close();
+    res.end();
+    if (!res.destroyed) {
+      // A consumer that never reads again would hold the socket (and its bounded backlog) forever.
+      if (!res.writableFinished) {
+        const timer = setTimeout(() => res.destroy(), FINAL_FLUSH_MS);
+        timer.unref();
+        res.once('finish', () => clearTimeout(timer));
+      }
+    }
+  }
+}

@@ -1,0 +1,9 @@
+import { tagSnippet } from '../../services/tag/tag-snippet.js';
+import { partnerProcedure } from '../../trpc.js';
+import { tagSnippetMeta, ZTagSnippetRequest, ZTagSnippetResponse } from './snippet.types.js';
+
+export const tagSnippetRoute = partnerProcedure
+  .meta(tagSnippetMeta)
+  .input(ZTagSnippetRequest)
+  .output(ZTagSnippetResponse)
+  .query(({ ctx, input }) => tagSnippet(ctx.db, ctx.partner, input));

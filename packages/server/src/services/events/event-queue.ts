@@ -1,0 +1,218 @@
+import { inArray, sql } from 'drizzle-orm';
+import { TtlCache } from '../../cache/ttl-cache.js';
+import type { Database } from '../../db/client.js';
+import { type TagRow, tags } from '../../db/schema/index.js';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { type EventInsertRow, storeEvents } from './store-events.js';
+
+export interface EventQueueOptions {
+  /** Events held at once (queued plus being written); past it `enqueue` answers 503. */
+  maxPending: number;
+  /** Events per insert statement at most (whole requests are never split). */
+  maxBatch: number;
+  /** Wait this long for more events before writing (0: write as soon as no write is running). */
+  flushDelayMs: number;
+  /** Inserts running at once (1 on PGlite, which has one connection). */
+  concurrency: number;
+}
+
+/** How long `last_event_at` may lag: a tag row is written at most once per this window per process. */
+export const LAST_EVENT_RESOLUTION_MS = 5_000;
+/** How long a live tag is trusted without reading it again. Tags that are not live are never cached. */
+export const LIVE_TAG_TTL_MS = 5_000;
+export const RETRY_AFTER_SECONDS = 1;
+
+/** The database is unreachable (as opposed to refusing these rows): retrying request by request is pointless. */
+function isConnectionError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|57P0|08)/.test(code)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export type LiveTag = Pick<TagRow, 'id' | 'merchantId' | 'status'>;
+
+interface Waiting {
+  rows: EventInsertRow[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The bounded ingestion queue, as group commit: each request enqueues its events and awaits the
+ * write that stores them, so a 202 always means "stored" (readable at once, never lost by a
+ * restart). While a write runs, the events of every request arriving meanwhile gather into the
+ * next one, so one insert serves many requests under load and a lone request waits for nothing.
+ * When full, `enqueue` throws 503 SERVICE_UNAVAILABLE with Retry-After. `close()` writes what is
+ * queued and refuses more: `app.close()` calls it before the database closes.
+ */
+export class EventQueue {
+  /** Live tags by id, shared by every ingestion route (the hot path reads no tag row per request). */
+  readonly liveTags = new TtlCache<string, LiveTag>(50_000);
+  private readonly touched = new TtlCache<string, true>(100_000);
+  /** Writes started and events written since start (for tests and metrics). */
+  readonly stats = { writes: 0, events: 0 };
+  private waiting: Waiting[] = [];
+  private queuedEvents = 0;
+  private writingEvents = 0;
+  private writes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private hurried = false;
+  private idle: (() => void)[] = [];
+
+  constructor(
+    private readonly db: Database,
+    private readonly options: EventQueueOptions,
+    private readonly logger?: Logger,
+  ) {}
+
+  /** Events accepted but not yet stored. */
+  get pending(): number {
+    return this.queuedEvents + this.writingEvents;
+  }
+
+  /** Resolves once `rows` are stored (duplicates skipped); rejects with the store's failure. */
+  enqueue(rows: EventInsertRow[]): Promise<void> {
+    if (this.closed) {
+      return Promise.reject(
+        new AppError('SERVICE_UNAVAILABLE', 'The collector is shutting down; retry shortly', {
+          headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+        }),
+      );
+    }
+    // A request that alone exceeds the bound is still taken into an empty queue.
+    if (this.pending > 0 && this.pending + rows.length > this.options.maxPending) {
+      return Promise.reject(
+        new AppError('SERVICE_UNAVAILABLE', 'Too many events are waiting to be stored; retry shortly', {
+          headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+        }),
+      );
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ rows, resolve, reject });
+      this.queuedEvents += rows.length;
+      this.schedule();
+    });
+  }
+
+  /** Shutdown has begun: write at once from now on (no batching delay), still taking events. */
+  hurry(): void {
+    this.hurried = true;
+    this.schedule(true);
+  }
+
+  /** Stops taking events and resolves when everything accepted is stored. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.drain();
+  }
+
+  /** Resolves when nothing is queued or being written (writes at once, ignoring the delay). */
+  drain(): Promise<void> {
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.idle.push(resolve);
+      this.schedule(true);
+    });
+  }
+
+  private schedule(now = false): void {
+    if (this.waiting.length === 0 || this.writes >= this.options.concurrency) return;
+    if (now || this.closed || this.hurried || this.idle.length > 0 || this.options.flushDelayMs <= 0) {
+      this.startWrite();
+    } else if (this.queuedEvents >= this.options.maxBatch) {
+      this.startWrite();
+    } else {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.startWrite();
+      }, this.options.flushDelayMs);
+    }
+  }
+
+  private startWrite(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.waiting.length === 0 || this.writes >= this.options.concurrency) return;
+    const batch: Waiting[] = [];
+    let size = 0;
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      if (batch.length > 0 && size + next.rows.length > this.options.maxBatch) break;
+      this.waiting.shift();
+      batch.push(next);
+      size += next.rows.length;
+    }
+    this.queuedEvents -= size;
+    this.writingEvents += size;
+    this.writes += 1;
+    this.stats.writes += 1;
+    this.stats.events += size;
+    void this.write(batch, size);
+  }
+
+  private async write(batch: Waiting[], size: number): Promise<void> {
+    try {
+      const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((w) => w.rows);
+      const stored = await storeEvents(this.db, rows);
+      await this.touchTags([...stored.keys()]);
+      for (const w of batch) w.resolve();
+    } catch (error) {
+      if (batch.length > 1 && !isConnectionError(error)) {
+        // One request's rows may be what the database refused: write each request alone so the
+        // others are not failed with it.
+        for (const w of batch) {
+          try {
+            const stored = await storeEvents(this.db, w.rows);
+            await this.touchTags([...stored.keys()]);
+            w.resolve();
+          } catch (single) {
+            this.logger?.error({ err: single, events: w.rows.length }, 'storing events failed');
+            w.reject(single);
+          }
+        }
+      } else {
+        this.logger?.error({ err: error, events: size }, 'storing events failed');
+        for (const w of batch) w.reject(error);
+      }
+    } finally {
+      this.writingEvents -= size;
+      this.writes -= 1;
+      this.schedule();
+      if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  /**
+   * The tag lifecycle: a tag that stored an event becomes `active` (from `waiting_for_events`),
+   * keeps its `first_event_at` and moves `last_event_at`. A hot tag's row is written at most once
+   * per LAST_EVENT_RESOLUTION_MS per process, not on every batch.
+   */
+  private async touchTags(tagIds: string[]): Promise<void> {
+    const due = tagIds.filter((id) => this.touched.get(id) === undefined).sort();
+    if (due.length === 0) return;
+    await this.db
+      .update(tags)
+      .set({
+        status: sql`case when ${tags.status} = 'waiting_for_events' then 'active'::tag_status else ${tags.status} end`,
+        firstEventAt: sql`coalesce(${tags.firstEventAt}, now())`,
+        lastEventAt: sql`now()`,
+      })
+      .where(inArray(tags.id, due));
+    for (const id of due) {
+      this.touched.set(id, true, LAST_EVENT_RESOLUTION_MS);
+      const live = this.liveTags.get(id);
+      if (live && live.status !== 'active') this.liveTags.set(id, { ...live, status: 'active' }, LIVE_TAG_TTL_MS);
+    }
+  }
+}

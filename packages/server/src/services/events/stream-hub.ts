@@ -1,0 +1,332 @@
+import type { StreamedEvent } from '@partner/shared-schemas';
+import { and, asc, eq, gt, inArray, max } from 'drizzle-orm';
+import type { Database, DatabaseHandle } from '../../db/client.js';
+import { events } from '../../db/schema/index.js';
+import { AppError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+
+/** The channel the `events_notify` trigger (migration 0001) notifies on. */
+export const EVENTS_CHANNEL = 'partner_events';
+
+/** Rows read per query while catching up. */
+const PAGE_SIZE = 500;
+
+/** A streamed event: the event list's fields plus `seq`, its ingestion-order id (also the SSE id). */
+export type { StreamedEvent };
+
+export interface StreamHubOptions {
+  db: Database;
+  listen: DatabaseHandle['listen'];
+  /** Events a connection may hold unsent before it is cut off as too slow. */
+  bufferLimit: number;
+  logger?: Logger;
+}
+
+export interface SubscribeOptions {
+  merchantId: string;
+  /** Event names to keep; empty: all. */
+  names: readonly string[];
+  /** Resume after this seq (the last id the client saw); undefined: only events from now on. */
+  afterSeq?: number | undefined;
+}
+
+/** Parses a client's `Last-Event-ID`: a non-negative integer (the `seq` of the last event seen). */
+export function parseLastEventId(value: string | undefined | null): number | undefined {
+  if (value === undefined || value === null || value.trim() === '') return undefined;
+  const trimmed = value.trim();
+  if (!/^\d{1,15}$/.test(trimmed)) {
+    throw new AppError('VALIDATION_ERROR', 'lastEventId (Last-Event-ID) must be the id of a streamed event');
+  }
+  return Number(trimmed);
+}
+
+/**
+ * One stream of a merchant's events, in ingestion (`seq`) order, exactly once. While behind (a
+ * resume), it reads pages as the consumer takes them; once caught up it is live: each notification
+ * reads the new rows into a buffer of at most `bufferLimit` events. A consumer that lets that buffer
+ * overflow gets STREAM_CONSUMER_TOO_SLOW and the stream ends, instead of memory growing.
+ */
+export class EventSubscription implements AsyncIterable<StreamedEvent> {
+  private readonly queue: StreamedEvent[] = [];
+  private lastSeq = 0;
+  private live = false;
+  private dirty = false;
+  private started = false;
+  private pumping: Promise<void> | null = null;
+  private isEnded = false;
+  private failure: unknown = null;
+  private waiter: (() => void) | null = null;
+  private resolveEnded: () => void = () => {};
+  /** Settles when the subscription ends (closed, failed, or the hub shut down). */
+  readonly ended: Promise<void> = new Promise((resolve) => {
+    this.resolveEnded = resolve;
+  });
+
+  constructor(
+    private readonly hub: StreamHub,
+    readonly merchantId: string,
+    private readonly names: readonly string[],
+    private readonly bufferLimit: number,
+  ) {}
+
+  /** @internal Resolves the starting position; called by the hub once it is listening. */
+  async start(afterSeq: number | undefined): Promise<void> {
+    if (afterSeq === undefined) {
+      const [row] = await this.hub.db
+        .select({ last: max(events.seq) })
+        .from(events)
+        .where(eq(events.merchantId, this.merchantId));
+      this.lastSeq = Number(row?.last ?? 0);
+      this.live = true;
+    } else {
+      this.lastSeq = afterSeq;
+    }
+    this.started = true;
+    this.pump();
+  }
+
+  /** True once the start position is fixed: an event committed from now on is delivered. */
+  get isStarted(): boolean {
+    return this.started;
+  }
+
+  /** The seq of the last event read from the database (what the next read starts after). */
+  get position(): number {
+    return this.lastSeq;
+  }
+
+  /** @internal New rows for this merchant up to `maxSeq` (unknown: maybe) were committed. */
+  notify(maxSeq?: number): void {
+    if (this.isEnded || (maxSeq !== undefined && maxSeq <= this.lastSeq)) return;
+    this.dirty = true;
+    if (this.live) this.pump();
+  }
+
+  /** Ends the stream: the iterator finishes after nothing more (buffered events are dropped). */
+  close(): void {
+    if (this.isEnded) return;
+    this.isEnded = true;
+    this.queue.length = 0;
+    this.hub.remove(this);
+    this.resolveEnded();
+    this.wake();
+  }
+
+  private fail(error: unknown): void {
+    if (this.isEnded) return;
+    this.failure = error;
+    this.close();
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
+  }
+
+  private wantsRead(): boolean {
+    if (this.isEnded || !this.started) return false;
+    return this.live ? this.dirty : this.queue.length === 0;
+  }
+
+  private pump(): void {
+    if (this.pumping || !this.wantsRead()) return;
+    this.pumping = (async () => {
+      try {
+        while (this.wantsRead()) {
+          this.dirty = false;
+          const page = Math.min(PAGE_SIZE, this.bufferLimit);
+          const limit = this.live ? Math.min(page, this.bufferLimit - this.queue.length + 1) : page;
+          const rows = await this.read(limit);
+          if (this.isEnded) return;
+          for (const row of rows) this.queue.push(row);
+          const last = rows.at(-1);
+          if (last) this.lastSeq = last.seq;
+          if (this.queue.length > this.bufferLimit) {
+            this.fail(
+              new AppError(
+                'STREAM_CONSUMER_TOO_SLOW',
+                `The consumer fell more than ${this.bufferLimit} events behind; reconnect with the last event id to resume`,
+              ),
+            );
+            return;
+          }
+          if (rows.length === limit) this.dirty = true;
+          else this.live = true;
+          if (rows.length > 0) this.wake();
+        }
+      } catch (error) {
+        this.fail(error);
+      } finally {
+        this.pumping = null;
+        this.wake();
+      }
+      // A notification that arrived while the last read was in flight.
+      this.pump();
+    })();
+  }
+
+  private async read(limit: number): Promise<StreamedEvent[]> {
+    const where = [eq(events.merchantId, this.merchantId), gt(events.seq, this.lastSeq)];
+    if (this.names.length > 0) where.push(inArray(events.eventName, [...this.names]));
+    const rows = await this.hub.db
+      .select({
+        seq: events.seq,
+        id: events.id,
+        muid: events.muid,
+        eventName: events.eventName,
+        eventTime: events.eventTime,
+        rawData: events.rawData,
+      })
+      .from(events)
+      .where(and(...where))
+      .orderBy(asc(events.seq))
+      .limit(limit);
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      id: row.id,
+      muid: row.muid,
+      event_name: row.eventName,
+      event_time: row.eventTime.toISOString(),
+      raw_data: row.rawData,
+    }));
+  }
+
+  /** The next event; `null` once the stream ended. Throws the failure that ended it, once. */
+  async next(): Promise<StreamedEvent | null> {
+    for (;;) {
+      const event = this.queue.shift();
+      if (event) {
+        if (!this.live && this.queue.length === 0) this.pump();
+        return event;
+      }
+      if (this.isEnded) {
+        const failure = this.failure;
+        this.failure = null;
+        if (failure) throw failure;
+        return null;
+      }
+      this.pump();
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+      });
+    }
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<StreamedEvent> {
+    try {
+      for (;;) {
+        const event = await this.next();
+        if (!event) return;
+        yield event;
+      }
+    } finally {
+      this.close();
+    }
+  }
+}
+
+/**
+ * One LISTEN per process on `partner_events`; notifications fan out to the subscriptions of the
+ * merchants they name. Each subscription reads its own rows (`seq > last`), so the notification
+ * only says "look": a lost or merged notification delays nothing past the next one, and a re-listen
+ * after a dropped connection wakes every subscription.
+ */
+export class StreamHub {
+  readonly db: Database;
+  private readonly listenFn: DatabaseHandle['listen'];
+  private readonly bufferLimit: number;
+  private readonly logger: Logger | undefined;
+  private readonly byMerchant = new Map<string, Set<EventSubscription>>();
+  private listening: Promise<() => Promise<void>> | null = null;
+  private closed = false;
+
+  constructor(options: StreamHubOptions) {
+    this.db = options.db;
+    this.listenFn = options.listen;
+    this.bufferLimit = options.bufferLimit;
+    this.logger = options.logger;
+  }
+
+  /** Open subscriptions whose start position is fixed (for tests and metrics). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.byMerchant.values()) for (const subscription of set) if (subscription.isStarted) n += 1;
+    return n;
+  }
+
+  private ensureListening(): Promise<() => Promise<void>> {
+    this.listening ??= this.listenFn(
+      EVENTS_CHANNEL,
+      (payload) => this.onPayload(payload),
+      () => this.wakeAll(),
+    ).catch((error: unknown) => {
+      this.listening = null;
+      throw error;
+    });
+    return this.listening;
+  }
+
+  private onPayload(payload: string): void {
+    for (const entry of payload.split(',')) {
+      const [merchantId, seq] = entry.split(':');
+      if (!merchantId) continue;
+      const subscribers = this.byMerchant.get(merchantId);
+      if (!subscribers) continue;
+      const maxSeq = seq ? Number(seq) : undefined;
+      for (const subscription of subscribers) subscription.notify(Number.isFinite(maxSeq) ? maxSeq : undefined);
+    }
+  }
+
+  private wakeAll(): void {
+    for (const set of this.byMerchant.values()) for (const subscription of set) subscription.notify();
+  }
+
+  /**
+   * A subscription, ready: listening, and its start position fixed (so an event committed after
+   * this resolves is delivered). Ownership of the merchant is the caller's to check first.
+   */
+  async subscribe(options: SubscribeOptions): Promise<EventSubscription> {
+    if (this.closed) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; reconnect');
+    const subscription = new EventSubscription(this, options.merchantId, options.names, this.bufferLimit);
+    let set = this.byMerchant.get(options.merchantId);
+    if (!set) {
+      set = new Set();
+      this.byMerchant.set(options.merchantId, set);
+    }
+    // Registered before listening and before the start position is read: nothing falls in between.
+    set.add(subscription);
+    try {
+      await this.ensureListening();
+      await subscription.start(options.afterSeq);
+    } catch (error) {
+      subscription.close();
+      throw error;
+    }
+    if (this.closed) subscription.close();
+    return subscription;
+  }
+
+  /** @internal */
+  remove(subscription: EventSubscription): void {
+    const set = this.byMerchant.get(subscription.merchantId);
+    if (!set) return;
+    set.delete(subscription);
+    if (set.size === 0) this.byMerchant.delete(subscription.merchantId);
+  }
+
+  /** Ends every subscription and stops listening. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const set of [...this.byMerchant.values()]) for (const subscription of [...set]) subscription.close();
+    const listening = this.listening;
+    this.listening = null;
+    if (!listening) return;
+    try {
+      const unlisten = await listening;
+      await unlisten();
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'event stream: unlisten failed');
+    }
+  }
+}
