@@ -1,13 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
+import { CHROMIUM, chromiumArgs, hasChromium } from './helpers/chromium.js';
 import { listOperations } from './helpers/openapi-contract.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.ci/artifacts');
 
 let server: TestServer;
@@ -48,7 +48,7 @@ describe('GET /docs', () => {
   });
 });
 
-describe.skipIf(!existsSync(CHROMIUM))(`GET /docs in a real browser (${CHROMIUM})`, () => {
+describe.skipIf(!hasChromium)(`GET /docs in a real browser (${CHROMIUM})`, () => {
   let context: BrowserContext;
   let profile: string;
   beforeAll(async () => {
@@ -56,16 +56,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`GET /docs in a real browser (${CHROMIUM}
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: chromiumArgs(),
       viewport: { width: 1280, height: 1600 },
     });
   });

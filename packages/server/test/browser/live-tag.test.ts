@@ -1,16 +1,14 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
+import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
 import { listedStatus, publishCname } from '../helpers/collector.js';
 import { generateTag, listEvents } from '../helpers/fixtures.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const MERCHANT_DOMAIN = 'shop-example.com';
-const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) {
   console.warn(`SKIPPED the browser test: ${CHROMIUM} is absent (.ci/run installs Debian's chromium package)`);
 }
@@ -35,16 +33,7 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
     server = await startTestServer();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--host-resolver-rules=MAP ${MERCHANT_DOMAIN} 127.0.0.1, MAP *.${MERCHANT_DOMAIN} 127.0.0.1`,
-      ],
+      args: chromiumArgs(`--host-resolver-rules=MAP ${MERCHANT_DOMAIN} 127.0.0.1, MAP *.${MERCHANT_DOMAIN} 127.0.0.1`),
     });
     // The merchant's site: every page carries the install snippet in its <head>.
     merchantSite = http.createServer((req, res) => {
