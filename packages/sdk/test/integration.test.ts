@@ -10,28 +10,7 @@ import {
   PartnerClient,
   type TrackingEvent,
 } from '../src/index.js';
-
-interface PartnerInfo {
-  partnerId: string;
-  apiKey: string;
-  domain: string;
-}
-
-/** The contract of `@partner/server/testing` (declared here so the SDK does not type-check server sources). */
-interface TestServer {
-  url: string;
-  partner: PartnerInfo;
-  createPartner(name?: string, domain?: string): Promise<PartnerInfo>;
-  dns: { setCname(name: string, target: string): void; targetHost: string };
-  close(): Promise<void>;
-}
-
-interface TestingModule {
-  startTestServer(opts?: { databaseUrl?: string }): Promise<TestServer>;
-}
-
-// Imported by a variable specifier so that `tsc` does not type-check the server's sources here.
-const TESTING_MODULE = '@partner/server/testing';
+import { startRealServer, type TestServer } from './real-server.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NAMES = ['PageView', 'Purchase', 'AddToCart'] as const;
@@ -54,8 +33,7 @@ describe('SDK against the real server', () => {
   let preverifiedTagId: string;
 
   beforeAll(async () => {
-    const testing = (await import(/* @vite-ignore */ TESTING_MODULE)) as TestingModule;
-    server = await testing.startTestServer();
+    server = await startRealServer();
     client = new PartnerClient({ apiKey: server.partner.apiKey, baseURL: server.url, maxRetries: 1, timeout: 30_000 });
   }, 120_000);
 

@@ -2,27 +2,7 @@
 // through `@partner/server/testing`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError, PartnerClient, type StreamedEvent } from '../src/index.js';
-
-interface PartnerInfo {
-  partnerId: string;
-  apiKey: string;
-  domain: string;
-}
-
-/** The part of `@partner/server/testing` used here (declared so the SDK does not type-check server sources). */
-interface TestServer {
-  url: string;
-  partner: PartnerInfo;
-  createPartner(name?: string, domain?: string): Promise<PartnerInfo>;
-  app: { deps: { streams: { size: number } } };
-  close(): Promise<void>;
-}
-
-interface TestingModule {
-  startTestServer(opts?: { env?: Record<string, string> }): Promise<TestServer>;
-}
-
-const TESTING_MODULE = '@partner/server/testing';
+import { startRealServer, type TestServer } from './real-server.js';
 
 describe('client.events.stream against the real server', () => {
   let server: TestServer;
@@ -31,8 +11,7 @@ describe('client.events.stream against the real server', () => {
   let tagId: string;
 
   beforeAll(async () => {
-    const testing = (await import(/* @vite-ignore */ TESTING_MODULE)) as TestingModule;
-    server = await testing.startTestServer();
+    server = await startRealServer();
     client = new PartnerClient({ apiKey: server.partner.apiKey, baseURL: server.url, maxRetries: 1 });
     merchantId = (await client.merchants.create({ name: 'Stream Shop' })).merchantId;
     tagId = (await client.tags.generate({ merchantId, domain: server.partner.domain })).tagId;

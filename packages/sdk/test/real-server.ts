@@ -1,0 +1,30 @@
+// The contract of `@partner/server/testing` that the SDK's integration tests use, declared here so
+// the SDK does not type-check the server's sources.
+
+export interface PartnerInfo {
+  partnerId: string;
+  apiKey: string;
+  domain: string;
+}
+
+export interface TestServer {
+  url: string;
+  partner: PartnerInfo;
+  createPartner(name?: string, domain?: string): Promise<PartnerInfo>;
+  dns: { setCname(name: string, target: string): void; targetHost: string };
+  app: { deps: { streams: { size: number } } };
+  close(): Promise<void>;
+}
+
+interface TestingModule {
+  startTestServer(opts?: { databaseUrl?: string; env?: Record<string, string> }): Promise<TestServer>;
+}
+
+// Imported by a variable specifier so that `tsc` does not type-check the server's sources here.
+const TESTING_MODULE = '@partner/server/testing';
+
+/** Starts the real server (PGlite in memory, or TEST_DATABASE_URL) with its loopback DNS server. */
+export async function startRealServer(): Promise<TestServer> {
+  const testing = (await import(/* @vite-ignore */ TESTING_MODULE)) as TestingModule;
+  return testing.startTestServer();
+}
