@@ -17,6 +17,7 @@ RUN npm install -g pnpm@${PNPM_VERSION}
 WORKDIR /repo
 # Manifests first: the dependency layer is cached until a manifest or the lockfile changes.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+COPY patches patches
 COPY packages/server/package.json packages/server/
 COPY packages/shared-schemas/package.json packages/shared-schemas/
 COPY packages/sdk/package.json packages/sdk/

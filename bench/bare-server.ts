@@ -16,7 +16,8 @@ const sql = postgres(url, { max: Number(process.env.DB_POOL_MAX ?? 6), onnotice:
 
 async function listMerchants(page: number, limit: number) {
   const query = merchantListSql(partnerId, { page, limit });
-  const [row] = await sql.unsafe(query.sql, query.params as never[]);
+  // Prepared, as the API server sends it (postgres.js `unsafe` alone would parse and plan each time).
+  const [row] = await sql.unsafe(query.sql, query.params as never[], { prepare: true });
   const total = Number(row?.total ?? 0);
   const totalPages = Math.ceil(total / limit);
   return {

@@ -27,10 +27,12 @@ export async function startChild(options: {
   env: Record<string, string>;
   readyPath: string;
   name: string;
+  /** Extra node flags (for example `--cpu-prof`). */
+  nodeArgs?: string[];
 }): Promise<Child> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', options.script], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', options.script], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { watchApiKeys } from './auth/key-cache.js';
 import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { type CnameResolver, createCnameResolver } from './dns/cname-resolver.js';
@@ -77,6 +78,8 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     logger,
   });
   const deps: AppDeps = { db: database.db, streams, env, logger, dns, eventQueue, limits };
+  // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
+  const stopWatchingKeys = await watchApiKeys(database, logger);
 
   const server = http.createServer();
   server.keepAliveTimeout = 5_000;
@@ -118,6 +121,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       // Every event answered 202 is stored: write what the ingestion queue holds before the database closes.
       await eventQueue.close();
       await limits.close();
+      await stopWatchingKeys().catch(() => {});
       if (!options.database) await database.close();
     })();
     return closing;

@@ -3,6 +3,7 @@ import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { apiKeys, partners } from '../db/schema/index.js';
 import { AppError } from '../errors.js';
+import { keyCacheFor } from './key-cache.js';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from './keys.js';
 import { touchApiKey } from './last-used.js';
 
@@ -34,7 +35,8 @@ export function bearerToken(header: string | string[] | undefined): string | nul
 /**
  * Resolves the partner that owns the bearer token. Missing token -> BearerTokenMissingError;
  * a malformed, unknown, expired or revoked one -> UNAUTHORIZED. Keys are looked up by hash and
- * the hashes compared in constant time.
+ * the hashes compared in constant time; verified keys are cached in memory until any key or
+ * partner changes (auth/key-cache.ts), so a partner's requests do not each read their key.
  */
 export async function authenticate(db: Database, header: string | string[] | undefined): Promise<AuthenticatedPartner> {
   const raw = Array.isArray(header) ? header[0] : header;
@@ -44,10 +46,18 @@ export async function authenticate(db: Database, header: string | string[] | und
     throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
   }
   const hash = hashApiKey(token);
+  const cache = keyCacheFor(db);
+  const cached = cache.get(hash);
+  if (cached) {
+    touchApiKey(db, cached.keyId);
+    return cached.partner;
+  }
+  const token0 = cache.begin();
   const [row] = await db
     .select({
       keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
+      expiresAt: apiKeys.expiresAt,
       id: partners.id,
       name: partners.name,
       domain: partners.domain,
@@ -65,5 +75,7 @@ export async function authenticate(db: Database, header: string | string[] | und
     .limit(1);
   if (!row || !hashesEqual(row.keyHash, hash)) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
   touchApiKey(db, row.keyId);
-  return { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
+  const partner = { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
+  cache.set(token0, { keyId: row.keyId, keyHash: row.keyHash, expiresAt: row.expiresAt?.getTime() ?? null, partner });
+  return partner;
 }

@@ -9,6 +9,7 @@ import { type Query, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
+import { readRows } from '../../db/read-rows.js';
 import { AppError } from '../../errors.js';
 
 export const MAX_EVENT_NAME_FILTERS = 50;
@@ -24,11 +25,14 @@ export interface ListEventsParams {
   endDate?: string | undefined;
 }
 
-/** The SQL one event-list request runs (besides the access check); the bench runs exactly these. */
+/** The SQL one event-list request runs, all of it; the bench runs exactly these. */
 export interface EventListPlan {
   /** The page: columns id, muid, event_name, event_time (ISO 8601 text), raw_data, in order. */
   data: SQL;
-  /** One row, column `total` (float8): the exact number of matching events. */
+  /**
+   * The access check and the count: one row when the merchant is the partner's, with `tagged`
+   * (it has a tag) and `total` (float8, the exact number of matching events); no row otherwise.
+   */
   count: SQL;
 }
 
@@ -82,14 +86,14 @@ const countWhere = (where: SQL) => sql`(select count(*) from events where ${wher
  * (kept exact by triggers on events), and only the partial days at the edges of a range are
  * counted in `events` (an index-only range count). A range without a whole day is counted directly.
  */
-function countQuery(merchantId: string, { names, start, end }: Filters): SQL {
+function totalExpression(merchantId: string, { names, start, end }: Filters): SQL {
   const startMs = start?.getTime() ?? null;
   // End bounds are inclusive at millisecond precision (event times are stored with 3 digits).
   const endExclusive = end && end.getTime() < MAX_INSTANT ? end.getTime() + 1 : null;
   const firstFullDay = startMs === null ? null : Math.ceil(startMs / DAY_MS) * DAY_MS;
   const fullDaysEnd = endExclusive === null ? null : Math.floor(endExclusive / DAY_MS) * DAY_MS;
   if (firstFullDay !== null && fullDaysEnd !== null && firstFullDay >= fullDaysEnd) {
-    return sql`select ${countWhere(eventWhere(merchantId, names, start && ts(start), end && ts(end)))}::float8 as total`;
+    return sql`${countWhere(eventWhere(merchantId, names, start && ts(start), end && ts(end)))}`;
   }
   const rollup: SQL[] = [sql`merchant_id = ${merchantId}::uuid`];
   if (names.length > 0) rollup.push(sql`event_name in (${nameList(names)})`);
@@ -102,7 +106,17 @@ function countQuery(merchantId: string, { names, start, end }: Filters): SQL {
   if (end && fullDaysEnd !== null && endExclusive !== null && fullDaysEnd !== endExclusive) {
     terms.push(countWhere(eventWhere(merchantId, names, ts(fullDaysEnd), ts(end))));
   }
-  return sql`select (${sql.join(terms, sql` + `)})::float8 as total`;
+  return sql`(${sql.join(terms, sql` + `)})`;
+}
+
+/**
+ * The count behind the access check: its subqueries are InitPlans, which PostgreSQL runs only
+ * when the merchant row is found, so another partner's merchant costs one index probe.
+ */
+function countQuery(partnerId: string, merchantId: string, filters: Filters): SQL {
+  return sql`select exists (select 1 from tags where tags.merchant_id = m.id) as tagged,
+      ${totalExpression(merchantId, filters)}::float8 as total
+    from merchants m where m.id = ${merchantId}::uuid and m.partner_id = ${partnerId}::uuid`;
 }
 
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
@@ -154,53 +168,41 @@ function dataQuery(merchantId: string, params: ListEventsParams, { names, start,
 }
 
 /** Validates the filters (400 on bad input) and builds the page and count queries. */
-export function planEventList(params: ListEventsParams): EventListPlan {
+export function planEventList(partnerId: string, params: ListEventsParams): EventListPlan {
   const filters = parseFilters(params);
-  return { data: dataQuery(params.merchantId, params, filters), count: countQuery(params.merchantId, filters) };
+  return {
+    data: dataQuery(params.merchantId, params, filters),
+    count: countQuery(partnerId, params.merchantId, filters),
+  };
 }
 
 const dialect = new PgDialect();
 
 /** The plan as SQL text and parameters (what the bench runs directly over postgres.js). */
-export function eventListQueries(params: ListEventsParams): { data: Query; count: Query } {
-  const plan = planEventList(params);
+export function eventListQueries(partnerId: string, params: ListEventsParams): { data: Query; count: Query } {
+  const plan = planEventList(partnerId, params);
   return { data: dialect.sqlToQuery(plan.data), count: dialect.sqlToQuery(plan.count) };
 }
 
-type Row = Record<string, unknown>;
-/** `db.execute` answers an array on postgres.js and `{ rows }` on PGlite. */
-function rowsOf(result: unknown): Row[] {
-  return Array.isArray(result) ? (result as Row[]) : ((result as { rows: Row[] }).rows ?? []);
-}
-
 /**
- * One page of a merchant's events. The access check (the partner's merchant, with a tag) runs
- * alongside the page and count queries, and their results are dropped unless it passes.
+ * One page of a merchant's events: two statements in parallel, the page and the access check with
+ * the count; the page is dropped unless the merchant is the partner's and has a tag.
  */
 export async function listEvents(
   db: Database,
   partner: AuthenticatedPartner,
   params: ListEventsParams,
 ): Promise<ListEventsResponse> {
-  const plan = planEventList(params);
-  const access = db.execute(
-    sql`select exists (select 1 from tags where merchant_id = m.id) as tagged
-      from merchants m where m.id = ${params.merchantId}::uuid and m.partner_id = ${partner.id}::uuid`,
-  );
-  const data = db.execute(plan.data);
-  const count = db.execute(plan.count);
-  const [accessRows, dataRows, countRows] = await Promise.allSettled([access, data, count]);
-  if (accessRows.status === 'rejected') throw accessRows.reason;
-  const [merchant] = rowsOf(accessRows.value);
-  if (!merchant) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
-  if (!merchant.tagged) {
+  const plan = planEventList(partner.id, params);
+  const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
+  const [access] = countRows ?? [];
+  if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
+  if (!access.tagged) {
     throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
   }
-  if (dataRows.status === 'rejected') throw dataRows.reason;
-  if (countRows.status === 'rejected') throw countRows.reason;
-  const total = Number(rowsOf(countRows.value)[0]?.total ?? 0);
+  const total = Number(access.total ?? 0);
   return {
-    events: rowsOf(dataRows.value).map((row) => ({
+    events: (dataRows ?? []).map((row) => ({
       id: row.id as string,
       muid: row.muid as string,
       event_name: row.event_name as string,

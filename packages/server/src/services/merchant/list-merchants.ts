@@ -3,6 +3,7 @@ import { type Query, type SQL, sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
+import { readRows } from '../../db/read-rows.js';
 
 export interface ListMerchantsParams {
   page: number;
@@ -56,12 +57,8 @@ export async function listMerchants(
   partner: AuthenticatedPartner,
   params: ListMerchantsParams,
 ): Promise<ListMerchantsResponse> {
-  const result = await db.execute(merchantListQuery(partner.id, params));
-  const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Array<{
-    total: number;
-    merchants: string;
-  }>;
-  const row = rows[0];
+  const [rows] = await readRows(db, [merchantListQuery(partner.id, params)]);
+  const row = rows?.[0] as { total: number; merchants: string } | undefined;
   return {
     merchants: row ? (JSON.parse(row.merchants) as ListMerchantsResponse['merchants']) : [],
     pagination: buildPagination(params.page, params.limit, Number(row?.total ?? 0)),

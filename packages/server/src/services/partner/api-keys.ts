@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { keyCacheFor } from '../../auth/key-cache.js';
 import { generateApiKey } from '../../auth/keys.js';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
@@ -37,6 +38,8 @@ export async function rotateApiKey(
       .where(and(eq(apiKeys.partnerId, partnerId), usable));
     await tx.insert(apiKeys).values({ partnerId, keyHash: key.hash, keyPrefix: key.prefix });
   });
+  // Other processes hear it from the trigger's notification; this one forgets at once.
+  keyCacheFor(db).invalidate();
   return { apiKey: key.key, oldKeysExpireAt: expiresAt.toISOString() };
 }
 
@@ -48,6 +51,7 @@ export async function revokeApiKeys(db: Database, partnerId: string): Promise<nu
     .set({ revokedAt: sql`now()` })
     .where(and(eq(apiKeys.partnerId, partnerId), usable))
     .returning({ id: apiKeys.id });
+  keyCacheFor(db).invalidate();
   return revoked.length;
 }
 
