@@ -60,6 +60,7 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
       '## 2. Growth',
       '## 3. GET /v1/partners/merchant',
       '## 4. Ingestion',
+      '## 5. The driver under sustained load',
     ]) {
       expect(table).toContain(heading);
     }
@@ -73,6 +74,8 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(results.merchantList.apiRps).toBeGreaterThan(0);
     expect(results.merchantList.bareRps).toBeGreaterThan(0);
     expect(results.ingestion.rawPerSecond).toBeGreaterThan(0);
+    expect(results.sustained.windows).toHaveLength(4);
+    for (const qps of results.sustained.windows) expect(qps).toBeGreaterThan(0);
     expect(stderr).toContain('seed (small) [');
   });
 });

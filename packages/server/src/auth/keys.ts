@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PREFIX, TEST_API_KEY_PREFIX } from '@partner/shared-schemas';
 
@@ -13,7 +14,12 @@ export interface NewApiKey {
   prefix: string;
 }
 
+/** `crypto.hash` (Node >= 20.12) is the one-shot digest: about 3x faster than a Hash object. */
+const oneShotHash = (crypto as { hash?: typeof crypto.hash }).hash;
+
+/** SHA-256 of the key, hex: what api_keys stores. Runs on every partner request. */
 export function hashApiKey(key: string): string {
+  if (oneShotHash) return oneShotHash('sha256', key, 'hex');
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
