@@ -1,4 +1,6 @@
+import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { merchantListQuery, merchantListSql } from '../src/services/merchant/list-merchants.js';
 import { startTestServer, type TestPartner, type TestServer } from '../src/testing/index.js';
 import { api, type Json } from './helpers/api.js';
 import { createMerchant, generateTag, preverifiedTag, verifiedTag } from './helpers/fixtures.js';
@@ -239,5 +241,20 @@ describe('GET /v1/partners/merchant', () => {
     const res = await list(a);
     expect(res.body.merchants.map((m: Json) => m.merchantId)).toEqual([mine]);
     expect(res.body.pagination.totalItems).toBe(1);
+  });
+});
+
+describe('merchantListSql', () => {
+  it('binds the same parameters, in the same order, as the statement it renders once', () => {
+    const dialect = new PgDialect();
+    const partnerId = '7b0f8f3e-2a4b-4c1d-9e8f-0a1b2c3d4e5f';
+    for (const params of [
+      { page: 1, limit: 10 },
+      { page: 3, limit: 7 },
+      { page: 1000, limit: 100 },
+    ]) {
+      const rendered = dialect.sqlToQuery(merchantListQuery(partnerId, params));
+      expect(merchantListSql(partnerId, params)).toEqual({ sql: rendered.sql, params: rendered.params });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { DrizzleQueryError, type SQL } from 'drizzle-orm';
+import { DrizzleQueryError, type Query, SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Database } from './client.js';
 
@@ -21,8 +21,8 @@ const dialect = new PgDialect();
  * Failures are wrapped in DrizzleQueryError, as drizzle wraps them, so errors.ts classifies a
  * closed PGlite or an ended pool the same way on both paths.
  */
-export function readRows(db: Database, statements: SQL[]): Promise<Row[][]> {
-  const queries = statements.map((statement) => dialect.sqlToQuery(statement));
+export function readRows(db: Database, statements: (SQL | Query)[]): Promise<Row[][]> {
+  const queries = statements.map((statement) => (statement instanceof SQL ? dialect.sqlToQuery(statement) : statement));
   const client = (db as unknown as { $client: PostgresJsClient | PgliteClient }).$client;
   const wrap = (q: { sql: string; params: unknown[] }) => (cause: unknown) => {
     throw new DrizzleQueryError(q.sql, q.params, cause instanceof Error ? cause : new Error(String(cause)));

@@ -46,9 +46,17 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
 
 const dialect = new PgDialect();
 
-/** The statement as SQL text and parameters (what the bench's bare server runs). */
-export function merchantListSql(partnerId: string, params: ListMerchantsParams): Query {
-  return dialect.sqlToQuery(merchantListQuery(partnerId, params));
+/** The statement's text does not depend on its parameters: rendered once, not per request. */
+const MERCHANT_LIST_TEXT = dialect.sqlToQuery(
+  merchantListQuery('00000000-0000-0000-0000-000000000000', { page: 1, limit: 1 }),
+).sql;
+
+/**
+ * The statement as SQL text and parameters, in the order `merchantListQuery` binds them (a test
+ * holds the two together). What the API and the bench's bare server run.
+ */
+export function merchantListSql(partnerId: string, { page, limit }: ListMerchantsParams): Query {
+  return { sql: MERCHANT_LIST_TEXT, params: [partnerId, partnerId, limit, (page - 1) * limit] };
 }
 
 /** One page of the partner's merchants in creation order (stable while new merchants are added). */
@@ -57,7 +65,7 @@ export async function listMerchants(
   partner: AuthenticatedPartner,
   params: ListMerchantsParams,
 ): Promise<ListMerchantsResponse> {
-  const [rows] = await readRows(db, [merchantListQuery(partner.id, params)]);
+  const [rows] = await readRows(db, [merchantListSql(partner.id, params)]);
   const row = rows?.[0] as { total: number; merchants: string } | undefined;
   return {
     merchants: row ? (JSON.parse(row.merchants) as ListMerchantsResponse['merchants']) : [],
