@@ -35,10 +35,6 @@ export class ApiKeyCache {
     return this.watchers > 0;
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   get(hash: string, now = Date.now()): CachedKey | undefined {
     if (this.watchers === 0) return undefined;
     const entry = this.entries.get(hash);

@@ -1,5 +1,4 @@
 import * as crypto from 'node:crypto';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { API_KEY_PREFIX, TEST_API_KEY_PREFIX } from '@partner/shared-schemas';
 
 /** 32 base64url characters after the prefix: 192 random bits. */
@@ -20,11 +19,11 @@ const oneShotHash = (crypto as { hash?: typeof crypto.hash }).hash;
 /** SHA-256 of the key, hex: what api_keys stores. Runs on every partner request. */
 export function hashApiKey(key: string): string {
   if (oneShotHash) return oneShotHash('sha256', key, 'hex');
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 export function generateApiKey(mode: 'live' | 'test' = 'live'): NewApiKey {
-  const key = `${mode === 'live' ? API_KEY_PREFIX : TEST_API_KEY_PREFIX}${randomBytes(KEY_SECRET_BYTES).toString('base64url')}`;
+  const key = `${mode === 'live' ? API_KEY_PREFIX : TEST_API_KEY_PREFIX}${crypto.randomBytes(KEY_SECRET_BYTES).toString('base64url')}`;
   return { key, hash: hashApiKey(key), prefix: key.slice(0, DISPLAY_PREFIX_LENGTH) };
 }
 
@@ -37,5 +36,5 @@ export function isWellFormedApiKey(token: string): boolean {
 export function hashesEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
+  return left.length === right.length && crypto.timingSafeEqual(left, right);
 }

@@ -13,6 +13,11 @@ interface PgliteClient {
 
 const dialect = new PgDialect();
 
+/** A drizzle `sql` statement as PostgreSQL text and parameters. */
+export function toQuery(statement: SQL): Query {
+  return dialect.sqlToQuery(statement);
+}
+
 /**
  * Runs read-only statements of a hot path straight on the driver, skipping drizzle's session
  * layer: on postgres.js in parallel on the pool (prepared, as client.ts sets up `unsafe`), on
@@ -22,7 +27,7 @@ const dialect = new PgDialect();
  * closed PGlite or an ended pool the same way on both paths.
  */
 export function readRows(db: Database, statements: (SQL | Query)[]): Promise<Row[][]> {
-  const queries = statements.map((statement) => (statement instanceof SQL ? dialect.sqlToQuery(statement) : statement));
+  const queries = statements.map((statement) => (statement instanceof SQL ? toQuery(statement) : statement));
   const client = (db as unknown as { $client: PostgresJsClient | PgliteClient }).$client;
   const wrap = (q: { sql: string; params: unknown[] }) => (cause: unknown) => {
     throw new DrizzleQueryError(q.sql, q.params, cause instanceof Error ? cause : new Error(String(cause)));

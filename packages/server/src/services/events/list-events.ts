@@ -6,10 +6,9 @@ import {
   parseEventNames,
 } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
-import { readRows } from '../../db/read-rows.js';
+import { readRows, toQuery } from '../../db/read-rows.js';
 import { AppError } from '../../errors.js';
 
 export const MAX_EVENT_NAME_FILTERS = 50;
@@ -176,12 +175,10 @@ export function planEventList(partnerId: string, params: ListEventsParams): Even
   };
 }
 
-const dialect = new PgDialect();
-
 /** The plan as SQL text and parameters (what the bench runs directly over postgres.js). */
 export function eventListQueries(partnerId: string, params: ListEventsParams): { data: Query; count: Query } {
   const plan = planEventList(partnerId, params);
-  return { data: dialect.sqlToQuery(plan.data), count: dialect.sqlToQuery(plan.count) };
+  return { data: toQuery(plan.data), count: toQuery(plan.count) };
 }
 
 /**

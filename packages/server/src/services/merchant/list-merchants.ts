@@ -1,9 +1,8 @@
 import { buildPagination, type ListMerchantsResponse } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
-import { PgDialect } from 'drizzle-orm/pg-core';
 import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
-import { readRows } from '../../db/read-rows.js';
+import { readRows, toQuery } from '../../db/read-rows.js';
 
 export interface ListMerchantsParams {
   page: number;
@@ -44,10 +43,8 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
     ), '[]'::json)::text as merchants`;
 }
 
-const dialect = new PgDialect();
-
 /** The statement's text does not depend on its parameters: rendered once, not per request. */
-const MERCHANT_LIST_TEXT = dialect.sqlToQuery(
+const MERCHANT_LIST_TEXT = toQuery(
   merchantListQuery('00000000-0000-0000-0000-000000000000', { page: 1, limit: 1 }),
 ).sql;
 
