@@ -9,6 +9,7 @@ import { answerClientError } from './http/client-error.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { createRequestListener } from './http/server.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMetrics, type Metrics } from './metrics.js';
 import { EventQueue } from './services/events/event-queue.js';
 import { StreamHub } from './services/events/stream-hub.js';
 
@@ -28,6 +29,8 @@ export interface StartOptions {
   dns?: CnameResolver;
   /** An already open database (tests share one); otherwise opened from the env. */
   database?: DatabaseHandle;
+  /** The app's metrics registry; default a fresh one per app. */
+  metrics?: Metrics;
 }
 
 export function openDatabaseFromEnv(env: Env, owner = 'the server'): Promise<DatabaseHandle> {
@@ -56,6 +59,7 @@ function drainServer(server: http.Server, graceMs: number): Promise<void> {
 
 export async function startApp(env: Env, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger(env);
+  const metrics = options.metrics ?? createMetrics();
   const database = options.database ?? (await openDatabaseFromEnv(env));
   const dns = options.dns ?? createCnameResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
   const eventQueue = new EventQueue(
@@ -77,7 +81,13 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     bufferLimit: env.STREAM_BUFFER_LIMIT,
     logger,
   });
-  const deps: AppDeps = { db: database.db, streams, env, logger, dns, eventQueue, limits };
+  metrics.gaugeOf('partner_tags_ingest_queue_depth', 'Events accepted and not yet stored', () => eventQueue.pending);
+  metrics.gaugeOf(
+    'partner_tags_event_streams_open',
+    'Open event streams (REST SSE and tRPC subscriptions)',
+    () => streams.size,
+  );
+  const deps: AppDeps = { db: database.db, streams, env, logger, dns, eventQueue, limits, metrics };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await watchApiKeys(database, logger);
 

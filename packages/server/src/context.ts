@@ -4,6 +4,7 @@ import type { CnameResolver } from './dns/cname-resolver.js';
 import type { Env } from './env.js';
 import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 import type { EventQueue } from './services/events/event-queue.js';
 import type { StreamHub } from './services/events/stream-hub.js';
 
@@ -19,6 +20,8 @@ export interface AppDeps {
   limits: RateLimits;
   /** The bounded group-commit queue every ingestion route writes through (services/events/event-queue.ts). */
   eventQueue: EventQueue;
+  /** This app's Prometheus registry and instruments (metrics.ts); register new metrics through it. */
+  metrics: Metrics;
 }
 
 export interface Context extends AppDeps {
