@@ -57,6 +57,21 @@ function drainServer(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
+/**
+ * An HTTP listener with the slow-client protection every port gets: a client has
+ * HTTP_HEADERS_TIMEOUT_MS to send its headers and HTTP_REQUEST_TIMEOUT_MS for the whole request
+ * (checked every second, not Node's default 30 s), then it is answered 408 `{ message, code }`
+ * through the error table (`answerClientError`) and cut off.
+ */
+function createListener(env: Env): http.Server {
+  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, env.HTTP_HEADERS_TIMEOUT_MS) });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = env.HTTP_HEADERS_TIMEOUT_MS;
+  server.requestTimeout = Math.max(env.HTTP_REQUEST_TIMEOUT_MS, env.HTTP_HEADERS_TIMEOUT_MS);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
 export async function startApp(env: Env, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger(env);
   const metrics = options.metrics ?? createMetrics();
@@ -91,11 +106,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await watchApiKeys(database, logger);
 
-  const server = http.createServer();
-  server.keepAliveTimeout = 5_000;
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
-  server.on('clientError', answerClientError);
+  const server = createListener(env);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(env.PORT, env.HOST, () => {
@@ -110,8 +121,9 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   // COLLECTOR_PORT: a second listener that answers collector hosts only (the tag script, POST /e).
   let collectorServer: http.Server | undefined;
   if (env.COLLECTOR_PORT !== undefined) {
-    const collector = http.createServer(createRequestListener(deps, database, url, { collectorOnly: true }));
-    collector.keepAliveTimeout = 5_000;
+    // The same slow-client protection as the main port (headers and request deadlines, JSON 408).
+    const collector = createListener(env);
+    collector.on('request', createRequestListener(deps, database, url, { collectorOnly: true }));
     await new Promise<void>((resolve, reject) => {
       collector.once('error', reject);
       collector.listen(env.COLLECTOR_PORT, env.HOST, () => resolve());

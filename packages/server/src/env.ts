@@ -85,6 +85,15 @@ export const EnvSchema = z.object({
   RATE_LIMIT_KEY_PREFIX: z.preprocess(emptyAsUndefined, z.string().min(1).max(100).default('pt-rl')),
   /** A second port answering only collector hosts (the tag script and `POST /e`); unset: none. */
   COLLECTOR_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  /** Slow-client protection on every port: time to send the headers, and the whole request (ms). */
+  HTTP_HEADERS_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(300_000).default(10_000),
+  ),
+  HTTP_REQUEST_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  ),
   /** Ingestion queue: events held at once before 503, events per insert, wait for more (ms). */
   INGEST_QUEUE_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(50_000)),
   INGEST_BATCH_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(5_000)),

@@ -182,12 +182,12 @@ describe.skipIf(!DATABASE_URL)('two server processes on one PostgreSQL', () => {
     const t2 = insert(database.db, 'order-2').then(() => {
       t2Done = true;
     });
-    // T2 waits on the ordering lock until T1 ends (without it, T2 would commit first and a reader
-    // resuming from its seq would skip T1's event for good).
+    // T2 waits on the merchant's ordering row (event_seqs) until T1 ends (without it, T2 would
+    // commit first and a reader resuming from its seq would skip T1's event for good).
     const deadline = Date.now() + 5000;
     for (;;) {
       const [row] = (await database.db.execute(
-        sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and wait_event = 'advisory'`,
+        sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'`,
       )) as unknown as { n: number }[];
       if ((row?.n ?? 0) > 0) break;
       expect(t2Done).toBe(false);

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 /**
@@ -16,8 +17,12 @@ export const events = pgTable(
     eventTime: timestamp('event_time', { withTimezone: true, precision: 3 }).notNull(),
     rawData: text('raw_data').notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    /** Ingestion order, for streaming and resume. */
-    seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
+    /**
+     * Ingestion order per merchant, for streaming and resume (migration 0008): the ingestion
+     * statement sets it from `event_seqs`; an insert that leaves it out gets the merchant's next
+     * value from the `events_assign_seq` trigger (hence the null default here).
+     */
+    seq: bigint('seq', { mode: 'number' }).notNull().default(sql`null`),
   },
   (t) => [
     primaryKey({ name: 'events_pkey', columns: [t.merchantId, t.id] }),

@@ -1,9 +1,9 @@
-import { inArray, sql } from 'drizzle-orm';
 import { TtlCache } from '../../cache/ttl-cache.js';
 import type { Database } from '../../db/client.js';
-import { type TagRow, tags } from '../../db/schema/index.js';
+import type { TagRow } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { TagActivity } from '../tag/tag-activity.js';
 import { type EventInsertRow, storeEvents } from './store-events.js';
 
 export interface EventQueueOptions {
@@ -17,8 +17,6 @@ export interface EventQueueOptions {
   concurrency: number;
 }
 
-/** How long `last_event_at` may lag: a tag row is written at most once per this window per process. */
-export const LAST_EVENT_RESOLUTION_MS = 5_000;
 /** How long a live tag is trusted without reading it again. Tags that are not live are never cached. */
 export const LIVE_TAG_TTL_MS = 5_000;
 export const RETRY_AFTER_SECONDS = 1;
@@ -56,7 +54,7 @@ interface Waiting {
 export class EventQueue {
   /** Live tags by id, shared by every ingestion route (the hot path reads no tag row per request). */
   readonly liveTags = new TtlCache<string, LiveTag>(50_000);
-  private readonly touched = new TtlCache<string, true>(100_000);
+  private readonly activity: TagActivity;
   /** Writes started and events written since start (for tests and metrics). */
   readonly stats = { writes: 0, events: 0 };
   private waiting: Waiting[] = [];
@@ -72,7 +70,9 @@ export class EventQueue {
     private readonly db: Database,
     private readonly options: EventQueueOptions,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.activity = new TagActivity(db);
+  }
 
   /** Events accepted but not yet stored. */
   get pending(): number {
@@ -193,24 +193,9 @@ export class EventQueue {
     }
   }
 
-  /**
-   * The tag lifecycle: a tag that stored an event becomes `active` (from `waiting_for_events`),
-   * keeps its `first_event_at` and moves `last_event_at`. A hot tag's row is written at most once
-   * per LAST_EVENT_RESOLUTION_MS per process, not on every batch.
-   */
+  /** The tag lifecycle (services/tag/tag-activity.ts); live tags cached here learn they are active. */
   private async touchTags(tagIds: string[]): Promise<void> {
-    const due = tagIds.filter((id) => this.touched.get(id) === undefined).sort();
-    if (due.length === 0) return;
-    await this.db
-      .update(tags)
-      .set({
-        status: sql`case when ${tags.status} = 'waiting_for_events' then 'active'::tag_status else ${tags.status} end`,
-        firstEventAt: sql`coalesce(${tags.firstEventAt}, now())`,
-        lastEventAt: sql`now()`,
-      })
-      .where(inArray(tags.id, due));
-    for (const id of due) {
-      this.touched.set(id, true, LAST_EVENT_RESOLUTION_MS);
+    for (const id of await this.activity.record(tagIds)) {
       const live = this.liveTags.get(id);
       if (live && live.status !== 'active') this.liveTags.set(id, { ...live, status: 'active' }, LIVE_TAG_TTL_MS);
     }
