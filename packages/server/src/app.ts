@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { watchApiKeys } from './auth/key-cache.js';
 import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { type CnameResolver, createCnameResolver } from './dns/cname-resolver.js';
@@ -12,6 +11,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { EventQueue } from './services/events/event-queue.js';
 import { StreamHub } from './services/events/stream-hub.js';
+import { watchApiKeys } from './services/partner/key-cache.js';
 
 export interface RunningApp {
   server: http.Server;

@@ -1,4 +1,3 @@
-import type { AuthenticatedPartner } from './auth/authenticate.js';
 import type { Database } from './db/client.js';
 import type { CnameResolver } from './dns/cname-resolver.js';
 import type { Env } from './env.js';
@@ -7,6 +6,7 @@ import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { EventQueue } from './services/events/event-queue.js';
 import type { StreamHub } from './services/events/stream-hub.js';
+import type { AuthenticatedPartner } from './services/partner/authenticate.js';
 
 /** What every request shares: built once at start. */
 export interface AppDeps {

@@ -1,9 +1,9 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { authenticate } from './auth/authenticate.js';
 import type { Context } from './context.js';
 import { AppError, type ErrorReason, errorResponse, toAppError } from './errors.js';
 import { exceedsJsonDepth, TOO_DEEP_MESSAGE } from './http/body.js';
+import { authenticate } from './services/partner/authenticate.js';
 
 export interface Meta extends OpenApiMeta {
   /** HTTP status of a successful REST answer (default 200). */

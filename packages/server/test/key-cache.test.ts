@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyCache, KEY_CACHE_TTL_MS, keyCacheFor } from '../src/auth/key-cache.js';
-import { hashApiKey } from '../src/auth/keys.js';
+import { ApiKeyCache, KEY_CACHE_TTL_MS, keyCacheFor } from '../src/services/partner/key-cache.js';
+import { hashApiKey } from '../src/services/partner/key-hash.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';
 

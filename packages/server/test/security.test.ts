@@ -162,7 +162,7 @@ describe('API keys never reach the logs', () => {
 describe('API key last_used_at', () => {
   it('is set after the key is used, off the request path', async () => {
     const { apiKeys } = await import('../src/db/schema/index.js');
-    const { hashApiKey } = await import('../src/auth/keys.js');
+    const { hashApiKey } = await import('../src/services/partner/key-hash.js');
     const { eq } = await import('drizzle-orm');
     const row = async () =>
       (

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EVENT_NAME_MAX, parseEventNames, Uuid } from '@partner/shared-schemas';
 import { z } from 'zod';
-import { authenticate } from '../auth/authenticate.js';
 import type { AppDeps } from '../context.js';
 import { AppError, errorResponse, toAppError } from '../errors.js';
 import { type EventSubscription, parseLastEventId, type StreamedEvent } from '../services/events/stream-hub.js';
 import { findOwnMerchant } from '../services/merchant/find-merchant.js';
+import { authenticate } from '../services/partner/authenticate.js';
 import { sendError } from './respond.js';
 
 /** `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription. */

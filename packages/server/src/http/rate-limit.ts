@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { hashApiKey } from '../auth/keys.js';
 import type { Env } from '../env.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { hashApiKey } from '../services/partner/key-hash.js';
 
 export interface RateLimits {
   /**

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { type AuthErrorBody, BEARER_TOKEN_REQUIRED_MESSAGE } from '@partner/shared-schemas';
-import { BearerTokenMissingError } from '../auth/authenticate.js';
 import { type AppError, errorResponse } from '../errors.js';
+import { BearerTokenMissingError } from '../services/partner/authenticate.js';
 
 export function sendJson(
   res: ServerResponse,

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import { type AuthenticatedPartner, authenticate } from '../auth/authenticate.js';
 import type { AppDeps, Context } from '../context.js';
 import { type AppError, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
+import { type AuthenticatedPartner, authenticate } from '../services/partner/authenticate.js';
 import { readJsonBody } from './body.js';
 import { rejectReservedQueryKeys } from './guards.js';
 import { applyIdempotency } from './idempotency.js';

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createCollector } from '../collector/handler.js';
 import type { AppDeps } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { AppError, toAppError } from '../errors.js';
+import { createCollector } from './collector/handler.js';
 import { DOCS_PATH, handleDocs } from './docs.js';
 import { EVENT_STREAM_PATH, handleEventStream } from './event-stream.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -59,7 +59,7 @@ export function createRequestListener(
     });
 
     try {
-      // A request for a tag's collector host (its CNAME) is the first-party collector's (collector/).
+      // A request for a tag's collector host (its CNAME) is the first-party collector's (http/collector/).
       const collectorHost = await collector.match(req);
       if (collectorHost !== null || options.collectorOnly) {
         if (collectorHost !== null) await collector.handle(req, res, collectorHost);

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
-import { bearerToken } from '../auth/authenticate.js';
-import { isWellFormedApiKey } from '../auth/keys.js';
 import type { AppDeps, Context } from '../context.js';
 import { toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
+import { bearerToken } from '../services/partner/authenticate.js';
+import { isWellFormedApiKey } from '../services/partner/key-hash.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { restErrorBody, sendError } from './respond.js';
 

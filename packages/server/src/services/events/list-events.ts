@@ -6,10 +6,10 @@ import {
   parseEventNames,
 } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
 import { readRows, toQuery } from '../../db/read-rows.js';
 import { AppError } from '../../errors.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 
 export const MAX_EVENT_NAME_FILTERS = 50;
 

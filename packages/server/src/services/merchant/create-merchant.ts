@@ -1,7 +1,7 @@
 import type { CreateMerchantResponse } from '@partner/shared-schemas';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
 import { merchants } from '../../db/schema/index.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 
 export async function createMerchant(
   db: Database,

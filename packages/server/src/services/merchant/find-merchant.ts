@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
 import { type MerchantRow, merchants } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 
 /** The partner's merchant, or 404 MERCHANT_NOT_FOUND: another partner's merchant answers as a missing one. */
 export async function findOwnMerchant(

@@ -1,8 +1,8 @@
 import { buildPagination, type ListMerchantsResponse } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
 import { readRows, toQuery } from '../../db/read-rows.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 
 export interface ListMerchantsParams {
   page: number;

@@ -1,9 +1,9 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import { keyCacheFor } from '../../auth/key-cache.js';
-import { generateApiKey } from '../../auth/keys.js';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
+import { keyCacheFor } from './key-cache.js';
+import { generateApiKey } from './key-hash.js';
 
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 

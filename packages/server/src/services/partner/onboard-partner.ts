@@ -1,11 +1,11 @@
 import { type DnsRecord, DomainInput } from '@partner/shared-schemas';
 import { eq } from 'drizzle-orm';
-import { generateApiKey } from '../../auth/keys.js';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
 import { newRecordLabel } from '../tag/domains.js';
 import { cnameRecord } from '../tag/record.js';
+import { generateApiKey } from './key-hash.js';
 
 export interface OnboardedPartner {
   partnerId: string;

@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
 import { merchants, type TagRow, tags } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 
 /**
  * The partner's tag, for the tag operations that take a tagId (verify, snippet): an unknown tag is

@@ -1,9 +1,9 @@
 import { type GenerateTagResponse, TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE } from '@partner/shared-schemas';
 import { and, eq } from 'drizzle-orm';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
 import { tags } from '../../db/schema/index.js';
 import { findOwnMerchant } from '../merchant/find-merchant.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 import { classifyDomain, newRecordLabel } from './domains.js';
 import { cnameRecord } from './record.js';
 

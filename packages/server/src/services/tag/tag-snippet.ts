@@ -1,6 +1,6 @@
 import type { TagSnippetResponse } from '@partner/shared-schemas';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 import { collectorHostOf, scriptUrlOf } from './collector-host.js';
 import { findOwnTag } from './find-own-tag.js';
 

@@ -1,10 +1,10 @@
 import type { VerifyTagResponse } from '@partner/shared-schemas';
 import { eq, sql } from 'drizzle-orm';
-import type { AuthenticatedPartner } from '../../auth/authenticate.js';
 import type { Database } from '../../db/client.js';
 import { tags } from '../../db/schema/index.js';
 import type { CnameResolver } from '../../dns/cname-resolver.js';
 import { AppError } from '../../errors.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
 import { canonicalHost, isUnderDomain, rootDomainOf } from './domains.js';
 import { findOwnTag } from './find-own-tag.js';
 

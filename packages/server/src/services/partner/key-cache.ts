@@ -1,5 +1,5 @@
-import type { Database, DatabaseHandle } from '../db/client.js';
-import type { Logger } from '../logger.js';
+import type { Database, DatabaseHandle } from '../../db/client.js';
+import type { Logger } from '../../logger.js';
 
 /** The channel migration 0005's triggers notify on when a key or a partner changes. */
 export const API_KEYS_CHANNEL = 'partner_api_keys';

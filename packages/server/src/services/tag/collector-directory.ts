@@ -1,10 +1,10 @@
 import { isIP } from 'node:net';
 import { and, eq } from 'drizzle-orm';
-import { TtlCache } from '../cache/ttl-cache.js';
-import type { Database } from '../db/client.js';
-import { merchants, partners, tags } from '../db/schema/index.js';
-import { collectorHostOf } from '../services/tag/collector-host.js';
-import { rootDomainOf } from '../services/tag/domains.js';
+import { TtlCache } from '../../cache/ttl-cache.js';
+import type { Database } from '../../db/client.js';
+import { merchants, partners, tags } from '../../db/schema/index.js';
+import { collectorHostOf } from './collector-host.js';
+import { rootDomainOf } from './domains.js';
 
 /** How long host and tag lookups are trusted (a tag's collector host never changes). */
 const HOST_TTL_MS = 30_000;

@@ -1,6 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { apiKeys } from '../db/schema/index.js';
+import type { Database } from '../../db/client.js';
+import { apiKeys } from '../../db/schema/index.js';
 
 /** `last_used_at` is written at most once per minute per key and process. */
 export const LAST_USED_RESOLUTION_MS = 60_000;

@@ -1,10 +1,10 @@
 import { BEARER_TOKEN_REQUIRED_MESSAGE } from '@partner/shared-schemas';
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import { apiKeys, partners } from '../db/schema/index.js';
-import { AppError } from '../errors.js';
+import type { Database } from '../../db/client.js';
+import { apiKeys, partners } from '../../db/schema/index.js';
+import { AppError } from '../../errors.js';
 import { keyCacheFor } from './key-cache.js';
-import { hashApiKey, hashesEqual, isWellFormedApiKey } from './keys.js';
+import { hashApiKey, hashesEqual, isWellFormedApiKey } from './key-hash.js';
 import { touchApiKey } from './last-used.js';
 
 export interface AuthenticatedPartner {
@@ -36,7 +36,7 @@ export function bearerToken(header: string | string[] | undefined): string | nul
  * Resolves the partner that owns the bearer token. Missing token -> BearerTokenMissingError;
  * a malformed, unknown, expired or revoked one -> UNAUTHORIZED. Keys are looked up by hash and
  * the hashes compared in constant time; verified keys are cached in memory until any key or
- * partner changes (auth/key-cache.ts), so a partner's requests do not each read their key.
+ * partner changes (services/partner/key-cache.ts), so a partner's requests do not each read their key.
  */
 export async function authenticate(db: Database, header: string | string[] | undefined): Promise<AuthenticatedPartner> {
   const raw = Array.isArray(header) ? header[0] : header;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { TtlCache } from '../cache/ttl-cache.js';
+import { TtlCache } from '../../cache/ttl-cache.js';
 
 const SOURCE_PATH = new URL('./script/tag.js', import.meta.url);
 
