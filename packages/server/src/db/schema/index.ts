@@ -6,3 +6,4 @@ export * from './idempotency-keys.js';
 export * from './merchants.js';
 export * from './partners.js';
 export * from './tags.js';
+export * from './webhooks.js';

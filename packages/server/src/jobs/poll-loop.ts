@@ -1,0 +1,123 @@
+import type { Logger } from '../logger.js';
+
+export interface PollLoopOptions {
+  /** Names the loop in logs. */
+  name: string;
+  /** Pause between runs (ms). */
+  intervalMs: number;
+  /** Each pause is drawn from intervalMs x [1 - jitter, 1 + jitter] so instances drift apart. Default 0.2. */
+  jitter?: number;
+  /**
+   * Deadline of one run (ms): the signal aborts then and the loop goes on without waiting further.
+   * Default: 30 s.
+   */
+  runTimeoutMs?: number;
+  logger: Logger;
+  /**
+   * One round of work. Resolve `true` when there may be more to do now (the next run starts at
+   * once, without the pause). Errors are logged, never thrown. Honour `signal`: it aborts at the
+   * deadline and on stop().
+   */
+  run: (signal: AbortSignal) => Promise<unknown>;
+}
+
+export interface PollLoop {
+  /** Starts the loop; the first run begins at once. Calling it again does nothing. */
+  start(): void;
+  /** Runs as soon as possible (now if idle, right after the current run otherwise). */
+  wake(): void;
+  /**
+   * Stops: no new run starts, the current run's signal aborts, and this resolves when that run has
+   * ended (at the latest at its deadline).
+   */
+  stop(): Promise<void>;
+  /** True between start() and stop(). */
+  readonly running: boolean;
+}
+
+/**
+ * A background loop: run, pause (interval with jitter), run again; `wake()` cuts the pause short.
+ * One run at a time per loop, each with a deadline; a failing run is logged and the loop goes on.
+ * The source of truth for what is due lives in the database (runs claim rows), so a loop only
+ * decides when this process looks; several processes may run the same loop.
+ */
+export function createPollLoop(options: PollLoopOptions): PollLoop {
+  const jitter = Math.min(Math.max(options.jitter ?? 0.2, 0), 1);
+  const runTimeoutMs = options.runTimeoutMs ?? 30_000;
+  const log = options.logger.child({ loop: options.name });
+
+  let running = false;
+  let timer: NodeJS.Timeout | undefined;
+  let current: Promise<void> | undefined;
+  let controller: AbortController | undefined;
+  let wakeRequested = false;
+
+  const pause = () => options.intervalMs * (1 - jitter + Math.random() * 2 * jitter);
+
+  const schedule = (delayMs: number) => {
+    if (!running) return;
+    clearTimeout(timer);
+    timer = setTimeout(tick, delayMs);
+    timer.unref?.();
+  };
+
+  async function runOnce(): Promise<boolean> {
+    controller = new AbortController();
+    const signal = controller.signal;
+    let deadline: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      deadline = setTimeout(() => {
+        controller?.abort(new Error(`${options.name}: run deadline of ${runTimeoutMs} ms reached`));
+        resolve('timeout');
+      }, runTimeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([options.run(signal), timedOut]);
+      if (outcome === 'timeout') {
+        log.warn({ runTimeoutMs }, 'background run reached its deadline');
+        return false;
+      }
+      return outcome === true;
+    } catch (error) {
+      log.error({ err: error }, 'background run failed');
+      return false;
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  function tick() {
+    timer = undefined;
+    if (!running || current) return;
+    wakeRequested = false;
+    current = runOnce().then((more) => {
+      current = undefined;
+      if (!running) return;
+      schedule(more || wakeRequested ? 0 : pause());
+    });
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      schedule(0);
+    },
+    wake() {
+      if (!running) return;
+      if (current) wakeRequested = true;
+      else schedule(0);
+    },
+    async stop() {
+      if (!running) return current;
+      running = false;
+      clearTimeout(timer);
+      timer = undefined;
+      controller?.abort(new Error(`${options.name}: stopping`));
+      await current;
+    },
+    get running() {
+      return running;
+    },
+  };
+}

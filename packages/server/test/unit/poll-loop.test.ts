@@ -1,0 +1,122 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createPollLoop } from '../../src/jobs/poll-loop.js';
+
+const logged: Array<{ level: number; msg: string }> = [];
+const logger = pino({ level: 'info' }, { write: (line: string) => logged.push(JSON.parse(line)) });
+
+const until = async (condition: () => boolean, timeoutMs = 5000) => {
+  const end = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+describe('createPollLoop', () => {
+  it('runs at start, again after the interval, and at once on wake()', async () => {
+    let runs = 0;
+    const loop = createPollLoop({ name: 't1', intervalMs: 60_000, logger, run: async () => void runs++ });
+    loop.start();
+    await until(() => runs === 1);
+    loop.wake();
+    await until(() => runs === 2);
+    await loop.stop();
+    expect(loop.running).toBe(false);
+    loop.wake();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(runs).toBe(2);
+  });
+
+  it('runs again without a pause while a run reports more work', async () => {
+    let runs = 0;
+    const loop = createPollLoop({ name: 't2', intervalMs: 60_000, logger, run: async () => ++runs < 5 });
+    loop.start();
+    await until(() => runs === 5);
+    await loop.stop();
+    expect(runs).toBe(5);
+  });
+
+  it('logs a failing run and goes on', async () => {
+    let runs = 0;
+    const loop = createPollLoop({
+      name: 't3',
+      intervalMs: 1,
+      jitter: 0,
+      logger,
+      run: async () => {
+        runs++;
+        throw new Error('boom');
+      },
+    });
+    loop.start();
+    await until(() => runs >= 3);
+    await loop.stop();
+    expect(logged.some((entry) => entry.msg === 'background run failed')).toBe(true);
+  });
+
+  it('aborts a run at its deadline and goes on', async () => {
+    let runs = 0;
+    let aborted = 0;
+    const loop = createPollLoop({
+      name: 't4',
+      intervalMs: 1,
+      runTimeoutMs: 20,
+      logger,
+      run: (signal) =>
+        new Promise<void>(() => {
+          runs++;
+          signal.addEventListener('abort', () => aborted++);
+        }),
+    });
+    loop.start();
+    await until(() => runs >= 2);
+    await loop.stop();
+    expect(aborted).toBeGreaterThanOrEqual(1);
+    expect(logged.some((entry) => entry.msg === 'background run reached its deadline')).toBe(true);
+  });
+
+  it('stop() aborts the current run and waits for it to end', async () => {
+    let finished = false;
+    const loop = createPollLoop({
+      name: 't5',
+      intervalMs: 60_000,
+      logger,
+      run: (signal) =>
+        new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () =>
+            setTimeout(() => {
+              finished = true;
+              resolve();
+            }, 30),
+          );
+        }),
+    });
+    loop.start();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await loop.stop();
+    expect(finished).toBe(true);
+  });
+
+  it('a wake() during a run starts another run right after it', async () => {
+    let runs = 0;
+    let release: () => void = () => {};
+    const loop = createPollLoop({
+      name: 't6',
+      intervalMs: 60_000,
+      logger,
+      run: () =>
+        new Promise<void>((resolve) => {
+          runs++;
+          release = resolve;
+        }),
+    });
+    loop.start();
+    await until(() => runs === 1);
+    loop.wake();
+    release();
+    await until(() => runs === 2);
+    release();
+    await loop.stop();
+  });
+});
