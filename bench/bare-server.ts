@@ -1,35 +1,63 @@
 /**
- * The baseline for merchant-list throughput: a bare node:http server that answers
- * `GET /v1/partners/merchant?page&limit` for one partner (PARTNER_ID) with the same statement the
- * API's merchant list runs (`merchantListSql`: the page with its tags as JSON, and the count) and
- * the same JSON body, and nothing else: no authentication, validation, routing framework, logging
- * or security headers.
+ * The baseline server: a bare node:http server that answers, for one partner (PARTNER_ID),
+ * - `GET /v1/partners/merchant?page&limit` with the statement the API's merchant list runs
+ *   (`merchantListSql`: the page with its tags as JSON, and the count), and
+ * - `GET /v1/partners/events?merchantId&...` with the two statements the API's event list runs
+ *   (`eventListQueries`: the page, and the access check with the count), in parallel,
+ * over postgres.js, prepared as the server sends them, writing the same JSON bodies; and nothing
+ * else: no authentication, input schema, routing framework, logging or security headers.
  */
 import http from 'node:http';
+import { eventListQueries, type ListEventsParams, merchantListSql } from '@partner/server/bench';
+import { buildPagination } from '@partner/shared-schemas';
 import postgres from 'postgres';
-import { merchantListSql } from '../packages/server/src/services/merchant/list-merchants.js';
 
 const url = process.env.DATABASE_URL ?? '';
 const partnerId = process.env.PARTNER_ID ?? '';
 if (!url || !partnerId) throw new Error('DATABASE_URL and PARTNER_ID are required');
 const sql = postgres(url, { max: Number(process.env.DB_POOL_MAX ?? 6), onnotice: () => {} });
+const run = (query: { sql: string; params: unknown[] }) =>
+  sql.unsafe(query.sql, query.params as never[], { prepare: true });
 
-async function listMerchants(page: number, limit: number) {
-  const query = merchantListSql(partnerId, { page, limit });
-  // Prepared, as the API server sends it (postgres.js `unsafe` alone would parse and plan each time).
-  const [row] = await sql.unsafe(query.sql, query.params as never[], { prepare: true });
-  const total = Number(row?.total ?? 0);
-  const totalPages = Math.ceil(total / limit);
+async function listMerchants(search: URLSearchParams) {
+  const page = Number(search.get('page') ?? 1);
+  const limit = Number(search.get('limit') ?? 10);
+  const [row] = await run(merchantListSql(partnerId, { page, limit }));
   return {
-    merchants: row ? JSON.parse(row.merchants as string) : [],
-    pagination: {
-      currentPage: page,
-      itemsPerPage: limit,
-      totalItems: total,
-      total,
-      totalPages,
-      hasNextPage: page < totalPages,
-      hasPreviousPage: page > 1,
+    status: 200,
+    body: {
+      merchants: row ? JSON.parse(row.merchants as string) : [],
+      pagination: buildPagination(page, limit, Number(row?.total ?? 0)),
+    },
+  };
+}
+
+async function listEvents(search: URLSearchParams) {
+  const params: ListEventsParams = {
+    merchantId: search.get('merchantId') ?? '',
+    page: Number(search.get('page') ?? 1),
+    limit: Number(search.get('limit') ?? 12),
+    sortOrder: search.get('sortOrder') === 'asc' ? 'asc' : 'desc',
+    sortBy: search.get('sortBy') === 'event_name' ? 'event_name' : 'event_time',
+    events: search.get('events') ?? undefined,
+    startDate: search.get('startDate') ?? undefined,
+    endDate: search.get('endDate') ?? undefined,
+  };
+  const queries = eventListQueries(partnerId, params);
+  const [count, data] = await Promise.all([run(queries.count), run(queries.data)]);
+  const access = count[0];
+  if (!access?.tagged) return { status: 404, body: { message: 'Merchant not found', code: 'MERCHANT_NOT_FOUND' } };
+  return {
+    status: 200,
+    body: {
+      events: data.map((row) => ({
+        id: row.id as string,
+        muid: row.muid as string,
+        event_name: row.event_name as string,
+        event_time: row.event_time as string,
+        raw_data: row.raw_data as string,
+      })),
+      pagination: buildPagination(params.page, params.limit, Number(access.total ?? 0)),
     },
   };
 }
@@ -40,11 +68,20 @@ const server = http.createServer((req, res) => {
     res.end('ok');
     return;
   }
-  const page = Number(parsed.searchParams.get('page') ?? 1);
-  const limit = Number(parsed.searchParams.get('limit') ?? 10);
-  listMerchants(page, limit).then(
-    (body) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
+  const handler =
+    parsed.pathname === '/v1/partners/events'
+      ? listEvents
+      : parsed.pathname === '/v1/partners/merchant'
+        ? listMerchants
+        : null;
+  if (!handler) {
+    res.writeHead(404);
+    res.end();
+    return;
+  }
+  handler(parsed.searchParams).then(
+    ({ status, body }) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     },
     (error: unknown) => {

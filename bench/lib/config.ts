@@ -1,0 +1,85 @@
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+/** The sections of `pnpm bench`, in the order a full run takes them. */
+export const SECTION_NAMES = ['lists', 'merchants', 'ingestion', 'stream', 'export'] as const;
+export type SectionName = (typeof SECTION_NAMES)[number];
+
+export interface Settings {
+  quick: boolean;
+  sections: SectionName[];
+  merchantCount: number;
+  /** Events at the large scale (all merchants together). */
+  largeEvents: number;
+  /** Events at the small scale (growth is large / small). */
+  smallEvents: number;
+  reps: number;
+  /** Seconds per merchant-list load round and per collector-host ingestion run. */
+  durationSeconds: number;
+  ingestEvents: number;
+  /** Events of the merchant whose export is timed (at most the events one merchant holds). */
+  exportEvents: number;
+  poolMax: number;
+  keep: boolean;
+  outDir: string;
+}
+
+const USAGE = `pnpm bench [--section=lists,merchants,ingestion,stream,export] [--quick] [--events N] [--merchants N]
+  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR]`;
+
+function positive(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be a positive integer\n${USAGE}`);
+  return value;
+}
+
+/** Parses the command line (see bench/README.md). */
+export function parseSettings(argv: string[], benchDir: string): Settings {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      section: { type: 'string', multiple: true },
+      quick: { type: 'boolean', default: false },
+      events: { type: 'string' },
+      merchants: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      reps: { type: 'string' },
+      duration: { type: 'string' },
+      ingest: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    allowPositionals: false,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const requested = (values.section ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const name of requested) {
+    if (!(SECTION_NAMES as readonly string[]).includes(name)) {
+      throw new Error(`--section: unknown section ${name} (one of ${SECTION_NAMES.join(', ')})`);
+    }
+  }
+  const sections = requested.length === 0 ? [...SECTION_NAMES] : SECTION_NAMES.filter((s) => requested.includes(s));
+  const quick = values.quick ?? false;
+  const merchantCount = positive('merchants', Number(values.merchants ?? 10));
+  const largeEvents = positive('events', Number(values.events ?? (quick ? 300_000 : 10_000_000)));
+  return {
+    quick,
+    sections,
+    merchantCount,
+    largeEvents,
+    smallEvents: Math.min(100_000, Math.max(merchantCount, Math.floor(largeEvents / 10))),
+    reps: positive('reps', Number(values.reps ?? (quick ? 60 : 200))),
+    durationSeconds: positive('duration', Number(values.duration ?? (quick ? 3 : 10))),
+    ingestEvents: positive('ingest', Number(values.ingest ?? (quick ? 20_000 : 100_000))),
+    exportEvents: Math.floor(largeEvents / merchantCount),
+    poolMax: Number(process.env.DB_POOL_MAX ?? 2 * os.availableParallelism() + 2),
+    keep: values.keep ?? false,
+    outDir: path.resolve(values.out ?? path.join(benchDir, 'results')),
+  };
+}

@@ -1,0 +1,168 @@
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type OnboardedPartner, onboardPartner, openDatabase } from '@partner/server/bench';
+import postgres from 'postgres';
+import { type Child, startChild } from './children.js';
+import type { Settings } from './config.js';
+import { closeAgent, request, requestJson } from './http.js';
+import { log } from './log.js';
+import { type SeedMerchant, seedEvents } from './seed.js';
+import { since } from './stats.js';
+
+export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const SERVER_DIR = path.resolve(BENCH_DIR, '../packages/server');
+export const TARGET_HOST = 'tags.partner-tags.example';
+
+export interface SeedFigures {
+  events: number;
+  seconds: number;
+  vacuumSeconds: number;
+}
+
+/** What every section gets: the database, one partner, the API server, the seeded merchants. */
+export interface BenchContext {
+  settings: Settings;
+  url: string;
+  /** postgres.js on the bench database (the raw SQL baselines), pool of `settings.poolMax`. */
+  raw: postgres.Sql;
+  partner: OnboardedPartner;
+  auth: { authorization: string };
+  api: Child;
+  /** The merchants holding the seeded events (every one has a tag). */
+  merchants: SeedMerchant[];
+  /** A merchant with a tag and no seeded events: ingestion and stream runs write there. */
+  spareMerchant: SeedMerchant;
+  /** Events per seeded merchant so far. */
+  perMerchant(): number;
+  /** Adds events until every seeded merchant holds `perMerchant`; then VACUUM (ANALYZE). */
+  seedTo(perMerchant: number, label: string): Promise<SeedFigures | null>;
+  /** Starts another process (stopped with the context). */
+  spawn(options: Parameters<typeof startChild>[0]): Promise<Child>;
+  pgVersion: string;
+  close(): Promise<void>;
+}
+
+/** The server's environment for bench runs: production mode, rate limits off, the bench's pool. */
+export function serverEnv(settings: Settings, url: string): Record<string, string> {
+  return {
+    DATABASE_URL: url,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'error',
+    DB_POOL_MAX: String(settings.poolMax),
+    RATE_LIMIT_PER_MINUTE: '0',
+    COLLECT_RATE_LIMIT_PER_MINUTE: '0',
+    TAG_TARGET_HOST: TARGET_HOST,
+  };
+}
+
+/** The API server as production runs it. */
+export function apiServer(settings: Settings, url: string, name = 'API server'): Parameters<typeof startChild>[0] {
+  return { name, cwd: SERVER_DIR, script: 'src/main.ts', readyPath: '/healthz', env: serverEnv(settings, url) };
+}
+
+/**
+ * A fresh `bench_<stamp>` database (or BENCH_DATABASE_URL as given), the server's migrations, one
+ * partner, the API server, and `merchantCount + 1` merchants with a tag each.
+ */
+export async function openContext(settings: Settings, stamp: string): Promise<BenchContext> {
+  const givenUrl = process.env.BENCH_DATABASE_URL;
+  const dbName = `bench_${stamp.toLowerCase()}`;
+  const url = givenUrl ?? `postgres://postgres@127.0.0.1:5432/${dbName}`;
+  const admin = givenUrl
+    ? null
+    : postgres('postgres://postgres@127.0.0.1:5432/postgres', { max: 1, onnotice: () => {} });
+  if (admin) await admin.unsafe(`create database ${dbName}`);
+  const children: Child[] = [];
+  const raw = postgres(url, { max: settings.poolMax, onnotice: () => {} });
+  const seedSql = postgres(url, { max: 1, onnotice: () => {} });
+  const close = async () => {
+    for (const child of children.reverse()) await child.stop().catch(() => {});
+    closeAgent();
+    await raw.end({ timeout: 5 });
+    await seedSql.end({ timeout: 5 });
+    if (admin) {
+      if (settings.keep) log(`bench: kept database ${dbName}`);
+      else await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+      await admin.end({ timeout: 5 });
+    }
+  };
+  try {
+    log(
+      `bench: database ${givenUrl ? url : dbName}, sections ${settings.sections.join(', ')}, pool ${settings.poolMax}`,
+    );
+    const handle = await openDatabase({ kind: 'postgres', url, maxConnections: 2 });
+    const partner = await onboardPartner(
+      handle.db,
+      { name: 'Bench Partner', domain: `bench-${stamp.slice(-6)}.partner-bench.com` },
+      TARGET_HOST,
+    );
+    await handle.close();
+    const pgVersion = String((await raw`select current_setting('server_version') as v`)[0]?.v);
+    const spawn = async (options: Parameters<typeof startChild>[0]) => {
+      const child = await startChild(options);
+      children.push(child);
+      return child;
+    };
+    const api = await spawn(apiServer(settings, url));
+    const auth = { authorization: `Bearer ${partner.apiKey}` };
+    const merchants: SeedMerchant[] = [];
+    for (let i = 0; i < settings.merchantCount + 1; i++) {
+      const created = await requestJson<{ merchantId: string }>(`${api.url}/v1/partners/merchant`, {
+        method: 'POST',
+        headers: auth,
+        body: { name: `Bench merchant ${i}` },
+        expect: 201,
+      });
+      // 201 for a new tag (200 would be an existing one): either is fine here.
+      const res = await request(`${api.url}/v1/partners/tag/generate`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ merchantId: created.merchantId, domain: partner.domain }),
+      });
+      if (res.status >= 300) throw new Error(`tag/generate: ${res.status} ${res.body}`);
+      const tag = JSON.parse(res.body) as { tagId: string };
+      merchants.push({ merchantId: created.merchantId, tagId: tag.tagId });
+    }
+    const spareMerchant = merchants.pop() as SeedMerchant;
+    let perMerchant = 0;
+    return {
+      settings,
+      url,
+      raw,
+      partner,
+      auth,
+      api,
+      merchants,
+      spareMerchant,
+      pgVersion,
+      perMerchant: () => perMerchant,
+      seedTo: async (target, label) => {
+        if (target <= perMerchant) return null;
+        const seeded = await seedEvents(seedSql, merchants, target - perMerchant, label);
+        perMerchant = target;
+        const start = process.hrtime.bigint();
+        await seedSql`vacuum (analyze) events`;
+        await seedSql`vacuum (analyze) event_day_counts`;
+        const vacuumSeconds = since(start) / 1000;
+        log(
+          `bench: ${label}: ${seeded.events.toLocaleString('en-US')} events in ${seeded.seconds.toFixed(1)} s, vacuum ${vacuumSeconds.toFixed(1)} s`,
+        );
+        return { ...seeded, vacuumSeconds };
+      },
+      spawn,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export const machine = () => ({
+  cpus: os.availableParallelism(),
+  memoryGb: Math.round(os.totalmem() / 2 ** 30),
+  node: process.version,
+  /** 1-minute load average when the run started: the machine is shared. */
+  loadAverage: os.loadavg()[0] ?? 0,
+});

@@ -1,0 +1,16 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SectionName, Settings } from './config.js';
+
+/** Writes `bench-<stamp>.md`, `bench-<stamp>.json` (git-ignored) and `latest.md` under `outDir`. */
+export function writeReport(settings: Settings, stamp: string, markdown: string, json: unknown): string {
+  fs.mkdirSync(settings.outDir, { recursive: true });
+  const md = path.join(settings.outDir, `bench-${stamp}.md`);
+  fs.writeFileSync(md, markdown);
+  fs.writeFileSync(path.join(settings.outDir, `bench-${stamp}.json`), `${JSON.stringify(json, null, 2)}\n`);
+  // A partial run (--section) does not replace the last full table.
+  if (settings.sections.length === 5) fs.writeFileSync(path.join(settings.outDir, 'latest.md'), markdown);
+  return md;
+}
+
+export type { SectionName };

@@ -1,0 +1,312 @@
+/**
+ * ingestion: (1) `POST /v1/collect` in batches of 500, 4 concurrent, timed until every event is
+ * stored, against raw batched `INSERT ... SELECT FROM unnest(...) ON CONFLICT DO NOTHING` over
+ * postgres.js, with and without the day-count trigger; (2) many senders (64) posting small batches
+ * to `POST /e` on the tag's collector host for a fixed time: accept rate and latency, and a check
+ * that every accepted event is stored.
+ */
+import http from 'node:http';
+import type postgres from 'postgres';
+import type { BenchContext } from '../lib/context.js';
+import { request } from '../lib/http.js';
+import { log } from '../lib/log.js';
+import type { SeedMerchant } from '../lib/seed.js';
+import { int, quantile, ratio, since } from '../lib/stats.js';
+import { mark, type Section } from './types.js';
+
+export interface BatchedIngestion {
+  events: number;
+  batch: number;
+  concurrency: number;
+  collectorPerSecond: number;
+  rawPerSecond: number;
+  rawWithoutDayCountsPerSecond: number;
+  ratio: number;
+  triggerCost: number;
+  /** The day-count trigger's time over the whole statement's, from EXPLAIN ANALYZE. */
+  triggerShare: number;
+  triggerMsPerStatement: number;
+  error?: string;
+}
+
+export interface SendersIngestion {
+  senders: number;
+  batch: number;
+  seconds: number;
+  accepted: number;
+  stored: number;
+  refused: number;
+  failed: number;
+  perSecond: number;
+  acceptP50: number;
+  acceptP99: number;
+  /** Accepted events/s against the raw batched insert rate of (1). */
+  ratio: number;
+}
+
+export interface IngestionResult {
+  batched: BatchedIngestion;
+  senders: SendersIngestion;
+}
+
+const storedCount = async (raw: postgres.Sql, merchantId: string, prefix: string) =>
+  Number(
+    (await raw`select count(*)::int as n from events where merchant_id = ${merchantId} and id like ${`${prefix}-%`}`)[0]
+      ?.n,
+  );
+
+async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promise<BatchedIngestion> {
+  const { raw } = ctx;
+  const batch = 500;
+  const concurrency = 4;
+  const batches = Math.max(1, Math.ceil(ctx.settings.ingestEvents / batch));
+  const now = Date.now();
+  const makeBatch = (prefix: string, b: number) =>
+    Array.from({ length: batch }, (_, i) => ({
+      id: `${prefix}-${b}-${i}`,
+      event_name: i % 10 === 0 ? 'Purchase' : 'PageView',
+      event_time: new Date(now - ((b * batch + i) % 86_400) * 1000).toISOString(),
+      muid: `u${i % 97}`,
+      data: { path: `/p/${i}`, value: i },
+    }));
+  const run = async (send: (b: number) => Promise<void>) => {
+    let next = 0;
+    const start = process.hrtime.bigint();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let b = next++; b < batches; b = next++) await send(b);
+      }),
+    );
+    return since(start) / 1000;
+  };
+  const insertRaw = (prefix: string) => async (b: number) => {
+    const rows = makeBatch(prefix, b);
+    await raw`insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
+      select ${merchant.merchantId}::uuid, id, ${merchant.tagId}::uuid, muid, event_name, event_time, raw_data
+      from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.muid)}::text[],
+        ${rows.map((r) => r.event_name)}::text[], ${rows.map((r) => r.event_time)}::timestamptz[],
+        ${rows.map((r) => JSON.stringify(r.data))}::text[]) as t(id, muid, event_name, event_time, raw_data)
+      on conflict do nothing`;
+  };
+  const total = batches * batch;
+  // Raw inserts with and without the day-count trigger, three alternating rounds each (the
+  // median of each): on a shared machine one round of each says little.
+  const withTrigger: number[] = [];
+  const withoutTrigger: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    withTrigger.push(total / (await run(insertRaw(`raw${round}`))));
+    await raw`alter table events disable trigger events_day_counts_insert`;
+    try {
+      withoutTrigger.push(total / (await run(insertRaw(`bare${round}`))));
+    } finally {
+      await raw`alter table events enable trigger events_day_counts_insert`;
+    }
+  }
+  const rawPerSecond = quantile(withTrigger, 0.5);
+  const rawWithoutDayCountsPerSecond = quantile(withoutTrigger, 0.5);
+  // The trigger's own share of the insert's server time, from EXPLAIN ANALYZE of 500-event
+  // statements (PostgreSQL times each trigger): unlike throughput, not moved by the neighbours.
+  let triggerMs = 0;
+  let statementMs = 0;
+  for (let b = 0; b < 20; b++) {
+    const rows = makeBatch('explain', b);
+    const [plan] = await raw.unsafe(
+      `explain (analyze, format json) insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
+       select $1::uuid, id, $2::uuid, muid, event_name, event_time, raw_data
+       from unnest($3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[]) as t(id, muid, event_name, event_time, raw_data)
+       on conflict do nothing`,
+      [
+        merchant.merchantId,
+        merchant.tagId,
+        rows.map((r) => r.id),
+        rows.map((r) => r.muid),
+        rows.map((r) => r.event_name),
+        rows.map((r) => r.event_time),
+        rows.map((r) => JSON.stringify(r.data)),
+      ] as never[],
+    );
+    type Trigger = { 'Trigger Name': string; Time: number };
+    type Explained = { 'Execution Time': number; Triggers?: Trigger[] };
+    const explained = ((plan?.['QUERY PLAN'] ?? []) as Explained[])[0];
+    statementMs += explained?.['Execution Time'] ?? 0;
+    for (const trigger of explained?.Triggers ?? []) {
+      if (trigger['Trigger Name'] === 'events_day_counts_insert') triggerMs += Number(trigger.Time);
+    }
+  }
+  const result: BatchedIngestion = {
+    events: total,
+    batch,
+    concurrency,
+    collectorPerSecond: Number.NaN,
+    rawPerSecond,
+    rawWithoutDayCountsPerSecond,
+    ratio: Number.NaN,
+    triggerCost: 1 - rawPerSecond / rawWithoutDayCountsPerSecond,
+    triggerShare: triggerMs / statementMs,
+    triggerMsPerStatement: triggerMs / 20,
+  };
+  try {
+    const start = process.hrtime.bigint();
+    await run(async (b) => {
+      const res = await request(`${ctx.api.url}/v1/collect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tagId: merchant.tagId, events: makeBatch('api', b) }),
+      });
+      if (res.status >= 300) throw new Error(`collect: ${res.status} ${res.body.slice(0, 200)}`);
+    });
+    // Accepted is not yet stored with a queue in front: the clock stops when every event is stored.
+    const deadline = Date.now() + 60_000;
+    while ((await storedCount(raw, merchant.merchantId, 'api')) < total) {
+      if (Date.now() > deadline) throw new Error('collect: accepted events were not all stored within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    result.collectorPerSecond = total / (since(start) / 1000);
+    result.ratio = result.collectorPerSecond / result.rawPerSecond;
+  } catch (error) {
+    result.error = error instanceof Error ? error.message : String(error);
+    log(`bench: ingestion through the collector failed: ${result.error}`);
+  }
+  return result;
+}
+
+/** `POST /e` on the collector host from many senders for a fixed time (was bench:ingest). */
+async function measureSenders(ctx: BenchContext, merchant: SeedMerchant, rawPerSecond: number) {
+  const senders = ctx.settings.quick ? 16 : 64;
+  const batch = 20;
+  const seconds = ctx.settings.durationSeconds;
+  const host = `${ctx.partner.record.name}.${ctx.partner.domain}`;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: senders });
+  const target = new URL(ctx.api.url);
+  let sequence = 0;
+  const body = () =>
+    JSON.stringify({
+      tagId: merchant.tagId,
+      events: Array.from({ length: batch }, () => ({
+        id: `snd-${++sequence}`,
+        event_name: sequence % 10 === 0 ? 'Purchase' : 'PageView',
+        data: { path: '/product/123', value: 12.5, currency: 'EUR' },
+      })),
+    });
+  const send = (payload: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          agent,
+          method: 'POST',
+          path: '/e',
+          headers: { host, 'content-type': 'text/plain;charset=UTF-8' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(payload);
+    });
+  const latencies: number[] = [];
+  let accepted = 0;
+  let refused = 0;
+  let failed = 0;
+  try {
+    // Warm-up (JIT, pool, caches), counted as stored but not timed.
+    let warm = 0;
+    await Promise.all(
+      Array.from({ length: senders }, async () => {
+        if ((await send(body())) === 202) warm += batch;
+      }),
+    );
+    const started = performance.now();
+    const deadline = started + seconds * 1000;
+    await Promise.all(
+      Array.from({ length: senders }, async () => {
+        while (performance.now() < deadline) {
+          const t0 = performance.now();
+          try {
+            const status = await send(body());
+            if (status === 202) {
+              latencies.push(performance.now() - t0);
+              accepted += batch;
+            } else if (status === 503) {
+              refused += 1;
+              await new Promise((r) => setTimeout(r, 50));
+            } else failed += 1;
+          } catch {
+            failed += 1;
+          }
+        }
+      }),
+    );
+    const elapsed = (performance.now() - started) / 1000;
+    // Every accepted event must be stored: wait for the queue to drain.
+    const expected = accepted + warm;
+    const until = Date.now() + 60_000;
+    let stored = await storedCount(ctx.raw, merchant.merchantId, 'snd');
+    while (stored < expected && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+      stored = await storedCount(ctx.raw, merchant.merchantId, 'snd');
+    }
+    const perSecond = accepted / elapsed;
+    const result: SendersIngestion = {
+      senders,
+      batch,
+      seconds: elapsed,
+      accepted,
+      stored: stored - warm,
+      refused,
+      failed,
+      perSecond,
+      acceptP50: quantile(latencies, 0.5),
+      acceptP99: quantile(latencies, 0.99),
+      ratio: perSecond / rawPerSecond,
+    };
+    log(`  ingestion: /e ${senders} senders ${int(perSecond)} events/s, p99 ${result.acceptP99.toFixed(1)} ms`);
+    return result;
+  } finally {
+    agent.destroy();
+  }
+}
+
+export const ingestion: Section<IngestionResult> = {
+  title: 'Ingestion',
+  async run(ctx) {
+    const batched = await measureBatched(ctx, ctx.spareMerchant);
+    log(`  ingestion: collect ${int(batched.collectorPerSecond)} events/s, raw ${int(batched.rawPerSecond)} events/s`);
+    const senders = await measureSenders(ctx, ctx.spareMerchant, batched.rawPerSecond);
+    return { batched, senders };
+  },
+  targets(result) {
+    return [
+      {
+        what: '/e: every accepted event stored',
+        target: 'stored = accepted',
+        value: `${int(result.senders.stored)} / ${int(result.senders.accepted)}`,
+        met: result.senders.stored === result.senders.accepted,
+      },
+    ];
+  },
+  report({ batched, senders }) {
+    return [
+      `## Ingestion: ${int(batched.events)} events in batches of ${batched.batch}, ${batched.concurrency} concurrent`,
+      '',
+      '| path | events/s | against raw |',
+      '|---|---|---|',
+      `| POST /v1/collect (until stored) | ${batched.error ? `failed: ${batched.error.replace(/\|/g, '/')}` : int(batched.collectorPerSecond)} | ${ratio(batched.ratio)} |`,
+      `| raw batched INSERT ... unnest() ON CONFLICT DO NOTHING (median of 3) | ${int(batched.rawPerSecond)} | 1.00x |`,
+      `| the same without the day-count trigger (median of 3) | ${int(batched.rawWithoutDayCountsPerSecond)} | ${ratio(batched.rawWithoutDayCountsPerSecond / batched.rawPerSecond)} |`,
+      '',
+      `Day-count trigger: ${(batched.triggerShare * 100).toFixed(1)}% of a 500-event insert's server time (${batched.triggerMsPerStatement.toFixed(2)} ms per statement, EXPLAIN ANALYZE of 20 statements); throughput with and without it differs by ${(batched.triggerCost * 100).toFixed(1)}% (noisy on a shared machine).`,
+      '',
+      `### POST /e on the collector host: ${senders.senders} senders x ${senders.batch} events, ${senders.seconds.toFixed(1)} s`,
+      '',
+      '| accepted events/s | accept p50 | accept p99 | against raw | accepted | stored | refused (503) / failed | every accepted stored |',
+      '|---|---|---|---|---|---|---|---|',
+      `| ${int(senders.perSecond)} | ${senders.acceptP50.toFixed(1)} ms | ${senders.acceptP99.toFixed(1)} ms | ${ratio(senders.ratio)} | ${int(senders.accepted)} | ${int(senders.stored)} | ${senders.refused} / ${senders.failed} | ${mark(senders.stored === senders.accepted)} |`,
+      '',
+    ];
+  },
+};

@@ -1,0 +1,307 @@
+/**
+ * lists: `GET /v1/partners/events` against the same statements as raw SQL over postgres.js and
+ * against the bare node:http server (bare-server.ts) running them; at the small scale, then grown
+ * to the large one (growth), with EXPLAIN ANALYZE of every shape.
+ */
+import { eventListQueries, type ListEventsParams } from '@partner/server/bench';
+import { BENCH_DIR, type BenchContext, type SeedFigures } from '../lib/context.js';
+import { request } from '../lib/http.js';
+import { log } from '../lib/log.js';
+import { type SeedMerchant, windowEnd } from '../lib/seed.js';
+import { int, type Latency, latency, ms, ratio, since } from '../lib/stats.js';
+import { mark, type Section, type TargetCheck } from './types.js';
+
+const DAY_MS = 86_400_000;
+const ymd = (instant: number) => new Date(instant).toISOString().slice(0, 10);
+
+type ShapeKind = 'shallow' | 'offset';
+
+interface Shape {
+  key: string;
+  label: string;
+  kind: ShapeKind;
+  params: (merchantId: string) => ListEventsParams;
+}
+
+const base = (merchantId: string): ListEventsParams => ({
+  merchantId,
+  page: 1,
+  limit: 100,
+  sortOrder: 'desc',
+  sortBy: 'event_time',
+});
+
+export const SHAPES: Shape[] = [
+  { key: 'page1', label: 'page 1, limit 100, default sort', kind: 'shallow', params: base },
+  {
+    key: 'names30d',
+    label: 'PageView,Purchase + 30-day range',
+    kind: 'shallow',
+    params: (id) => ({
+      ...base(id),
+      events: 'PageView,Purchase',
+      startDate: ymd(windowEnd() - 30 * DAY_MS),
+      endDate: ymd(windowEnd() - DAY_MS),
+    }),
+  },
+  {
+    key: 'byName',
+    label: 'sortBy=event_name',
+    kind: 'shallow',
+    params: (id) => ({ ...base(id), sortBy: 'event_name' }),
+  },
+  {
+    key: 'page1000',
+    label: 'page 1000, limit 100 (offset)',
+    kind: 'offset',
+    params: (id) => ({ ...base(id), page: 1000 }),
+  },
+];
+
+export interface ShapeResult {
+  key: string;
+  label: string;
+  kind: ShapeKind;
+  api: Latency;
+  raw: Latency;
+  bare: Latency;
+  apiOverBare: number;
+  apiOverRaw: number;
+  totalItems: number;
+  rows: number;
+}
+
+export interface ScaleResult {
+  events: number;
+  seed: SeedFigures | null;
+  shapes: ShapeResult[];
+  /** EXPLAIN (ANALYZE, BUFFERS) of each shape's statements on the first merchant. */
+  plans: Record<string, string>;
+}
+
+export interface ListsResult {
+  small: ScaleResult;
+  large: ScaleResult;
+}
+
+export function queryString(params: ListEventsParams | Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  return search.toString();
+}
+
+interface Target {
+  url: string;
+  headers: Record<string, string>;
+}
+
+async function timedGet(target: Target, path: string): Promise<{ ms: number; body: string }> {
+  const start = process.hrtime.bigint();
+  const res = await request(`${target.url}${path}`, { headers: target.headers });
+  const elapsed = since(start);
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.body.slice(0, 300)}`);
+  return { ms: elapsed, body: res.body };
+}
+
+async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Promise<ShapeResult> {
+  const api: Target = { url: ctx.api.url, headers: ctx.auth };
+  const samples = { api: [] as number[], raw: [] as number[], bare: [] as number[] };
+  const reps = ctx.settings.reps;
+  const warmup = Math.max(3, Math.floor(reps / 10));
+  let totalItems = 0;
+  let rows = 0;
+  for (let i = 0; i < reps + warmup; i++) {
+    const merchant = ctx.merchants[i % ctx.merchants.length] as SeedMerchant;
+    const params = shape.params(merchant.merchantId);
+    const path = `/v1/partners/events?${queryString(params)}`;
+    // API, bare and raw alternate request by request, so load from elsewhere hits all alike.
+    const fromApi = await timedGet(api, path);
+    const fromBare = await timedGet(bare, path);
+    const queries = eventListQueries(ctx.partner.partnerId, params);
+    const start = process.hrtime.bigint();
+    // Prepared, as the server sends them.
+    const [data, count] = await Promise.all([
+      ctx.raw.unsafe(queries.data.sql, queries.data.params as never[], { prepare: true }),
+      ctx.raw.unsafe(queries.count.sql, queries.count.params as never[], { prepare: true }),
+    ]);
+    const rawMs = since(start);
+    if (i >= warmup) {
+      samples.api.push(fromApi.ms);
+      samples.bare.push(fromBare.ms);
+      samples.raw.push(rawMs);
+    }
+    const body = JSON.parse(fromApi.body) as { events: unknown[]; pagination: { totalItems: number } };
+    const bareBody = JSON.parse(fromBare.body) as { events: unknown[] };
+    if (
+      body.events.length !== data.length ||
+      bareBody.events.length !== data.length ||
+      body.pagination.totalItems !== Number(count[0]?.total)
+    ) {
+      throw new Error(`events ${shape.key}: the API, the bare server and the raw SQL disagree`);
+    }
+    totalItems = body.pagination.totalItems;
+    rows = body.events.length;
+  }
+  const a = latency(samples.api);
+  const r = latency(samples.raw);
+  const b = latency(samples.bare);
+  return {
+    key: shape.key,
+    label: shape.label,
+    kind: shape.kind,
+    api: a,
+    raw: r,
+    bare: b,
+    apiOverBare: a.p50 / b.p50,
+    apiOverRaw: a.p50 / r.p50,
+    totalItems,
+    rows,
+  };
+}
+
+async function explainShapes(ctx: BenchContext, scale: string): Promise<Record<string, string>> {
+  const plans: Record<string, string> = {};
+  const first = ctx.merchants[0] as SeedMerchant;
+  for (const shape of SHAPES) {
+    const queries = eventListQueries(ctx.partner.partnerId, shape.params(first.merchantId));
+    for (const [part, q] of [
+      ['data', queries.data],
+      ['count', queries.count],
+    ] as const) {
+      const lines = await ctx.raw.unsafe(`explain (analyze, buffers, costs off) ${q.sql}`, q.params as never[]);
+      plans[`${scale} ${shape.key} ${part}`] = lines.map((row) => String(row['QUERY PLAN'])).join('\n');
+    }
+  }
+  return plans;
+}
+
+async function measureScale(ctx: BenchContext, bare: Target, scale: string): Promise<ScaleResult['shapes']> {
+  const out: ShapeResult[] = [];
+  for (const shape of SHAPES) {
+    const result = await measureShape(ctx, bare, shape);
+    out.push(result);
+    log(
+      `  lists ${scale} ${shape.label}: API ${ms(result.api.p50)}, bare ${ms(result.bare.p50)}, raw ${ms(result.raw.p50)} (API/bare ${ratio(result.apiOverBare)})`,
+    );
+  }
+  return out;
+}
+
+/** The bare node:http baseline server on the bench database, for the bench's partner. */
+export async function startBare(ctx: BenchContext) {
+  return ctx.spawn({
+    name: 'bare server',
+    cwd: BENCH_DIR,
+    script: 'bare-server.ts',
+    readyPath: '/healthz',
+    env: { DATABASE_URL: ctx.url, PARTNER_ID: ctx.partner.partnerId, DB_POOL_MAX: String(ctx.settings.poolMax) },
+  });
+}
+
+const SHALLOW_TARGET = 1.15;
+const OFFSET_TARGET = 1.5;
+const GROWTH_TARGET = 2;
+
+export const lists: Section<ListsResult> = {
+  title: 'Event list',
+  async run(ctx) {
+    const bareChild = await startBare(ctx);
+    const bare: Target = { url: bareChild.url, headers: {} };
+    try {
+      const { settings } = ctx;
+      const perSmall = Math.floor(settings.smallEvents / ctx.merchants.length);
+      const perLarge = Math.floor(settings.largeEvents / ctx.merchants.length);
+      const seedSmall = await ctx.seedTo(perSmall, 'seed (small)');
+      const small: ScaleResult = {
+        events: ctx.perMerchant() * ctx.merchants.length,
+        seed: seedSmall,
+        shapes: await measureScale(ctx, bare, 'small'),
+        plans: await explainShapes(ctx, 'small'),
+      };
+      const seedLarge = await ctx.seedTo(perLarge, 'seed (large)');
+      const large: ScaleResult = {
+        events: ctx.perMerchant() * ctx.merchants.length,
+        seed: seedLarge,
+        shapes: await measureScale(ctx, bare, 'large'),
+        plans: await explainShapes(ctx, 'large'),
+      };
+      return { small, large };
+    } finally {
+      await bareChild.stop();
+    }
+  },
+  targets(result) {
+    const checks: TargetCheck[] = [];
+    for (const shape of result.large.shapes) {
+      if (shape.kind === 'shallow') {
+        checks.push({
+          what: `event list, ${shape.label}: API / bare server (p50)`,
+          target: `<= ${SHALLOW_TARGET}x`,
+          value: ratio(shape.apiOverBare),
+          met: shape.apiOverBare <= SHALLOW_TARGET,
+        });
+      } else {
+        checks.push({
+          what: `event list, ${shape.label}: API / raw (p50)`,
+          target: `<= ${OFFSET_TARGET}x`,
+          value: ratio(shape.apiOverRaw),
+          met: shape.apiOverRaw <= OFFSET_TARGET,
+        });
+      }
+    }
+    for (const big of result.large.shapes) {
+      const little = result.small.shapes.find((s) => s.key === big.key);
+      if (!little || big.kind !== 'shallow') continue;
+      const growth = big.api.p50 / little.api.p50;
+      checks.push({
+        what: `growth ${int(result.small.events)} -> ${int(result.large.events)}, ${big.label} (API p50)`,
+        target: `<= ${GROWTH_TARGET}x`,
+        value: ratio(growth),
+        met: growth <= GROWTH_TARGET,
+      });
+    }
+    return checks;
+  },
+  report(result) {
+    const lines: string[] = [];
+    const { large, small } = result;
+    lines.push(
+      `## GET /v1/partners/events against the bare server and the raw SQL (${int(large.events)} events)`,
+      '',
+      '| shape | rows | totalItems | API p50 | API p95 | bare p50 | raw p50 | API / bare | API / raw | target | met |',
+      '|---|---|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const r of large.shapes) {
+      const shallow = r.kind === 'shallow';
+      const value = shallow ? r.apiOverBare : r.apiOverRaw;
+      const target = shallow ? `API / bare <= ${SHALLOW_TARGET}x` : `API / raw <= ${OFFSET_TARGET}x`;
+      const met = shallow ? value <= SHALLOW_TARGET : value <= OFFSET_TARGET;
+      lines.push(
+        `| ${r.label} | ${r.rows} | ${int(r.totalItems)} | ${ms(r.api.p50)} | ${ms(r.api.p95)} | ${ms(r.bare.p50)} | ${ms(r.raw.p50)} | ${ratio(r.apiOverBare)} | ${ratio(r.apiOverRaw)} | ${target} | ${mark(met)} |`,
+      );
+    }
+    lines.push(
+      '',
+      'bare: `bench/bare-server.ts`, a node:http server sending the same two statements over postgres.js (prepared) and writing the same JSON, without authentication, validation, framework or logging; the honest floor for an HTTP API. raw: the statements alone from the bench process. API, bare and raw alternate request by request.',
+      '',
+      `### Growth: ${int(small.events)} against ${int(large.events)} events (API p50)`,
+      '',
+      '| shape | API p50 small | API p50 large | large / small | raw large / small | target | met |',
+      '|---|---|---|---|---|---|---|',
+    );
+    for (const big of large.shapes) {
+      const little = small.shapes.find((s) => s.key === big.key);
+      if (!little) continue;
+      const growth = big.api.p50 / little.api.p50;
+      const shallow = big.kind === 'shallow';
+      lines.push(
+        `| ${big.label} | ${ms(little.api.p50)} | ${ms(big.api.p50)} | ${ratio(growth)} | ${ratio(big.raw.p50 / little.raw.p50)} | ${shallow ? `<= ${GROWTH_TARGET}x` : '(none: past the end at the small scale)'} | ${shallow ? mark(growth <= GROWTH_TARGET) : '-'} |`,
+      );
+    }
+    lines.push('', '### Query plans (EXPLAIN ANALYZE, first merchant)', '');
+    for (const [name, plan] of Object.entries({ ...small.plans, ...large.plans })) {
+      lines.push(`<details><summary>${name}</summary>`, '', '```', plan, '```', '', '</details>', '');
+    }
+    return lines;
+  },
+};

@@ -1,0 +1,11 @@
+/**
+ * What `bench/` (the `@partner/bench` workspace package) imports from the server, through the
+ * package export `@partner/server/bench`: the statements the baselines run (so the raw SQL and the
+ * bare node:http server do exactly the API's database work) and the set-up helpers. Nothing here
+ * is used by the server itself.
+ */
+export { openDatabase } from './db/client.js';
+export { toQuery } from './db/read-rows.js';
+export { eventListQueries, type ListEventsParams } from './services/events/list-events.js';
+export { merchantListSql } from './services/merchant/list-merchants.js';
+export { type OnboardedPartner, onboardPartner } from './services/partner/onboard-partner.js';

@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// A tiny run of `pnpm bench` (bench/run.ts, every section): it needs real PostgreSQL, so it runs
+// only with TEST_DATABASE_URL. The figures of so small a run mean nothing; this checks that every
+// section runs end to end and that the table and the typed JSON are written. Real runs: `pnpm bench`
+// (see bench/README.md).
+const databaseUrl = process.env.TEST_DATABASE_URL;
+const BENCH_DIR = fileURLToPath(new URL('../../../../bench/', import.meta.url));
+
+interface Outcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  files: string[];
+}
+
+function runBench(args: string[], databaseName: string, outDir: string): Promise<Outcome> {
+  const url = new URL(databaseUrl as string);
+  url.pathname = `/${databaseName}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'run.ts', ...args, '--out', outDir], {
+    cwd: BENCH_DIR,
+    env: { ...process.env, BENCH_DATABASE_URL: url.toString() },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) =>
+    child.once('exit', (code) => resolve({ code, stdout, stderr, files: fs.readdirSync(outDir) })),
+  );
+}
+
+describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
+  const name = `bench_smoke_${randomBytes(4).toString('hex')}`;
+  const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-'));
+  let admin: postgres.Sql;
+
+  beforeAll(async () => {
+    admin = postgres(databaseUrl as string, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+  });
+  afterAll(async () => {
+    await admin?.unsafe(`drop database if exists ${name} with (force)`);
+    await admin?.end({ timeout: 5 });
+    fs.rmSync(outDir, { recursive: true, force: true });
+  });
+
+  it('runs every section and writes the markdown table and the JSON', { timeout: 180_000 }, async () => {
+    const args = ['--events', '3000', '--reps', '3', '--duration', '1', '--ingest', '1000', '--merchants', '3'];
+    const { code, stdout, stderr, files } = await runBench([...args, '--quick'], name, outDir);
+    expect(code, stderr).toBe(0);
+    const md = files.find((file) => /^bench-.*\.md$/.test(file));
+    const json = files.find((file) => /^bench-.*\.json$/.test(file));
+    expect(md).toBeDefined();
+    expect(json).toBeDefined();
+    const table = fs.readFileSync(path.join(outDir, md as string), 'utf8');
+    expect(stdout).toBe(table);
+    for (const heading of [
+      '## Targets',
+      '## GET /v1/partners/events against the bare server',
+      '### Growth',
+      '## GET /v1/partners/merchant throughput',
+      '### The driver under sustained load',
+      '## Ingestion',
+      '### POST /e on the collector host',
+      '## Event stream',
+      '## GET /v1/partners/events/export',
+    ]) {
+      expect(table).toContain(heading);
+    }
+    for (const shape of ['page 1, limit 100', 'PageView,Purchase + 30-day range', 'sortBy=event_name', 'page 1000']) {
+      expect(table).toContain(`| ${shape}`);
+    }
+    const results = JSON.parse(fs.readFileSync(path.join(outDir, json as string), 'utf8'));
+    const { lists, merchants, ingestion, stream } = results.sections;
+    expect(lists.large.events).toBe(3000);
+    for (const shape of lists.large.shapes) {
+      expect(shape.apiOverBare).toBeGreaterThan(0);
+      expect(shape.apiOverRaw).toBeGreaterThan(0);
+    }
+    expect(merchants.apiRps).toBeGreaterThan(0);
+    expect(merchants.bareRps).toBeGreaterThan(0);
+    expect(merchants.sustained.windows).toHaveLength(4);
+    expect(ingestion.batched.rawPerSecond).toBeGreaterThan(0);
+    expect(ingestion.senders.accepted).toBeGreaterThan(0);
+    expect(ingestion.senders.stored).toBe(ingestion.senders.accepted);
+    expect(stream.latency.deliveredP50).toBeGreaterThan(0);
+    expect(results.sections.export.copy.events).toBe(1000);
+    expect(results.targets.length).toBeGreaterThan(0);
+    expect(stderr).toContain('seed (small) [');
+  });
+
+  it('runs one section with --section', { timeout: 120_000 }, async () => {
+    const one = `${name}_one`;
+    await admin.unsafe(`create database ${one}`);
+    try {
+      const { code, stderr, files } = await runBench(
+        ['--section=merchants', '--quick', '--duration', '1', '--merchants', '2', '--events', '20'],
+        one,
+        outDir,
+      );
+      expect(code, stderr).toBe(0);
+      expect(stderr).toContain('section merchants');
+      expect(stderr).not.toContain('section lists');
+      expect(files.length).toBeGreaterThan(0);
+    } finally {
+      await admin.unsafe(`drop database if exists ${one} with (force)`);
+    }
+  });
+});
