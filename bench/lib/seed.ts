@@ -61,9 +61,14 @@ export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], p
     where schemaname = current_schema() and tablename = 'events' and indexname <> 'events_pkey'`;
   for (const index of secondary) await sql.unsafe(`drop index ${index.name}`);
   for (const merchant of merchants) {
+    // `seq` is sent (the merchant's next values), so the per-row trigger that numbers events
+    // inserted without one (migration 0008) stays out of a bulk load; the counter is set after.
+    const [last] = await sql<{ seq: string | null }[]>`
+      select max(seq)::text as seq from events where merchant_id = ${merchant.merchantId}::uuid`;
+    let seq = Number(last?.seq ?? 0);
     for (let done = 0; done < perMerchant; done += chunk) {
       const count = Math.min(chunk, perMerchant - done);
-      const stream = await sql`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
+      const stream = await sql`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
         from stdin with (format csv)`.writable();
       const finished = new Promise<void>((resolve, reject) => {
         stream.on('finish', resolve);
@@ -75,7 +80,7 @@ export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], p
         const name = pickName();
         const muid = `u${Math.floor(Math.random() * 50_000)}`;
         const data = `{""path"":""/p/${i % 977}"",""ref"":""bench"",""value"":${(i % 100) + 0.5}}`;
-        buffer += `${merchant.merchantId},${randomUUID()},${merchant.tagId},${muid},${name},${time},"${data}"\n`;
+        buffer += `${merchant.merchantId},${randomUUID()},${merchant.tagId},${muid},${name},${time},"${data}",${++seq}\n`;
         if (buffer.length > 1 << 20) {
           if (!stream.write(buffer)) await new Promise((resolve) => stream.once('drain', resolve));
           buffer = '';
@@ -87,6 +92,8 @@ export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], p
       progress.add(count % 10_000);
       await finished;
     }
+    await sql`insert into event_seqs (merchant_id, last_seq) values (${merchant.merchantId}::uuid, ${seq})
+      on conflict (merchant_id) do update set last_seq = greatest(event_seqs.last_seq, excluded.last_seq)`;
   }
   progress.finish();
   const loaded = Date.now();

@@ -1,6 +1,6 @@
 /**
- * stream: (1) the cost of the ordering lock (migration 0001's `events_order_lock` trigger):
- * concurrent multi-row inserts with it against the same run without it; (2) delivery latency
+ * stream: (1) per-merchant ordering (migration 0008): concurrent writers on one merchant against
+ * the same writers on their own merchants; (2) delivery latency
  * across two API processes on one database: `POST /v1/collect` on B until the event arrives on a
  * stream held on A, against the time of the POST itself.
  */
@@ -11,12 +11,12 @@ import { log } from '../lib/log.js';
 import { quantile, ratio } from '../lib/stats.js';
 import type { Section } from './types.js';
 
-export interface LockCost {
+export interface OrderingCost {
   writers: number;
   statements: number;
   rows: number;
-  rounds: { withLock: number; without: number }[];
-  /** Median over rounds of rows/s with the lock / without. */
+  rounds: { oneMerchant: number; ownMerchants: number }[];
+  /** Median over rounds of rows/s, writers on one merchant / each writer on its own merchant. */
   ratio: number;
 }
 
@@ -31,20 +31,26 @@ export interface DeliveryLatency {
 }
 
 export interface StreamResult {
-  lock: LockCost;
+  ordering: OrderingCost;
   latency: DeliveryLatency;
 }
 
-async function lockCost(ctx: BenchContext): Promise<LockCost> {
+/**
+ * Per-merchant ordering (migration 0008): inserts without `seq` take the merchant's next value
+ * from `event_seqs`, whose row lock orders one merchant's commits. 8 concurrent writers, each on
+ * its own merchant, against the same 8 writers all on one merchant: writers of different
+ * merchants must not wait for each other.
+ */
+async function orderingCost(ctx: BenchContext): Promise<OrderingCost> {
   const writers = 8;
   const statements = ctx.settings.quick ? 10 : 40;
   const rows = 100;
   const merchantIds = Array.from({ length: writers }, () => randomUUID());
   const tagId = randomUUID();
-  const throughput = async () => {
+  const throughput = async (targets: string[]) => {
     const started = performance.now();
     await Promise.all(
-      merchantIds.map(async (merchantId) => {
+      targets.map(async (merchantId) => {
         for (let s = 0; s < statements; s++) {
           const prefix = `${randomBytes(6).toString('hex')}-`;
           await ctx.raw`insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
@@ -56,21 +62,17 @@ async function lockCost(ctx: BenchContext): Promise<LockCost> {
     );
     return (writers * statements * rows) / ((performance.now() - started) / 1000);
   };
-  const rounds: LockCost['rounds'] = [];
+  const rounds: OrderingCost['rounds'] = [];
+  const one = Array.from({ length: writers }, () => merchantIds[0] as string);
   try {
     for (let round = 0; round < 3; round++) {
-      await ctx.raw`drop trigger if exists events_order_lock on events`;
-      const without = await throughput();
-      await ctx.raw`create trigger events_order_lock before insert on events
-        for each statement execute function partner_events_order_lock()`;
-      const withLock = await throughput();
-      rounds.push({ withLock, without });
+      const ownMerchants = await throughput(merchantIds);
+      const oneMerchant = await throughput(one);
+      rounds.push({ oneMerchant, ownMerchants });
     }
   } finally {
-    await ctx.raw`drop trigger if exists events_order_lock on events`;
-    await ctx.raw`create trigger events_order_lock before insert on events
-      for each statement execute function partner_events_order_lock()`;
     await ctx.raw`delete from events where merchant_id = any(${merchantIds}::uuid[])`;
+    await ctx.raw`delete from event_seqs where merchant_id = any(${merchantIds}::uuid[])`;
   }
   return {
     writers,
@@ -78,7 +80,7 @@ async function lockCost(ctx: BenchContext): Promise<LockCost> {
     rows,
     rounds,
     ratio: quantile(
-      rounds.map((r) => r.withLock / r.without),
+      rounds.map((r) => r.oneMerchant / r.ownMerchants),
       0.5,
     ),
   };
@@ -148,22 +150,22 @@ async function deliveryLatency(ctx: BenchContext): Promise<DeliveryLatency> {
 export const stream: Section<StreamResult> = {
   title: 'Event stream',
   async run(ctx) {
-    const lock = await lockCost(ctx);
-    log(`  stream: ordering lock ${ratio(lock.ratio)} of the throughput without it`);
+    const ordering = await orderingCost(ctx);
+    log(`  stream: 8 writers on one merchant ${ratio(ordering.ratio)} of 8 writers on their own merchants`);
     const latency = await deliveryLatency(ctx);
     log(
       `  stream: B collect -> A stream p50 ${latency.deliveredP50.toFixed(1)} ms (${ratio(latency.ratio)} of the POST)`,
     );
-    return { lock, latency };
+    return { ordering, latency };
   },
   targets() {
     return [];
   },
-  report({ lock, latency }) {
+  report({ ordering, latency }) {
     return [
       '## Event stream',
       '',
-      `Ordering lock: ${lock.writers} writers x ${lock.statements} statements x ${lock.rows} rows; rows/s with / without the lock per round: ${lock.rounds.map((r) => `${Math.round(r.withLock)} / ${Math.round(r.without)}`).join(', ')}; median ratio ${ratio(lock.ratio)}.`,
+      `Per-merchant ordering: ${ordering.writers} writers x ${ordering.statements} statements x ${ordering.rows} rows; rows/s with every writer on one merchant / each on its own, per round: ${ordering.rounds.map((r) => `${Math.round(r.oneMerchant)} / ${Math.round(r.ownMerchants)}`).join(', ')}; median ratio ${ratio(ordering.ratio)} (writers of one merchant commit one after another; of different merchants, side by side).`,
       '',
       '| delivery, POST /v1/collect on B -> stream on A | p50 | p95 | max | POST p50 | delivered / POST (p50) |',
       '|---|---|---|---|---|---|',

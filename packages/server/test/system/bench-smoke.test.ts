@@ -97,6 +97,7 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(ingestion.senders.accepted).toBeGreaterThan(0);
     expect(ingestion.senders.stored).toBe(ingestion.senders.accepted);
     expect(stream.latency.deliveredP50).toBeGreaterThan(0);
+    expect(stream.ordering.rounds).toHaveLength(3);
     expect(results.sections.export.copy.events).toBe(1000);
     expect(results.targets.length).toBeGreaterThan(0);
     expect(stderr).toContain('seed (small) [');
