@@ -7,8 +7,10 @@ import type { Env } from './env.js';
 import { answerClientError } from './http/client-error.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { createRequestListener } from './http/server.js';
+import { LogWriter } from './jobs/event-log-writer.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { EventLog } from './services/events/event-log.js';
 import { EventQueue } from './services/events/event-queue.js';
 import { StreamHub } from './services/events/stream-hub.js';
 import { watchApiKeys } from './services/partner/key-cache.js';
@@ -20,6 +22,8 @@ export interface RunningApp {
   url: string;
   deps: AppDeps;
   database: DatabaseHandle;
+  /** The log's writers running in this process (log mode, ROLE writer or all). */
+  writers: LogWriter[];
   /** Stops accepting, finishes in-flight requests (at most `graceMs`), closes the database. */
   close(graceMs?: number): Promise<void>;
 }
@@ -102,7 +106,38 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     'Open event streams (REST SSE and tRPC subscriptions)',
     () => streams.size,
   );
-  const deps: AppDeps = { db: database.db, streams, env, logger, dns, eventQueue, limits, metrics };
+  // Log mode: the collectors publish to the durable log; writers (ROLE writer or all) drain it.
+  const eventLog = env.EVENT_LOG_URL
+    ? await EventLog.open(
+        {
+          url: env.EVENT_LOG_URL,
+          prefix: env.EVENT_LOG_PREFIX,
+          maxBytes: env.EVENT_LOG_MAX_BYTES,
+          maxAgeSeconds: env.EVENT_LOG_MAX_AGE_SECONDS,
+          duplicateWindowSeconds: env.EVENT_LOG_DUPLICATE_WINDOW_SECONDS,
+          replicas: env.EVENT_LOG_REPLICAS,
+          publishTimeoutMs: env.EVENT_LOG_PUBLISH_TIMEOUT_MS,
+          ackWaitSeconds: env.EVENT_LOG_ACK_WAIT_SECONDS,
+          maxAckPending: env.EVENT_LOG_MAX_ACK_PENDING,
+        },
+        logger,
+      )
+    : undefined;
+  const writers =
+    eventLog && env.ROLE !== 'api'
+      ? Array.from(
+          { length: env.EVENT_LOG_WRITERS },
+          () =>
+            new LogWriter(
+              database.db,
+              eventLog,
+              { maxBatch: env.INGEST_BATCH_MAX, maxMessages: Math.min(1_000, env.EVENT_LOG_MAX_ACK_PENDING) },
+              logger,
+            ),
+        )
+      : [];
+  for (const writer of writers) await writer.start();
+  const deps: AppDeps = { db: database.db, streams, env, logger, dns, eventQueue, limits, metrics, eventLog };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await watchApiKeys(database, logger);
 
@@ -142,11 +177,14 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       await Promise.all([drainServer(server, graceMs), collectorServer && drainServer(collectorServer, graceMs)]);
       // Every event answered 202 is stored: write what the ingestion queue holds before the database closes.
       await eventQueue.close();
+      // Writers finish the batch they are writing; what they hold unwritten goes back to the log.
+      await Promise.all(writers.map((writer) => writer.stop()));
+      await eventLog?.close();
       await limits.close();
       await stopWatchingKeys().catch(() => {});
       if (!options.database) await database.close();
     })();
     return closing;
   };
-  return { server, collectorServer, url, deps, database, close };
+  return { server, collectorServer, url, deps, database, writers, close };
 }

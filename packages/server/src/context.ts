@@ -4,6 +4,7 @@ import type { Env } from './env.js';
 import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import type { EventLog } from './services/events/event-log.js';
 import type { EventQueue } from './services/events/event-queue.js';
 import type { StreamHub } from './services/events/stream-hub.js';
 import type { AuthenticatedPartner } from './services/partner/authenticate.js';
@@ -20,6 +21,8 @@ export interface AppDeps {
   limits: RateLimits;
   /** The bounded group-commit queue every ingestion route writes through (services/events/event-queue.ts). */
   eventQueue: EventQueue;
+  /** The durable event log (NATS JetStream) when EVENT_LOG_URL is set (services/events/event-log.ts). */
+  eventLog?: EventLog | undefined;
   /** This app's Prometheus registry and instruments (metrics.ts); register new metrics through it. */
   metrics: Metrics;
 }

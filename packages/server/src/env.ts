@@ -98,6 +98,48 @@ export const EnvSchema = z.object({
   INGEST_QUEUE_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(50_000)),
   INGEST_BATCH_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(5_000)),
   INGEST_FLUSH_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10_000).default(0)),
+  /**
+   * The durable event log (NATS JetStream): `nats://host:port[,nats://...]`. Set: the collectors
+   * publish to the log and writers drain it into PostgreSQL. Unset: direct group commit.
+   */
+  EVENT_LOG_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^(nats|tls):\/\/[^,\s]+(,\s*(nats|tls):\/\/[^,\s]+)*$/, {
+        message: 'must be nats://host:port (comma-separated for a cluster)',
+      })
+      .optional(),
+  ),
+  /** Names the deployment's stream (`<prefix>_EVENTS`), subjects and consumer. */
+  EVENT_LOG_PREFIX: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be 1-64 letters, digits, _ or -' })
+      .default('partner_tags'),
+  ),
+  EVENT_LOG_MAX_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1_048_576).default(1_073_741_824)),
+  EVENT_LOG_MAX_AGE_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .default(7 * 24 * 3600),
+  ),
+  EVENT_LOG_DUPLICATE_WINDOW_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(600)),
+  EVENT_LOG_REPLICAS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(5).default(1)),
+  EVENT_LOG_PUBLISH_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(10_000).default(1_500),
+  ),
+  EVENT_LOG_ACK_WAIT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(30)),
+  EVENT_LOG_MAX_ACK_PENDING: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
+  /** Writers per process (each its own pull buffer and insert at a time). */
+  EVENT_LOG_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
+  /** api: HTTP only; writer: drains the log (HTTP answers too: health checks); all: both. */
+  ROLE: z.preprocess(emptyAsUndefined, z.enum(['api', 'writer', 'all']).default('all')),
 });
 
 export type Env = z.infer<typeof EnvSchema>;
@@ -109,6 +151,11 @@ export class EnvError extends Error {
 /** Parses the environment once; a bad value throws an EnvError naming every offending variable. */
 export function parseEnv(source: Record<string, string | undefined> = process.env): Env {
   const result = EnvSchema.safeParse(source);
+  if (result.success && result.data.ROLE !== 'all' && !result.data.EVENT_LOG_URL) {
+    throw new EnvError(
+      `Invalid configuration:\n  ROLE: ${result.data.ROLE} needs EVENT_LOG_URL (without the log, every process writes its own events)`,
+    );
+  }
   if (!result.success) {
     const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
     throw new EnvError(`Invalid configuration:\n${lines.join('\n')}`);

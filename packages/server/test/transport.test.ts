@@ -239,7 +239,7 @@ describe('routing and health', () => {
     expect(health.body).toEqual({ status: 'ok' });
     const ready = await api(server).get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready' });
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'up', log: 'off' } });
   });
 
   it('routes paths case-insensitively', async () => {

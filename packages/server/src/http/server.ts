@@ -19,6 +19,32 @@ const SECURITY_HEADERS: Record<string, string> = {
   'x-frame-options': 'DENY',
 };
 
+/**
+ * `/readyz`: the database and the event log reported separately. Ready (200) when what this
+ * process needs answers: direct mode, the database; log mode, the log (the collectors need
+ * nothing else; a database outage then only delays storage and is reported as `down`), and for a
+ * process running writers (ROLE writer) the database too.
+ */
+async function readiness(
+  deps: AppDeps,
+  database: DatabaseHandle,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const [db, log] = await Promise.all([
+    database.ping(1500).then(
+      () => 'up' as const,
+      () => 'down' as const,
+    ),
+    deps.eventLog ? deps.eventLog.ping(1500).then((ok) => (ok ? ('up' as const) : ('down' as const))) : 'off',
+  ]);
+  const role = deps.env.ROLE;
+  const needed: string[] = deps.eventLog ? (role === 'writer' ? [log, db] : [log]) : [db];
+  const ready = needed.every((state) => state === 'up');
+  const checks = { database: db, log };
+  if (ready) return { status: 200, body: { status: 'ready', checks } };
+  const what = log === 'down' ? 'The event log is not answering' : 'The database is not answering';
+  return { status: 503, body: { message: what, code: 'SERVICE_UNAVAILABLE', status: 'unavailable', checks } };
+}
+
 function notFound(res: ServerResponse): void {
   sendError(res, new AppError('NOT_FOUND', 'Not found'));
 }
@@ -71,12 +97,8 @@ export function createRequestListener(
       if (pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) {
         sendJson(res, 200, { status: 'ok' });
       } else if (pathname === '/readyz' && (method === 'GET' || method === 'HEAD')) {
-        try {
-          await database.ping(1500);
-          sendJson(res, 200, { status: 'ready' });
-        } catch {
-          sendJson(res, 503, { message: 'The database is not answering', code: 'SERVICE_UNAVAILABLE' });
-        }
+        const { status, body } = await readiness(deps, database);
+        sendJson(res, status, body);
       } else if (pathname === '/openapi.json' && method === 'GET') {
         openApiJson ??= JSON.stringify(buildOpenApiDocument(baseUrl));
         res.setHeader('content-type', 'application/json; charset=utf-8');

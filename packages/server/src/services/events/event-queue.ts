@@ -22,7 +22,7 @@ export const LIVE_TAG_TTL_MS = 5_000;
 export const RETRY_AFTER_SECONDS = 1;
 
 /** The database is unreachable (as opposed to refusing these rows): retrying request by request is pointless. */
-function isConnectionError(error: unknown): boolean {
+export function isConnectionError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (

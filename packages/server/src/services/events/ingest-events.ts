@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { type CollectResponse, parseIsoInstant } from '@partner/shared-schemas';
 import { eq } from 'drizzle-orm';
+import { TtlCache } from '../../cache/ttl-cache.js';
 import type { Database } from '../../db/client.js';
 import { type TagRow, tags } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
-import { type EventQueue, LIVE_TAG_TTL_MS, type LiveTag } from './event-queue.js';
+import type { EventLog } from './event-log.js';
+import { type EventQueue, isConnectionError, LIVE_TAG_TTL_MS, type LiveTag } from './event-queue.js';
 import type { EventInsertRow } from './store-events.js';
 
 export interface IncomingEvent {
@@ -23,17 +25,33 @@ export function isLive(tag: Pick<TagRow, 'status'>): boolean {
 export interface IngestDeps {
   db: Database;
   eventQueue: EventQueue;
+  /** Set in log mode (EVENT_LOG_URL): events are published to the log instead of written here. */
+  eventLog?: EventLog | undefined;
 }
+
+/**
+ * Live tags this process has seen, kept past the cache's TTL: in log mode, a live tag is served
+ * from here while the database does not answer (the collector needs no database to say 202).
+ */
+const knownLive = new TtlCache<string, LiveTag>(200_000);
+const KNOWN_LIVE_TTL_MS = 24 * 3600 * 1000;
 
 /** The tag by id when it is live; cached briefly (only live tags: a verify takes effect at once). */
 async function liveTag(deps: IngestDeps, tagId: string): Promise<LiveTag> {
   const cached = deps.eventQueue.liveTags.get(tagId);
   if (cached) return cached;
-  const [tag] = await deps.db
-    .select({ id: tags.id, merchantId: tags.merchantId, status: tags.status })
-    .from(tags)
-    .where(eq(tags.id, tagId))
-    .limit(1);
+  let tag: LiveTag | undefined;
+  try {
+    [tag] = await deps.db
+      .select({ id: tags.id, merchantId: tags.merchantId, status: tags.status })
+      .from(tags)
+      .where(eq(tags.id, tagId))
+      .limit(1);
+  } catch (error) {
+    const known = deps.eventLog && isConnectionError(error) ? knownLive.get(tagId) : undefined;
+    if (known) return known;
+    throw error;
+  }
   if (!tag) throw new AppError('TAG_NOT_FOUND', `No tag ${tagId}`);
   if (!isLive(tag)) {
     throw new AppError(
@@ -42,13 +60,16 @@ async function liveTag(deps: IngestDeps, tagId: string): Promise<LiveTag> {
     );
   }
   deps.eventQueue.liveTags.set(tagId, tag, LIVE_TAG_TTL_MS);
+  knownLive.set(tagId, tag, KNOWN_LIVE_TTL_MS);
   return tag;
 }
 
 /**
  * The one ingestion path (`POST /v1/collect` and the collector's `POST /e`). Events are keyed by
- * (merchant, id): a retried batch stores nothing twice. They are written by the bounded
- * group-commit queue, and this resolves once they are stored (503 when the queue is full). The
+ * (merchant, id), ids fixed here: a retried batch stores nothing twice. Direct mode: they are
+ * written by the bounded group-commit queue, and this resolves once they are stored (503 when the
+ * queue is full). Log mode: they are published to the durable log, and this resolves once the log
+ * acknowledged them (503 when it does not answer in time or is full); writers store them. The
  * first stored event moves a `waiting_for_events` tag to `active` (see `EventQueue`).
  * `defaults.muid` is the visitor id for events that carry none (the collector's cookie).
  */
@@ -76,6 +97,7 @@ export async function ingestEvents(
     eventTime: (event.event_time ? parseIsoInstant(event.event_time)?.toISOString() : undefined) ?? now,
     rawData: JSON.stringify(event.data ?? {}),
   }));
-  await deps.eventQueue.enqueue(rows);
+  if (deps.eventLog) await deps.eventLog.publish(tag.merchantId, rows);
+  else await deps.eventQueue.enqueue(rows);
   return { accepted: input.events.length };
 }

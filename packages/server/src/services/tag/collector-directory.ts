@@ -9,6 +9,8 @@ import { rootDomainOf } from './domains.js';
 /** How long host and tag lookups are trusted (a tag's collector host never changes). */
 const HOST_TTL_MS = 30_000;
 const MISS_TTL_MS = 2_000;
+/** Hosts and tags once found are served from memory this long while the database does not answer. */
+const KNOWN_TTL_MS = 24 * 3600 * 1000;
 
 export interface CollectorTag {
   tagId: string;
@@ -33,6 +35,9 @@ export function hostOfHeader(header: string | undefined): string | null {
 export class CollectorDirectory {
   private readonly hosts = new TtlCache<string, boolean>(20_000);
   private readonly tagCache = new TtlCache<string, CollectorTag | null>(50_000);
+  /** Hosts and tags found before, kept a day: answered from here while the database does not answer. */
+  private readonly knownHosts = new TtlCache<string, true>(100_000);
+  private readonly knownTags = new TtlCache<string, CollectorTag>(200_000);
 
   constructor(private readonly db: Database) {}
 
@@ -40,6 +45,15 @@ export class CollectorDirectory {
   async isCollectorHost(host: string): Promise<boolean> {
     const cached = this.hosts.get(host);
     if (cached !== undefined) return cached;
+    try {
+      return await this.lookUpHost(host);
+    } catch (error) {
+      if (this.knownHosts.get(host)) return true;
+      throw error;
+    }
+  }
+
+  private async lookUpHost(host: string): Promise<boolean> {
     const dot = host.indexOf('.');
     const label = host.slice(0, dot);
     const domain = host.slice(dot + 1);
@@ -62,6 +76,7 @@ export class CollectorDirectory {
         ).length > 0;
     }
     this.hosts.set(host, found, found ? HOST_TTL_MS : MISS_TTL_MS);
+    if (found) this.knownHosts.set(host, true, KNOWN_TTL_MS);
     return found;
   }
 
@@ -69,6 +84,16 @@ export class CollectorDirectory {
   async tag(tagId: string): Promise<CollectorTag | null> {
     const cached = this.tagCache.get(tagId);
     if (cached !== undefined) return cached;
+    try {
+      return await this.lookUpTag(tagId);
+    } catch (error) {
+      const known = this.knownTags.get(tagId);
+      if (known) return known;
+      throw error;
+    }
+  }
+
+  private async lookUpTag(tagId: string): Promise<CollectorTag | null> {
     const [row] = await this.db
       .select({
         domainType: tags.domainType,
@@ -88,6 +113,7 @@ export class CollectorDirectory {
       result = { tagId, collectorHost, rootDomain: rootDomainOf(collectorHost) ?? row.domain };
     }
     this.tagCache.set(tagId, result, result ? HOST_TTL_MS : MISS_TTL_MS);
+    if (result) this.knownTags.set(tagId, result, KNOWN_TTL_MS);
     return result;
   }
 }

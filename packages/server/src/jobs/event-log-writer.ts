@@ -1,0 +1,162 @@
+import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import type { EventLog, LogMessage } from '../services/events/event-log.js';
+import { isConnectionError } from '../services/events/event-queue.js';
+import { type EventInsertRow, storeEvents } from '../services/events/store-events.js';
+import { TagActivity } from '../services/tag/tag-activity.js';
+
+export interface LogWriterOptions {
+  /** Events per insert statement at most (a message is never split). */
+  maxBatch: number;
+  /** Messages the writer holds from the log at once (its pull buffer). */
+  maxMessages: number;
+  /** Backoff while the database does not answer: first and largest wait (ms). */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+}
+
+/**
+ * A writer: drains the log's durable pull consumer into PostgreSQL. Messages arrive in the
+ * consumer's buffer while a write runs, and the next write takes all of them (up to `maxBatch`
+ * events) as one statement (`storeEvents`, the same insert as the direct path), then moves the
+ * tags' lifecycle (`TagActivity`, the same function), and only then acknowledges the messages.
+ * A writer killed mid-batch acknowledged nothing of it: JetStream redelivers after ack_wait and
+ * ON CONFLICT DO NOTHING skips what was already committed. While the database does not answer the
+ * writer keeps its batch, tells JetStream it is still working on it (no redelivery to another
+ * writer meanwhile), and retries with capped exponential backoff and jitter.
+ * Any number of writers (processes, or several in one) share the consumer.
+ */
+export class LogWriter {
+  /** Batches and events committed since start (tests, metrics). */
+  readonly stats = { writes: 0, events: 0, messages: 0, retries: 0 };
+  private readonly buffer: JsMsg[] = [];
+  private messages: ConsumerMessages | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private readonly activity: TagActivity;
+
+  constructor(
+    private readonly db: Database,
+    private readonly log: EventLog,
+    private readonly options: LogWriterOptions,
+    private readonly logger?: Logger,
+  ) {
+    this.activity = new TagActivity(db);
+  }
+
+  async start(): Promise<void> {
+    const consumer = await jetstream(this.log.nc).consumers.get(this.log.names.stream, this.log.names.durable);
+    this.messages = await consumer.consume({
+      max_messages: this.options.maxMessages,
+      callback: (msg) => {
+        this.buffer.push(msg);
+        this.wake?.();
+      },
+    });
+    this.running = this.loop();
+  }
+
+  /** Stops pulling, finishes the batch being written; what is left in the buffer is redelivered later. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.messages?.close().catch(() => {});
+    await this.running;
+    // Unacknowledged messages go back to the log at once rather than after ack_wait.
+    for (const msg of this.buffer.splice(0)) msg.nak();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      if (this.buffer.length === 0) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+        });
+        this.wake = undefined;
+        continue;
+      }
+      const batch = this.take();
+      await this.write(batch);
+    }
+  }
+
+  /** The oldest buffered messages up to `maxBatch` events (at least one message). */
+  private take(): { msgs: JsMsg[]; rows: EventInsertRow[] } {
+    const msgs: JsMsg[] = [];
+    const rows: EventInsertRow[] = [];
+    while (this.buffer.length > 0) {
+      const msg = this.buffer[0]!;
+      let parsed: LogMessage;
+      try {
+        parsed = msg.json<LogMessage>();
+      } catch (error) {
+        // Nothing we published: keep it out of the way for good (term), and say so.
+        this.logger?.error({ err: error, seq: msg.seq }, 'event log: unreadable message terminated');
+        this.buffer.shift();
+        msg.term();
+        continue;
+      }
+      if (msgs.length > 0 && rows.length + parsed.rows.length > this.options.maxBatch) break;
+      this.buffer.shift();
+      msgs.push(msg);
+      for (const row of parsed.rows) rows.push(row);
+    }
+    return { msgs, rows };
+  }
+
+  private async write({ msgs, rows }: { msgs: JsMsg[]; rows: EventInsertRow[] }): Promise<void> {
+    if (msgs.length === 0) return;
+    const min = this.options.retryMinMs ?? 100;
+    const max = this.options.retryMaxMs ?? 5_000;
+    let wait = min;
+    let lastProgress = Date.now();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await storeEvents(this.db, rows);
+        await this.activity.record([...new Set(rows.map((r) => r.tagId))]);
+        break;
+      } catch (error) {
+        if (!isConnectionError(error)) {
+          if (msgs.length > 1) {
+            // The database refused these rows (not: did not answer): one message may be the cause;
+            // write each alone so the others are not held up with it.
+            for (const msg of msgs) await this.write({ msgs: [msg], rows: msg.json<LogMessage>().rows });
+            return;
+          }
+          if (attempt >= 4) {
+            // A message PostgreSQL refuses every time would block the log for good: set it aside
+            // (terminated, and logged with its events so it can be replayed by hand).
+            this.logger?.error(
+              { err: error, seq: msgs[0]?.seq, rows },
+              'event log writer: message refused, terminated',
+            );
+            for (const msg of msgs) msg.term();
+            return;
+          }
+        }
+        this.stats.retries += 1;
+        if (attempt === 0 || attempt % 20 === 0) {
+          this.logger?.warn({ err: error, events: rows.length, attempt }, 'event log writer: write failed, retrying');
+        }
+        // Still ours: keep JetStream from redelivering the batch to another writer meanwhile.
+        if (Date.now() - lastProgress > 2_000) {
+          for (const msg of msgs) msg.working();
+          lastProgress = Date.now();
+        }
+        if (this.stopped && attempt >= 2) {
+          // Shutting down with the database away: hand the batch back to the log.
+          for (const msg of msgs) msg.nak();
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait / 2 + Math.random() * (wait / 2)));
+        wait = Math.min(max, wait * 2);
+      }
+    }
+    for (const msg of msgs) msg.ack();
+    this.stats.writes += 1;
+    this.stats.events += rows.length;
+    this.stats.messages += msgs.length;
+  }
+}
