@@ -132,7 +132,7 @@ export const EnvSchema = z.object({
   EVENT_LOG_REPLICAS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(5).default(1)),
   EVENT_LOG_PUBLISH_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
-    z.coerce.number().int().min(100).max(10_000).default(1_500),
+    z.coerce.number().int().min(100).max(10_000).default(1_200),
   ),
   EVENT_LOG_ACK_WAIT_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(30)),
   EVENT_LOG_MAX_ACK_PENDING: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(20_000)),
