@@ -6,6 +6,7 @@ import { type CnameResolver, createCnameResolver } from './dns/cname-resolver.js
 import type { Env } from './env.js';
 import { answerClientError } from './http/client-error.js';
 import { createRateLimits } from './http/rate-limit.js';
+import { MAX_HEADER_BYTES } from './http/request-path.js';
 import { createRequestListener } from './http/server.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createLogger, type Logger } from './logger.js';
@@ -68,7 +69,10 @@ function drainServer(server: http.Server, graceMs: number): Promise<void> {
  * through the error table (`answerClientError`) and cut off.
  */
 function createListener(env: Env): http.Server {
-  const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, env.HTTP_HEADERS_TIMEOUT_MS) });
+  const server = http.createServer({
+    connectionsCheckingInterval: Math.min(1_000, env.HTTP_HEADERS_TIMEOUT_MS),
+    maxHeaderSize: MAX_HEADER_BYTES,
+  });
   server.keepAliveTimeout = 5_000;
   server.headersTimeout = env.HTTP_HEADERS_TIMEOUT_MS;
   server.requestTimeout = Math.max(env.HTTP_REQUEST_TIMEOUT_MS, env.HTTP_HEADERS_TIMEOUT_MS);

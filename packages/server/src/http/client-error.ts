@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError, errorResponse } from '../errors.js';
+import { MAX_HEADER_BYTES } from './request-path.js';
 
 /**
  * Node's HTTP parser rejects some requests before any listener runs (headers or URL over the
@@ -14,7 +15,10 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   }
   const appError =
     error.code === 'HPE_HEADER_OVERFLOW'
-      ? new AppError('REQUEST_HEADERS_TOO_LARGE', 'Request line or headers too large (limit 16 KB)')
+      ? new AppError(
+          'REQUEST_HEADERS_TOO_LARGE',
+          `Request line or headers too large (limit ${MAX_HEADER_BYTES / 1024} KB)`,
+        )
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AppError('REQUEST_TIMEOUT', 'The request was not received in time')
         : new AppError('VALIDATION_ERROR', 'Malformed HTTP request');

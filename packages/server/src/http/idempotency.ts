@@ -29,10 +29,10 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-export function requestFingerprint(method: string, pathname: string, body: unknown): string {
-  const normalisedPath = pathname.toLowerCase().replace(/\/+$/, '');
+/** `route`: the request's path lower-cased without trailing slashes (http/request-path.ts). */
+export function requestFingerprint(method: string, route: string, body: unknown): string {
   return createHash('sha256')
-    .update(`${method.toUpperCase()} ${normalisedPath}\n${canonicalJson(body)}`)
+    .update(`${method.toUpperCase()} ${route}\n${canonicalJson(body)}`)
     .digest('hex');
 }
 
@@ -60,7 +60,7 @@ export async function applyIdempotency(
   req: IncomingMessage,
   res: ServerResponse,
   partnerId: string,
-  pathname: string,
+  route: string,
   body: unknown,
 ): Promise<'run' | 'answered'> {
   const header = req.headers['idempotency-key'];
@@ -74,7 +74,7 @@ export async function applyIdempotency(
   }
   const { db } = deps;
   purgeLazily(deps);
-  const fingerprint = requestFingerprint(req.method ?? 'POST', pathname, body);
+  const fingerprint = requestFingerprint(req.method ?? 'POST', route, body);
   const where = and(eq(idempotencyKeys.partnerId, partnerId), eq(idempotencyKeys.key, key));
   const deadline = Date.now() + CONCURRENT_WAIT_MS;
 

@@ -14,6 +14,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   TAG_CONFIGURATION_INCOMPLETE: 'tag configuration incomplete',
   PAYLOAD_TOO_LARGE: 'body over 1 MB',
   REQUEST_HEADERS_TOO_LARGE: 'request line or headers over 16 KB',
+  URI_TOO_LONG: 'request URL over 8 KB',
   REQUEST_TIMEOUT: 'request not received in time',
   ACCESS_DENIED: "the tag belongs to another partner's merchant",
   MERCHANT_NOT_FOUND: "the merchant does not exist, is another partner's, or has no tag",

@@ -8,6 +8,7 @@ import { readJsonBody } from './body.js';
 import { rejectReservedQueryKeys } from './guards.js';
 import { applyIdempotency } from './idempotency.js';
 import { procedureMeta } from './procedure-meta.js';
+import type { RequestPath } from './request-path.js';
 import { restErrorBody, sendError, sendJson } from './respond.js';
 
 interface RestRequest extends IncomingMessage {
@@ -18,10 +19,8 @@ interface RestRequest extends IncomingMessage {
 
 const PARTNER_PREFIX = '/v1/partners';
 
-/** `POST /v1/collect` (case and trailing slashes ignored, as trpc-to-openapi routes). */
-function isCollectPath(pathname: string): boolean {
-  return pathname.toLowerCase().replace(/\/+$/, '') === '/v1/collect';
-}
+/** `POST /v1/collect` (case and trailing slashes ignored: the route of http/request-path.ts). */
+const COLLECT_ROUTE = '/v1/collect';
 
 /**
  * The spec's REST paths, served by trpc-to-openapi from the same procedures as /trpc. Around it:
@@ -57,14 +56,14 @@ export function createRestHandler(deps: AppDeps) {
     },
   });
 
-  return async (req: IncomingMessage, res: ServerResponse, pathname: string, notFound: () => void) => {
+  return async (req: IncomingMessage, res: ServerResponse, path: RequestPath, notFound: () => void) => {
     const restReq = req as RestRequest;
     try {
       const method = req.method ?? 'GET';
-      if (pathname.toLowerCase().startsWith(PARTNER_PREFIX)) {
+      if (path.route.startsWith(PARTNER_PREFIX)) {
         restReq.partner = await authenticate(deps.db, req.headers.authorization);
         await deps.limits.limitApiKey(req.headers.authorization, res);
-      } else if (method === 'POST' && isCollectPath(pathname)) {
+      } else if (method === 'POST' && path.route === COLLECT_ROUTE) {
         await deps.limits.limitCollector(req, res);
       }
       rejectReservedQueryKeys(req.url);
@@ -73,7 +72,7 @@ export function createRestHandler(deps: AppDeps) {
         req.headers['content-type'] = 'application/json';
       }
       if (method === 'POST' && restReq.partner) {
-        const outcome = await applyIdempotency(deps, req, res, restReq.partner.id, pathname, restReq.body);
+        const outcome = await applyIdempotency(deps, req, res, restReq.partner.id, path.route, restReq.body);
         if (outcome === 'answered') return;
       }
     } catch (error) {

@@ -22,7 +22,7 @@ export interface Collector {
   /** The collector host a request is addressed to (its `Host` header), or null when it is not one. */
   match(req: IncomingMessage): Promise<string | null>;
   /** Answers a request for a collector host: the tag script, `POST /e`, or 404. */
-  handle(req: IncomingMessage, res: ServerResponse, host: string): Promise<void>;
+  handle(req: IncomingMessage, res: ServerResponse, host: string, pathname: string): Promise<void>;
 }
 
 /** True when the page origin lies on the root domain (the root itself or any sub-domain). */
@@ -131,10 +131,9 @@ export function createCollector(deps: AppDeps): Collector {
       }
     },
 
-    async handle(req, res, host) {
+    async handle(req, res, host, pathname) {
       let cors: Record<string, string> = {};
       try {
-        const pathname = new URL(req.url ?? '/', 'http://collector').pathname;
         const method = req.method ?? 'GET';
         const script = SCRIPT_PATH.exec(pathname);
         if (script && (method === 'GET' || method === 'HEAD')) {
