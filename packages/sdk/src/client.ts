@@ -47,9 +47,9 @@ export class PartnerClient {
   readonly timeout: number;
   /** `/v1/partners/merchant` */
   readonly merchants: Merchants;
-  /** `/v1/partners/tag/generate`, `/v1/partners/tag/verify` */
+  /** `/v1/partners/tag/*` */
   readonly tags: Tags;
-  /** `/v1/partners/events` */
+  /** `/v1/partners/events`, `/v1/partners/events/stream`, `/v1/collect` */
   readonly events: Events;
   readonly #options: ClientOptions;
   readonly #apiKey: string;

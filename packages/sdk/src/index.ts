@@ -24,7 +24,14 @@ export {
   type EventStreamParams,
   type StreamedEvent,
 } from './resources/event-stream.js';
-export { type EventListParams, Events, type TrackingEvent } from './resources/events.js';
+export {
+  type EventInput,
+  type EventListParams,
+  type EventSendParams,
+  type EventSendResponse,
+  Events,
+  type TrackingEvent,
+} from './resources/events.js';
 export {
   type Merchant,
   type MerchantCreateParams,
@@ -36,6 +43,7 @@ export {
   type DnsRecord,
   type TagGenerateParams,
   type TagGenerateResponse,
+  type TagSnippet,
   type TagStatus,
   type TagSummary,
   Tags,

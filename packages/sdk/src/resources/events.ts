@@ -1,5 +1,6 @@
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
+import { makeIdempotencyKey } from '../internal/idempotency.js';
 import { buildQuery } from '../internal/query.js';
 import { EventStream, type EventStreamOptions, type EventStreamParams } from './event-stream.js';
 
@@ -33,6 +34,37 @@ export interface EventListParams {
   endDate?: Date | string;
 }
 
+/** One server-side event for `client.events.send`. */
+export interface EventInput {
+  /**
+   * The event's id, 1..128 characters: an id already stored for the merchant is dropped, so a
+   * retried send stores each event once. Default: one made by the SDK before the first attempt.
+   */
+  id?: string;
+  /** 1..100 characters, e.g. `PageView`, `Purchase`. */
+  event_name: string;
+  /** When it happened: a `Date` or an ISO 8601 string (default: the time the server receives it). */
+  event_time?: Date | string;
+  /** The visitor id, 1..128 characters (default: one assigned by the server). */
+  muid?: string;
+  /** Any JSON value; read back as the `raw_data` string. */
+  data?: unknown;
+}
+
+export interface EventSendParams {
+  /** A live tag: preverified, or custom once verified. */
+  tagId: string;
+  /** 1..500 events. */
+  events: readonly EventInput[];
+}
+
+export interface EventSendResponse {
+  /** Events the server accepted (an event whose id was already stored counts as accepted, once). */
+  accepted: number;
+  /** The id of each event sent, in order (those the SDK made included). */
+  ids: string[];
+}
+
 /** The server's default page size for events. */
 const DEFAULT_LIMIT = 12;
 
@@ -43,6 +75,25 @@ export class Events {
   /** @internal */
   constructor(transport: Transport) {
     this.#transport = transport;
+  }
+
+  /**
+   * `POST /v1/collect`: sends server-side events for a live tag. Every event gets its id before the
+   * first attempt, so retries (a dropped connection, a 503 while the server is busy) store each
+   * event once.
+   */
+  async send(params: EventSendParams, options?: RequestOptions): Promise<EventSendResponse> {
+    const events = params.events.map((event) => ({
+      ...event,
+      id: event.id ?? `evt_${makeIdempotencyKey()}`,
+      ...(event.event_time instanceof Date ? { event_time: event.event_time.toISOString() } : {}),
+    }));
+    const response = await this.#transport.post<{ accepted: number }>(
+      '/v1/collect',
+      { tagId: params.tagId, events },
+      options,
+    );
+    return { accepted: response.accepted, ids: events.map((event) => event.id) };
   }
 
   /**

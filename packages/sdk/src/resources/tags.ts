@@ -20,11 +20,11 @@ export interface TagSummary {
 /** The CNAME record the domain owner publishes: `<name>.<domain>` must point at `value` (spec 2.3). */
 export interface DnsRecord {
   type: 'CNAME';
-  /** Record label relative to the domain, e.g. `mtag`. */
+  /** Record label relative to the domain: `edge-` and six random characters, e.g. `edge-k3j9x2`. */
   name: string;
   /** Target host of the CNAME. */
   value: string;
-  /** Seconds (300). */
+  /** Time to live in seconds (300), never negative. */
   ttl: number;
 }
 
@@ -52,6 +52,17 @@ export interface TagVerifyResponse {
   verified: boolean;
 }
 
+/** How to install a tag (`GET /v1/partners/tag/{tagId}/snippet`). */
+export interface TagSnippet {
+  tagId: string;
+  /** The tag's collector host (its CNAME): the script and its events are served from it first-party. */
+  collectorHost: string;
+  /** The tag script, served by the collector host. */
+  scriptUrl: string;
+  /** The script element to paste into the `<head>` of every page of the merchant's site. */
+  html: string;
+}
+
 /** `client.tags`: `/v1/partners/tag/*`. */
 export class Tags {
   readonly #transport: Transport;
@@ -68,6 +79,11 @@ export class Tags {
       { merchantId: params.merchantId, domain: params.domain },
       options,
     );
+  }
+
+  /** `GET /v1/partners/tag/{tagId}/snippet`: the HTML snippet, collector host and script URL of a tag. */
+  snippet(tagId: string, options?: RequestOptions): Promise<TagSnippet> {
+    return this.#transport.get(`/v1/partners/tag/${encodeURIComponent(tagId)}/snippet`, new URLSearchParams(), options);
   }
 
   /** `POST /v1/partners/tag/verify`: checks the DNS record of a custom-domain tag. */
