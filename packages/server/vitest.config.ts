@@ -1,6 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
+// Tests that drive the SDK import its sources (../sdk/src), never its build: `pnpm test` works on a
+// fresh clone with nothing built. The SDK's version constant is defined at build time (tsup), so
+// it is defined here the same way.
+const sdk = JSON.parse(readFileSync(new URL('../sdk/package.json', import.meta.url), 'utf8')) as { version: string };
+
 export default defineConfig({
+  define: { __SDK_VERSION__: JSON.stringify(sdk.version) },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -156,7 +156,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const address = server.address() as AddressInfo;
   const host = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  server.on('request', createRequestListener(deps, database, env.PUBLIC_BASE_URL ?? url));
+  server.on('request', createRequestListener(deps, database, env.PUBLIC_BASE_URL));
   // COLLECTOR_PORT: a second listener that answers collector hosts only (the tag script, POST /e).
   let collectorServer: http.Server | undefined;
   if (env.COLLECTOR_PORT !== undefined) {

@@ -10,6 +10,10 @@ export interface Meta extends OpenApiMeta {
   successStatus?: 200 | 201 | 202;
   /** The failures this procedure can answer, for the OpenAPI document. */
   errors?: ErrorReason[];
+  /** The description of the success response in the OpenAPI document (default "Successful response"). */
+  successDescription?: string;
+  /** The REST body may also be sent as `text/plain` JSON (declared in the document; e.g. for `sendBeacon`). */
+  acceptsTextPlain?: boolean;
 }
 
 const t = initTRPC

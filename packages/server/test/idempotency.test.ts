@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartnerClient } from '../../sdk/dist/index.js';
+import { PartnerClient } from '../../sdk/src/index.js';
 import { idempotencyKeys, merchants } from '../src/db/schema/index.js';
 import { canonicalJson } from '../src/http/idempotency.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';

@@ -161,8 +161,9 @@ describe('GET /openapi.json', () => {
     const all = refs(doc);
     expect(all.filter((ref) => ref.includes('error.'))).toEqual([]);
     for (const ref of all) {
-      expect(ref).toMatch(/^#\/components\/schemas\//);
-      expect(names, ref).toContain(ref.replace('#/components/schemas/', ''));
+      const [, kind, name] = /^#\/components\/(schemas|headers)\/(.+)$/.exec(ref) ?? [];
+      expect(kind, ref).toBeDefined();
+      expect(Object.keys(doc.components[kind as string] ?? {}), ref).toContain(name);
     }
   });
 

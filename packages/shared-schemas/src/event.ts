@@ -26,11 +26,13 @@ export const STANDARD_EVENT_NAMES = [
 /** A tracking event as returned by the event list (spec 2.4). */
 export const TrackingEvent = z
   .object({
-    id: z.string(),
-    muid: z.string(),
-    event_name: z.string(),
+    id: z
+      .string()
+      .meta({ description: 'The event id (client-made or assigned at ingestion).', example: 'evt_01HZX3K9QF' }),
+    muid: z.string().meta({ description: 'The visitor id the event belongs to.', example: 'muid_7d2f9a' }),
+    event_name: z.string().meta({ example: 'Purchase' }),
     event_time: Timestamp,
-    raw_data: z.string().meta({ description: 'A JSON document serialised as a string.' }),
+    raw_data: z.string().meta({ description: 'A JSON document serialised as a string.', example: '{"value":42}' }),
   })
   .meta({ id: 'TrackingEvent' });
 export type TrackingEvent = z.infer<typeof TrackingEvent>;
@@ -48,19 +50,38 @@ export const EventSortBy = z.enum(['event_time', 'event_name']);
 
 export const ListEventsQuery = z
   .object({
-    merchantId: Uuid,
+    merchantId: Uuid.meta({
+      description: 'The merchant whose events to list (UUID, one of the partner’s merchants).',
+      example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c',
+    }),
     ...paginationQuery(EVENTS_DEFAULT_LIMIT),
-    sortOrder: SortOrder.default('desc'),
-    sortBy: EventSortBy.default('event_time'),
+    sortOrder: SortOrder.default('desc').meta({ description: '`asc` or `desc` (default `desc`, newest first).' }),
+    sortBy: EventSortBy.default('event_time').meta({
+      description: 'Sort key, `event_time` (default) or `event_name`; ties are broken by the event id.',
+    }),
     events: z
       .string()
       .max(4000)
-      .optional()
-      .meta({ description: 'Comma-separated event names to keep, e.g. `PageView,Purchase`.' }),
-    startDate: isoValue('startDate').optional().meta({ description: 'Inclusive start (ISO 8601, UTC).' }),
+      .meta({
+        description:
+          'Comma-separated event names to keep (spaces around names ignored, at most 50 names); all events when absent.',
+        example: 'PageView,Purchase',
+      })
+      .optional(),
+    startDate: isoValue('startDate')
+      .meta({
+        description:
+          'Inclusive start, ISO 8601 UTC: a date (`2026-11-01`, from 00:00) or a date-time (`2026-11-01T08:00:00Z`; no offset means UTC).',
+        example: '2026-11-01',
+      })
+      .optional(),
     endDate: isoValue('endDate')
-      .optional()
-      .meta({ description: 'Inclusive end (ISO 8601, UTC); a date-only value covers its whole day.' }),
+      .meta({
+        description:
+          'Inclusive end, ISO 8601 UTC: a date (`2026-11-30`, covers its whole day) or a date-time (`2026-11-30T18:00:00Z`).',
+        example: '2026-11-30',
+      })
+      .optional(),
   })
   .meta({ id: 'ListEventsQuery' });
 export type ListEventsQuery = z.input<typeof ListEventsQuery>;
@@ -88,23 +109,43 @@ export const EventName = z
 
 /** One event sent to the collector. */
 export const CollectEvent = z.object({
-  id: z
+  id: z.string().min(1).max(EVENT_ID_MAX).optional().meta({
+    description:
+      'Client-made id (1..128 characters); an id already stored for the merchant is dropped, so a retried batch is stored once.',
+    example: 'evt_01HZX3K9QF',
+  }),
+  event_name: EventName.meta({
+    description: 'The event name, 1..100 characters (e.g. `PageView`, `Purchase`, `AddToCart`).',
+    example: 'Purchase',
+  }),
+  event_time: isoValue('event_time').optional().meta({
+    description:
+      'When the event happened, ISO 8601: a date-time (`2026-11-22T10:00:00Z`; no offset means UTC) or a date. Defaults to the time of receipt.',
+    example: '2026-11-22T10:00:00Z',
+  }),
+  muid: z
     .string()
     .min(1)
-    .max(EVENT_ID_MAX)
+    .max(MUID_MAX)
     .optional()
-    .meta({ description: 'Client-made id; an id already stored for the merchant is dropped (idempotent).' }),
-  event_name: EventName,
-  event_time: isoValue('event_time').optional().meta({ description: 'Defaults to the time of receipt.' }),
-  muid: z.string().min(1).max(MUID_MAX).optional(),
-  data: z.unknown().optional().meta({ description: 'Any JSON value; returned as the `raw_data` string.' }),
+    .meta({ description: 'The visitor id (1..128 characters); one is assigned when absent.', example: 'muid_7d2f9a' }),
+  data: z
+    .unknown()
+    .optional()
+    .meta({
+      description: 'Any JSON value; returned as the `raw_data` string.',
+      example: { value: 42, currency: 'EUR' },
+    }),
 });
 export type CollectEvent = z.input<typeof CollectEvent>;
 
 export const CollectInput = z
   .object({
-    tagId: Uuid,
-    events: z.array(CollectEvent).min(1).max(COLLECT_MAX_EVENTS),
+    tagId: Uuid.meta({
+      description: 'The live tag the events are for.',
+      example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f',
+    }),
+    events: z.array(CollectEvent).min(1).max(COLLECT_MAX_EVENTS).meta({ description: '1..500 events.' }),
   })
   .meta({ id: 'CollectInput' });
 export type CollectInput = z.input<typeof CollectInput>;
@@ -112,6 +153,7 @@ export type CollectInput = z.input<typeof CollectInput>;
 export const CollectResponse = z
   .object({
     accepted: z.number().int().min(0).meta({
+      example: 2,
       description:
         'Events accepted from this request. Events whose id is already stored are accepted and dropped (idempotent).',
     }),

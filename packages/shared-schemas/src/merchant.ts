@@ -9,8 +9,8 @@ export const MERCHANTS_DEFAULT_LIMIT = 10;
 /** A merchant as returned by the list endpoint (spec 2.1). */
 export const Merchant = z
   .object({
-    merchantId: Uuid,
-    name: z.string(),
+    merchantId: Uuid.meta({ example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c' }),
+    name: z.string().meta({ example: 'Acme Store' }),
     createdAt: Timestamp,
     tags: z.array(TagSummary),
   })
@@ -40,5 +40,9 @@ export const CreateMerchantInput = z
   .meta({ id: 'CreateMerchantInput' });
 export type CreateMerchantInput = z.input<typeof CreateMerchantInput>;
 
-export const CreateMerchantResponse = z.object({ merchantId: Uuid }).meta({ id: 'CreateMerchantResponse' });
+export const CreateMerchantResponse = z
+  .object({
+    merchantId: Uuid.meta({ description: 'The new merchant.', example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c' }),
+  })
+  .meta({ id: 'CreateMerchantResponse' });
 export type CreateMerchantResponse = z.infer<typeof CreateMerchantResponse>;

@@ -29,13 +29,13 @@ const count = z.number().int().min(0);
 /** The primary pagination envelope (spec 2.5); `total` is always present as an alias of `totalItems`. */
 export const Pagination = z
   .object({
-    currentPage: z.number().int().min(1),
-    itemsPerPage: z.number().int().min(1),
-    totalItems: count,
-    total: count.meta({ description: 'Alias of totalItems.' }),
-    totalPages: count,
-    hasNextPage: z.boolean(),
-    hasPreviousPage: z.boolean(),
+    currentPage: z.number().int().min(1).meta({ example: 1 }),
+    itemsPerPage: z.number().int().min(1).meta({ example: 10 }),
+    totalItems: count.meta({ example: 42 }),
+    total: count.meta({ description: 'Alias of totalItems.', example: 42 }),
+    totalPages: count.meta({ example: 5 }),
+    hasNextPage: z.boolean().meta({ example: true }),
+    hasPreviousPage: z.boolean().meta({ example: false }),
   })
   .meta({ id: 'Pagination' });
 export type Pagination = z.infer<typeof Pagination>;

@@ -12,8 +12,8 @@ export type DomainType = z.infer<typeof DomainType>;
 /** A tag as listed inside a merchant (spec 2.2), with the verification flags exposed (decisions.md). */
 export const TagSummary = z
   .object({
-    hostname: z.string().meta({ description: 'Domain where the tag is installed.' }),
-    tagId: Uuid,
+    hostname: z.string().meta({ description: 'Domain where the tag is installed.', example: 'acme-store.com' }),
+    tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
     status: TagStatus,
     createdAt: Timestamp,
     isConnected: z.boolean().meta({ description: 'Set by a successful DNS verification.' }),
@@ -26,9 +26,12 @@ export type TagSummary = z.infer<typeof TagSummary>;
 export const DnsRecord = z
   .object({
     type: z.literal('CNAME'),
-    name: z.string().meta({ description: 'Record label, relative to the domain.', example: 'mtag' }),
+    name: z.string().meta({
+      description: 'Record label, relative to the domain: `edge-` and six random characters.',
+      example: 'edge-k3j9x2',
+    }),
     value: z.string().meta({ description: 'Target host of the CNAME.', example: 'tags.partner-tags.example' }),
-    ttl: z.number().int().meta({ example: 300 }),
+    ttl: z.number().int().min(0).meta({ description: 'Time to live of the record, in seconds.', example: 300 }),
   })
   .meta({ id: 'DnsRecord' });
 export type DnsRecord = z.infer<typeof DnsRecord>;
@@ -38,15 +41,22 @@ export const TAG_EXISTING_MESSAGE = 'Existing tag retrieved';
 
 export const GenerateTagInput = z
   .object({
-    merchantId: Uuid,
-    domain: DomainInput,
+    merchantId: Uuid.meta({
+      description: 'The merchant the tag is for.',
+      example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c',
+    }),
+    domain: DomainInput.meta({
+      description:
+        "The merchant's domain, without protocol or `www.`: under the partner's domain (preverified) or a registrable root domain (custom).",
+      example: 'acme-store.com',
+    }),
   })
   .meta({ id: 'GenerateTagInput' });
 export type GenerateTagInput = z.input<typeof GenerateTagInput>;
 
 export const GenerateTagResponse = z
   .object({
-    tagId: Uuid,
+    tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
     record: DnsRecord,
     status: TagStatus,
     message: z.enum([TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE]),
@@ -56,11 +66,16 @@ export type GenerateTagResponse = z.infer<typeof GenerateTagResponse>;
 
 export const VerifyTagInput = z
   .object({
-    tagId: Uuid,
-    subdomain: HostnameInput,
+    tagId: Uuid.meta({ description: 'The tag to verify.', example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
+    subdomain: HostnameInput.meta({
+      description: 'The domain the tag was generated for (where its CNAME record is published).',
+      example: 'acme-store.com',
+    }),
   })
   .meta({ id: 'VerifyTagInput' });
 export type VerifyTagInput = z.input<typeof VerifyTagInput>;
 
-export const VerifyTagResponse = z.object({ verified: z.boolean() }).meta({ id: 'VerifyTagResponse' });
+export const VerifyTagResponse = z
+  .object({ verified: z.boolean().meta({ example: true }) })
+  .meta({ id: 'VerifyTagResponse' });
 export type VerifyTagResponse = z.infer<typeof VerifyTagResponse>;

@@ -1,8 +1,8 @@
 import { AuthErrorBody, ErrorCode } from '@partner/shared-schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
-import { z } from 'zod';
 import { ERROR_TABLE, type ErrorReason } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
+import { componentSchema, exampleFor } from './openapi-schemas.js';
 import { addEventStreamOperation } from './openapi-stream.js';
 import { allProcedureMeta } from './procedure-meta.js';
 
@@ -48,7 +48,8 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   description:
     'Makes a retried POST safe: the first response for a key is stored for 24 h and replayed for the same ' +
     'request; the same key with another request answers 409 IDEMPOTENCY_KEY_REUSED.',
-  schema: { type: 'string', maxLength: 255 },
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  example: '5d7e1c2a-create-merchant-acme',
 };
 
 function errorResponses(reasons: ErrorReason[], authenticated: boolean) {
@@ -64,52 +65,165 @@ function errorResponses(reasons: ErrorReason[], authenticated: boolean) {
       status === 401 && authenticated
         ? { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/AuthError' }] }
         : { $ref: '#/components/schemas/Error' };
-    responses[String(status)] = { description, content: { 'application/json': { schema } } };
+    const [first] = list as [ErrorReason];
+    const example = {
+      message: `${REASON_TEXT[first][0]?.toUpperCase()}${REASON_TEXT[first].slice(1)}`,
+      code: ERROR_TABLE[first].code,
+    };
+    responses[String(status)] = { description, content: { 'application/json': { schema, example } } };
   }
   return responses;
 }
 
+/** Every tag an operation may carry, with its description (a tag missing here fails test/openapi-lint.test.ts). */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Merchants: 'The merchants a partner registers; each carries its tags.',
+  Tags: 'Tracking tags for merchant domains: generation, DNS verification of custom domains, the install snippet.',
+  Events: "A merchant's tracking events: one page at a time, or streamed live as Server-Sent Events.",
+  Collection: 'The public collection endpoint: events sent for a live tag, with no partner token.',
+};
+
+const SHARED_HEADERS: Record<string, Record<string, unknown>> = {
+  RequestId: {
+    description:
+      'Identifies this request in the server logs. A valid incoming `x-request-id` (1..128 of `A-Za-z0-9._:-`) is echoed; otherwise one is made.',
+    schema: { type: 'string', maxLength: 128 },
+    example: 'req_5f0c6a1d2b3e4f5a6b7c8d9e0f1a2b3c',
+  },
+  RateLimitLimit: {
+    description:
+      'Requests allowed per rate-limit window for this API key (partner operations) or client address (collection).',
+    schema: { type: 'integer', minimum: 1 },
+    example: 600,
+  },
+  RateLimitRemaining: {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 599,
+  },
+  RateLimitReset: {
+    description: 'Seconds until the current window ends and the budget is restored.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 60,
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 1,
+  },
+  IdempotentReplayed: {
+    description:
+      '`true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` (replayed, not executed again).',
+    schema: { type: 'string', enum: ['true'] },
+    example: 'true',
+  },
+};
+
+const headerRef = (name: keyof typeof SHARED_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers a response of an operation carries. */
+function responseHeaders(status: number, rateLimited: boolean, idempotent: boolean): Record<string, unknown> {
+  const headers: Record<string, unknown> = { 'x-request-id': headerRef('RequestId') };
+  // Rate limits are counted after authentication: every answer but a 401 carries the budget.
+  if (rateLimited && status !== 401) {
+    headers['RateLimit-Limit'] = headerRef('RateLimitLimit');
+    headers['RateLimit-Remaining'] = headerRef('RateLimitRemaining');
+    headers['RateLimit-Reset'] = headerRef('RateLimitReset');
+  }
+  if (status === 429 || status === 503 || (idempotent && status === 409))
+    headers['Retry-After'] = headerRef('RetryAfter');
+  if (idempotent && status >= 200 && status < 300) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
+  return headers;
+}
+
+type Operation = Record<string, unknown>;
+type Doc = ReturnType<typeof generateOpenApiDocument>;
+
 /**
- * A zod schema as a component: a schema registered with an id comes out of `toJSONSchema` as
- * `{ $ref: '#/$defs/X', $defs: { X } }`, a pointer that resolves against the document's root (where
- * there is no `$defs`) once placed in `components`; unwrap it (and drop `$schema` and `id`).
+ * What every operation gets, whoever wrote it (the generated ones and the stream): parameter
+ * descriptions and examples lifted from their schemas, media-type examples for the request and
+ * every response, the response headers, `security: []` on public operations.
  */
-function componentSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
-  const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;
-  const ref = typeof json.$ref === 'string' ? /^#\/\$defs\/([^/]+)$/.exec(json.$ref)?.[1] : undefined;
-  const out = { ...(ref && defs?.[ref] && Object.keys(defs).length === 1 ? defs[ref] : json) };
-  delete out.$schema;
-  delete out.id;
-  return out;
+export function finishOperation(
+  doc: Doc,
+  operation: Operation,
+  options: { rateLimited: boolean; idempotent: boolean; public: boolean },
+): void {
+  const root = doc as unknown as Record<string, unknown>;
+  if (options.public) operation.security = [];
+  for (const parameter of (operation.parameters ?? []) as Array<Record<string, unknown>>) {
+    const schema = (parameter.schema ?? {}) as Record<string, unknown>;
+    if (parameter.description === undefined && typeof schema.description === 'string') {
+      parameter.description = schema.description;
+    }
+    if (parameter.example === undefined && parameter.examples === undefined)
+      parameter.example = exampleFor(schema, root);
+  }
+  const body = operation.requestBody as { content?: Record<string, Record<string, unknown>> } | undefined;
+  for (const media of Object.values(body?.content ?? {})) {
+    if (media.example === undefined && media.examples === undefined) media.example = exampleFor(media.schema, root);
+  }
+  for (const [statusKey, response] of Object.entries(
+    (operation.responses ?? {}) as Record<string, Record<string, unknown>>,
+  )) {
+    const status = Number(statusKey);
+    response.headers = {
+      ...responseHeaders(status, options.rateLimited, options.idempotent),
+      ...(response.headers as object),
+    };
+    for (const media of Object.values((response.content ?? {}) as Record<string, Record<string, unknown>>)) {
+      if (media.example === undefined && media.examples === undefined) media.example = exampleFor(media.schema, root);
+    }
+  }
 }
 
 /**
  * The OpenAPI 3.1 document, generated from the procedures and corrected where the generator
- * cannot tell the truth: success statuses (201, 202), the `{ message, code }` error body, and each
- * operation's own error statuses.
+ * cannot tell the truth: success statuses (201, 202), the `{ message, code }` error body, each
+ * operation's own error statuses, response headers, examples and descriptions.
+ *
+ * `baseUrl` (PUBLIC_BASE_URL) is written into `servers` when given; otherwise the server URL is
+ * relative (`/`), so the reference at /docs calls whatever origin it was opened at.
  */
-export function buildOpenApiDocument(baseUrl: string): ReturnType<typeof generateOpenApiDocument> {
+export function buildOpenApiDocument(baseUrl?: string): Doc {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Partner Tags API',
     version: '1.0.0',
     description:
       'Partners register merchants, generate tracking tags for merchant domains, verify custom domains in DNS ' +
       'and read the tracking events collected for a merchant. Authenticate with `Authorization: Bearer mp_live_...`.',
-    baseUrl,
+    baseUrl: baseUrl ?? '/',
   });
+  doc.info = {
+    ...doc.info,
+    license: { name: 'MIT', identifier: 'MIT' },
+    contact: { name: 'Partner Tags API support', email: 'api@partner-tags.example' },
+  };
+  doc.servers = [
+    baseUrl
+      ? { url: baseUrl, description: 'This deployment (PUBLIC_BASE_URL)' }
+      : { url: '/', description: 'The server this document was fetched from' },
+  ];
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   schemas.ErrorCode = componentSchema(ErrorCode);
   schemas.Error = {
     type: 'object',
     required: ['message', 'code'],
-    properties: { message: { type: 'string' }, code: { $ref: '#/components/schemas/ErrorCode' } },
+    properties: {
+      message: {
+        type: 'string',
+        description: 'Human-readable explanation.',
+        example: 'Invalid request: merchantId: must be a valid UUID',
+      },
+      code: { $ref: '#/components/schemas/ErrorCode' },
+    },
   };
   schemas.AuthError = componentSchema(AuthErrorBody);
   doc.components = {
     ...doc.components,
     schemas: schemas as never,
+    headers: SHARED_HEADERS as never,
     securitySchemes: {
       Authorization: {
         type: 'http',
@@ -125,19 +239,50 @@ export function buildOpenApiDocument(baseUrl: string): ReturnType<typeof generat
     const method = openapi.method.toLowerCase();
     const operation = (doc.paths?.[openapi.path] as Record<string, Record<string, unknown>> | undefined)?.[method];
     if (!operation) continue;
-    const responses = operation.responses as Record<string, unknown>;
-    const success = responses['200'];
+    const responses = operation.responses as Record<string, Record<string, unknown>>;
+    const success = responses['200'] ?? { description: 'Successful response' };
+    if (meta.successDescription) success.description = meta.successDescription;
     const successStatus = String(meta.successStatus ?? 200);
     const isPartnerOperation = openapi.protect === true;
+    const idempotent = method === 'post' && isPartnerOperation;
     const reasons = [...(meta.errors ?? []), ...layerReasons(method, isPartnerOperation)];
-    if (method === 'post' && isPartnerOperation) {
+    if (idempotent) {
       operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER];
+    }
+    if (method === 'post' && meta.acceptsTextPlain) {
+      const body = operation.requestBody as { content: Record<string, Record<string, unknown>> };
+      const json = body.content['application/json'];
+      body.content['text/plain'] = {
+        schema: {
+          type: 'string',
+          description:
+            'The same JSON document as `application/json`, sent as `text/plain` (what `navigator.sendBeacon` and CORS-simple requests can send).',
+          contentMediaType: 'application/json',
+          contentSchema: json?.schema,
+        },
+      };
     }
     operation.responses = {
       [successStatus]: success,
       ...errorResponses(reasons, isPartnerOperation),
     };
+    finishOperation(doc, operation, { rateLimited: true, idempotent, public: !isPartnerOperation });
+    const textPlain = (operation.requestBody as { content: Record<string, Record<string, unknown>> } | undefined)
+      ?.content?.['text/plain'];
+    if (textPlain)
+      textPlain.example = JSON.stringify(
+        exampleFor((textPlain.schema as Record<string, unknown>).contentSchema, doc as never),
+      );
   }
-  addEventStreamOperation(doc, errorResponses);
+  addEventStreamOperation(doc, errorResponses, (operation) =>
+    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: false }),
+  );
+  const used = new Set<string>();
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const operation of Object.values(item)) for (const tag of (operation.tags ?? []) as string[]) used.add(tag);
+  }
+  doc.tags = [...used]
+    .sort()
+    .map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
   return doc;
 }

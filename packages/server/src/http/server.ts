@@ -58,7 +58,7 @@ function notFound(res: ServerResponse): void {
 export function createRequestListener(
   deps: AppDeps,
   database: DatabaseHandle,
-  baseUrl: string,
+  baseUrl: string | undefined,
   options: { collectorOnly?: boolean } = {},
 ) {
   const collector = createCollector(deps);

@@ -9,11 +9,15 @@ export const ingestMeta: Meta = {
     summary: 'Send tracking events',
     description:
       'Public collection endpoint (no partner token): stores 1..500 events for a live tag. Events ' +
-      'are keyed by id per merchant, so a retried batch is stored once.',
+      'are keyed by id per merchant, so a retried batch is stored once. The body is JSON, sent as ' +
+      '`application/json` or as `text/plain` (what `navigator.sendBeacon` sends).',
     // Public: trpc-to-openapi marks operations as secured unless told otherwise.
     protect: false,
   },
   successStatus: 202,
+  successDescription: 'Accepted: the events are queued for storage (each id stored once).',
+  // navigator.sendBeacon cannot send application/json without a CORS preflight.
+  acceptsTextPlain: true,
   errors: ['VALIDATION_ERROR', 'TAG_NOT_FOUND', 'TAG_NOT_LIVE', 'DATABASE_ERROR', 'SERVICE_UNAVAILABLE'],
 };
 
