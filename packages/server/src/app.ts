@@ -12,8 +12,9 @@ import { LogWriter } from './jobs/event-log-writer.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { EventLog } from './services/events/event-log.js';
-import { EventQueue } from './services/events/event-queue.js';
-import { StreamHub } from './services/events/stream-hub.js';
+import { StreamHub } from './services/events/hub.js';
+import { EventQueue } from './services/events/queue.js';
+import { TagLiveness } from './services/events/tag-liveness.js';
 import { watchApiKeys } from './services/partner/key-cache.js';
 
 export interface RunningApp {
@@ -85,6 +86,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const metrics = options.metrics ?? createMetrics();
   const database = options.database ?? (await openDatabaseFromEnv(env));
   const dns = options.dns ?? createCnameResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
+  const tagLiveness = new TagLiveness(database.db);
   const eventQueue = new EventQueue(
     database.db,
     {
@@ -95,6 +97,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       // lock), and a single writer gathers the largest batches (measured).
       concurrency: 1,
     },
+    tagLiveness,
     logger,
   );
   const limits = await createRateLimits(env, logger);
@@ -141,7 +144,18 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
         )
       : [];
   for (const writer of writers) await writer.start();
-  const deps: AppDeps = { db: database.db, streams, env, logger, dns, eventQueue, limits, metrics, eventLog };
+  const deps: AppDeps = {
+    db: database.db,
+    streams,
+    env,
+    logger,
+    dns,
+    eventQueue,
+    tagLiveness,
+    limits,
+    metrics,
+    eventLog,
+  };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await watchApiKeys(database, logger);
 

@@ -5,8 +5,9 @@ import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { EventLog } from './services/events/event-log.js';
-import type { EventQueue } from './services/events/event-queue.js';
-import type { StreamHub } from './services/events/stream-hub.js';
+import type { StreamHub } from './services/events/hub.js';
+import type { EventQueue } from './services/events/queue.js';
+import type { TagLiveness } from './services/events/tag-liveness.js';
 import type { AuthenticatedPartner } from './services/partner/authenticate.js';
 
 /** What every request shares: built once at start. */
@@ -15,14 +16,16 @@ export interface AppDeps {
   env: Env;
   logger: Logger;
   dns: CnameResolver;
-  /** Real-time event stream fan-out: one LISTEN per process (services/events/stream-hub.ts). */
+  /** Real-time event stream fan-out: one LISTEN per process (services/events/hub.ts). */
   streams: StreamHub;
   /** Per-key and per-IP rate limits (http/rate-limit.ts). */
   limits: RateLimits;
-  /** The bounded group-commit queue every ingestion route writes through (services/events/event-queue.ts). */
+  /** The bounded group-commit queue every ingestion route writes through (services/events/queue.ts). */
   eventQueue: EventQueue;
   /** The durable event log (NATS JetStream) when EVENT_LOG_URL is set (services/events/event-log.ts). */
   eventLog?: EventLog | undefined;
+  /** Which tags take events (cached briefly) and their lifecycle once they stored some (services/events/tag-liveness.ts). */
+  tagLiveness: TagLiveness;
   /** This app's Prometheus registry and instruments (metrics.ts); register new metrics through it. */
   metrics: Metrics;
 }

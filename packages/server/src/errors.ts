@@ -97,6 +97,18 @@ function causes(error: unknown): unknown[] {
 const CONNECTION_ERROR = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|57P0|08)/;
 
 /**
+ * The database is unreachable (as opposed to refusing a statement): a connection refused, reset
+ * or timed out, or PostgreSQL's admin shutdown (57P0x) and connection exceptions (08xxx), anywhere
+ * in the cause chain. Retrying statement by statement is pointless then.
+ */
+export function isConnectionError(error: unknown): boolean {
+  return causes(error).some((e) => {
+    const code = (e as { code?: unknown } | null)?.code;
+    return typeof code === 'string' && CONNECTION_ERROR.test(code);
+  });
+}
+
+/**
  * True for failures of the database driver: query errors, connection loss, PGlite errors. Every
  * query drizzle runs that fails is wrapped in a DrizzleQueryError (whose `name` is plain `Error`,
  * so it is recognised by class), whatever the driver threw: a closed PGlite, an ended pool.

@@ -1,8 +1,8 @@
 import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
 import type { Database } from '../db/client.js';
+import { isConnectionError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EventLog, LogMessage } from '../services/events/event-log.js';
-import { isConnectionError } from '../services/events/event-queue.js';
 import { type EventInsertRow, storeEvents } from '../services/events/store-events.js';
 import { TagActivity } from '../services/tag/tag-activity.js';
 

@@ -1,6 +1,6 @@
 import { tracked } from '@trpc/server';
 import { streamNames } from '../../http/event-stream.js';
-import { parseLastEventId } from '../../services/events/stream-hub.js';
+import { parseLastEventId } from '../../services/events/open-stream.js';
 import { findOwnMerchant } from '../../services/merchant/find-merchant.js';
 import { partnerProcedure } from '../../trpc.js';
 import { ZStreamEventsInput } from './stream.types.js';

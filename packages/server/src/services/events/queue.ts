@@ -1,10 +1,8 @@
-import { TtlCache } from '../../cache/ttl-cache.js';
 import type { Database } from '../../db/client.js';
-import type { TagRow } from '../../db/schema/index.js';
-import { AppError } from '../../errors.js';
+import { AppError, isConnectionError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { TagActivity } from '../tag/tag-activity.js';
 import { type EventInsertRow, storeEvents } from './store-events.js';
+import type { TagLiveness } from './tag-liveness.js';
 
 export interface EventQueueOptions {
   /** Events held at once (queued plus being written); past it `enqueue` answers 503. */
@@ -17,25 +15,7 @@ export interface EventQueueOptions {
   concurrency: number;
 }
 
-/** How long a live tag is trusted without reading it again. Tags that are not live are never cached. */
-export const LIVE_TAG_TTL_MS = 5_000;
 export const RETRY_AFTER_SECONDS = 1;
-
-/** The database is unreachable (as opposed to refusing these rows): retrying request by request is pointless. */
-export function isConnectionError(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (
-      typeof code === 'string' &&
-      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|57P0|08)/.test(code)
-    ) {
-      return true;
-    }
-  }
-  return false;
-}
-
-export type LiveTag = Pick<TagRow, 'id' | 'merchantId' | 'status'>;
 
 interface Waiting {
   rows: EventInsertRow[];
@@ -52,9 +32,6 @@ interface Waiting {
  * queued and refuses more: `app.close()` calls it before the database closes.
  */
 export class EventQueue {
-  /** Live tags by id, shared by every ingestion route (the hot path reads no tag row per request). */
-  readonly liveTags = new TtlCache<string, LiveTag>(50_000);
-  private readonly activity: TagActivity;
   /** Writes started and events written since start (for tests and metrics). */
   readonly stats = { writes: 0, events: 0 };
   private waiting: Waiting[] = [];
@@ -69,10 +46,10 @@ export class EventQueue {
   constructor(
     private readonly db: Database,
     private readonly options: EventQueueOptions,
+    /** Told which tags stored events (the tag lifecycle). */
+    private readonly liveness: TagLiveness,
     private readonly logger?: Logger,
-  ) {
-    this.activity = new TagActivity(db);
-  }
+  ) {}
 
   /** Events accepted but not yet stored. */
   get pending(): number {
@@ -165,7 +142,7 @@ export class EventQueue {
     try {
       const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((w) => w.rows);
       const stored = await storeEvents(this.db, rows);
-      await this.touchTags([...stored.keys()]);
+      await this.liveness.eventsStored([...stored.keys()]);
       for (const w of batch) w.resolve();
     } catch (error) {
       if (batch.length > 1 && !isConnectionError(error)) {
@@ -174,7 +151,7 @@ export class EventQueue {
         for (const w of batch) {
           try {
             const stored = await storeEvents(this.db, w.rows);
-            await this.touchTags([...stored.keys()]);
+            await this.liveness.eventsStored([...stored.keys()]);
             w.resolve();
           } catch (single) {
             this.logger?.error({ err: single, events: w.rows.length }, 'storing events failed');
@@ -190,14 +167,6 @@ export class EventQueue {
       this.writes -= 1;
       this.schedule();
       if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
-    }
-  }
-
-  /** The tag lifecycle (services/tag/tag-activity.ts); live tags cached here learn they are active. */
-  private async touchTags(tagIds: string[]): Promise<void> {
-    for (const id of await this.activity.record(tagIds)) {
-      const live = this.liveTags.get(id);
-      if (live && live.status !== 'active') this.liveTags.set(id, { ...live, status: 'active' }, LIVE_TAG_TTL_MS);
     }
   }
 }

@@ -1,44 +1,14 @@
 import type { StreamedEvent } from '@partner/shared-schemas';
 import { and, asc, eq, gt, inArray, max } from 'drizzle-orm';
-import type { Database, DatabaseHandle } from '../../db/client.js';
+import type { Database } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
-
-/** The channel the `events_notify` trigger (migration 0001) notifies on. */
-export const EVENTS_CHANNEL = 'partner_events';
 
 /** Rows read per query while catching up. */
 const PAGE_SIZE = 500;
 
 /** A streamed event: the event list's fields plus `seq`, its ingestion-order id (also the SSE id). */
 export type { StreamedEvent };
-
-export interface StreamHubOptions {
-  db: Database;
-  listen: DatabaseHandle['listen'];
-  /** Events a connection may hold unsent before it is cut off as too slow. */
-  bufferLimit: number;
-  logger?: Logger;
-}
-
-export interface SubscribeOptions {
-  merchantId: string;
-  /** Event names to keep; empty: all. */
-  names: readonly string[];
-  /** Resume after this seq (the last id the client saw); undefined: only events from now on. */
-  afterSeq?: number | undefined;
-}
-
-/** Parses a client's `Last-Event-ID`: a non-negative integer (the `seq` of the last event seen). */
-export function parseLastEventId(value: string | undefined | null): number | undefined {
-  if (value === undefined || value === null || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (!/^\d{1,15}$/.test(trimmed)) {
-    throw new AppError('VALIDATION_ERROR', 'lastEventId (Last-Event-ID) must be the id of a streamed event');
-  }
-  return Number(trimmed);
-}
 
 /**
  * One stream of a merchant's events, in ingestion (`seq`) order, exactly once. While behind (a
@@ -63,16 +33,18 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
   });
 
   constructor(
-    private readonly hub: StreamHub,
+    private readonly db: Database,
     readonly merchantId: string,
     private readonly names: readonly string[],
     private readonly bufferLimit: number,
+    /** Called once when the subscription ends (the hub forgets it). */
+    private readonly onEnd: (subscription: EventSubscription) => void,
   ) {}
 
   /** @internal Resolves the starting position; called by the hub once it is listening. */
   async start(afterSeq: number | undefined): Promise<void> {
     if (afterSeq === undefined) {
-      const [row] = await this.hub.db
+      const [row] = await this.db
         .select({ last: max(events.seq) })
         .from(events)
         .where(eq(events.merchantId, this.merchantId));
@@ -107,7 +79,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     if (this.isEnded) return;
     this.isEnded = true;
     this.queue.length = 0;
-    this.hub.remove(this);
+    this.onEnd(this);
     this.resolveEnded();
     this.wake();
   }
@@ -169,7 +141,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
   private async read(limit: number): Promise<StreamedEvent[]> {
     const where = [eq(events.merchantId, this.merchantId), gt(events.seq, this.lastSeq)];
     if (this.names.length > 0) where.push(inArray(events.eventName, [...this.names]));
-    const rows = await this.hub.db
+    const rows = await this.db
       .select({
         seq: events.seq,
         id: events.id,
@@ -222,111 +194,6 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
       }
     } finally {
       this.close();
-    }
-  }
-}
-
-/**
- * One LISTEN per process on `partner_events`; notifications fan out to the subscriptions of the
- * merchants they name. Each subscription reads its own rows (`seq > last`), so the notification
- * only says "look": a lost or merged notification delays nothing past the next one, and a re-listen
- * after a dropped connection wakes every subscription.
- */
-export class StreamHub {
-  readonly db: Database;
-  private readonly listenFn: DatabaseHandle['listen'];
-  private readonly bufferLimit: number;
-  private readonly logger: Logger | undefined;
-  private readonly byMerchant = new Map<string, Set<EventSubscription>>();
-  private listening: Promise<() => Promise<void>> | null = null;
-  private closed = false;
-
-  constructor(options: StreamHubOptions) {
-    this.db = options.db;
-    this.listenFn = options.listen;
-    this.bufferLimit = options.bufferLimit;
-    this.logger = options.logger;
-  }
-
-  /** Open subscriptions whose start position is fixed (for tests and metrics). */
-  get size(): number {
-    let n = 0;
-    for (const set of this.byMerchant.values()) for (const subscription of set) if (subscription.isStarted) n += 1;
-    return n;
-  }
-
-  private ensureListening(): Promise<() => Promise<void>> {
-    this.listening ??= this.listenFn(
-      EVENTS_CHANNEL,
-      (payload) => this.onPayload(payload),
-      () => this.wakeAll(),
-    ).catch((error: unknown) => {
-      this.listening = null;
-      throw error;
-    });
-    return this.listening;
-  }
-
-  private onPayload(payload: string): void {
-    for (const entry of payload.split(',')) {
-      const [merchantId, seq] = entry.split(':');
-      if (!merchantId) continue;
-      const subscribers = this.byMerchant.get(merchantId);
-      if (!subscribers) continue;
-      const maxSeq = seq ? Number(seq) : undefined;
-      for (const subscription of subscribers) subscription.notify(Number.isFinite(maxSeq) ? maxSeq : undefined);
-    }
-  }
-
-  private wakeAll(): void {
-    for (const set of this.byMerchant.values()) for (const subscription of set) subscription.notify();
-  }
-
-  /**
-   * A subscription, ready: listening, and its start position fixed (so an event committed after
-   * this resolves is delivered). Ownership of the merchant is the caller's to check first.
-   */
-  async subscribe(options: SubscribeOptions): Promise<EventSubscription> {
-    if (this.closed) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; reconnect');
-    const subscription = new EventSubscription(this, options.merchantId, options.names, this.bufferLimit);
-    let set = this.byMerchant.get(options.merchantId);
-    if (!set) {
-      set = new Set();
-      this.byMerchant.set(options.merchantId, set);
-    }
-    // Registered before listening and before the start position is read: nothing falls in between.
-    set.add(subscription);
-    try {
-      await this.ensureListening();
-      await subscription.start(options.afterSeq);
-    } catch (error) {
-      subscription.close();
-      throw error;
-    }
-    if (this.closed) subscription.close();
-    return subscription;
-  }
-
-  /** @internal */
-  remove(subscription: EventSubscription): void {
-    const set = this.byMerchant.get(subscription.merchantId);
-    if (!set) return;
-    set.delete(subscription);
-    if (set.size === 0) this.byMerchant.delete(subscription.merchantId);
-  }
-
-  /** Ends every subscription and stops listening. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const set of [...this.byMerchant.values()]) for (const subscription of [...set]) subscription.close();
-    const listening = this.listening;
-    this.listening = null;
-    if (!listening) return;
-    try {
-      const unlisten = await listening;
-      await unlisten();
-    } catch (error) {
-      this.logger?.warn({ err: error }, 'event stream: unlisten failed');
     }
   }
 }
