@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp } from '../src/app.js';
 import { tags } from '../src/db/schema/index.js';
-import { startTestServer, type TestServer } from '../src/testing/index.js';
+import { freePort, startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';
 import {
   allEvents,
@@ -374,15 +374,3 @@ describe('GET /v1/partners/tag/{tagId}/snippet', () => {
     expect(doc.paths['/v1/partners/tag/{tagId}/snippet']?.get).toBeDefined();
   });
 });
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -1,18 +1,20 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../src/app.js';
 import { openDatabase } from '../src/db/client.js';
 import { onboardPartner } from '../src/services/partner/onboard-partner.js';
-import { startTestServer, TEST_TARGET_HOST, type TestServer, uniquePartnerDomain } from '../src/testing/index.js';
+import {
+  type ServerProcess,
+  spawnServer,
+  startTestServer,
+  TEST_TARGET_HOST,
+  type TestServer,
+  uniquePartnerDomain,
+} from '../src/testing/index.js';
 import { api } from './helpers/api.js';
 import { allEvents, collectorHostOf, postEvents, preverifiedTag } from './helpers/collector.js';
 import { collect } from './helpers/fixtures.js';
-
-const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 let server: TestServer;
 beforeAll(async () => {
@@ -136,7 +138,7 @@ describe('the bounded ingestion queue', () => {
 describe.skipIf(!process.env.TEST_DATABASE_URL)('SIGTERM (PostgreSQL pass only)', () => {
   // A failed assertion must not leave a server process behind.
   afterAll(() => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const child of children) child.kill('SIGKILL');
   });
 
   it('loses nothing accepted: send, SIGTERM while events are queued, restart, every 202 event is there', async () => {
@@ -207,28 +209,11 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('SIGTERM (PostgreSQL pass only)'
   }, 60_000);
 });
 
-const children: ChildProcess[] = [];
+const children: ServerProcess[] = [];
 
-async function startProcess(
-  env: NodeJS.ProcessEnv,
-): Promise<{ child: ChildProcess; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: SERVER_DIR,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+/** A server process with exactly `env` (src/testing/server-process.ts). */
+async function startProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
+  const child = await spawnServer({ env, inheritEnv: false });
   children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (match) resolve(match[1]!);
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
-  });
-  return { child, url, exited };
+  return child;
 }

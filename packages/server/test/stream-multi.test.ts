@@ -1,34 +1,21 @@
 // Fan-out across server processes through PostgreSQL LISTEN/NOTIFY: two real server processes
 // (`node --import tsx src/main.ts`) on one real database. Runs only with TEST_DATABASE_URL.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
 import { onboardPartner } from '../src/services/partner/onboard-partner.js';
-import { TEST_TARGET_HOST } from '../src/testing/index.js';
+import { type ServerProcess, spawnServer, TEST_TARGET_HOST } from '../src/testing/index.js';
 import { api, type Json } from './helpers/api.js';
 import { SseClient } from './helpers/sse.js';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL;
-const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-interface ServerProcess {
-  url: string;
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
 
 function startServerProcess(url: string): Promise<ServerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: SERVER_DIR,
+  return spawnServer({
+    inheritEnv: true,
     env: {
-      ...process.env,
       DATABASE_URL: url,
-      PORT: '0',
-      HOST: '127.0.0.1',
       NODE_ENV: 'test',
       LOG_LEVEL: 'silent',
       TAG_TARGET_HOST: TEST_TARGET_HOST,
@@ -36,26 +23,6 @@ function startServerProcess(url: string): Promise<ServerProcess> {
       COLLECT_RATE_LIMIT_PER_MINUTE: '0',
       RATE_LIMIT_PER_MINUTE: '0',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /Partner Tags API on (http:\/\/\S+)/.exec(out);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve({ url: match[1], child, exited });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}: ${out}`));
-    });
   });
 }
 

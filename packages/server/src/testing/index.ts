@@ -14,7 +14,10 @@ import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
 import { recordResponses } from './record-responses.js';
 
 export { type DnsBehaviour, startTestDnsServer, type TestDnsServer } from './dns-server.js';
+export { freePort } from './net.js';
 export { type RecordedResponse, recordResponses } from './record-responses.js';
+export { SERVER_DIR, type ServerProcess, type SpawnServerOptions, spawnServer } from './server-process.js';
+export { quantile } from './stats.js';
 
 export const TEST_TARGET_HOST = 'tags.partner-tags.example';
 

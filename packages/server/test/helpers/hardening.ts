@@ -1,11 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { type ServerProcess, spawnServer as spawnProcess } from '../../src/testing/server-process.js';
 
-const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PG_ADMIN_URL = process.env.HARDENING_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.HARDENING_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -65,68 +62,15 @@ export async function createScratchDatabase(prefix = 'hardening'): Promise<Scrat
   };
 }
 
-export interface ServerProcess {
-  url: string;
-  child: ChildProcess;
-  /** Everything the process wrote so far (stdout and stderr). */
-  output(): string;
-  /** Resolves with the exit code once the process exited. */
-  exited: Promise<number | null>;
-  kill(signal?: NodeJS.Signals): void;
-}
+export type { ServerProcess };
 
 /** Spawns `node --import tsx src/main.ts` with `env` (PORT 0 on 127.0.0.1) and waits until it listens. */
-export async function spawnServer(
+export function spawnServer(
   env: Record<string, string>,
   timeoutMs = 30_000,
   nodeArgs: string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
-    cwd: SERVER_DIR,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString('utf8');
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), timeoutMs);
-    const check = () => {
-      const match = /"url":"(http:\/\/[^"]+)"/.exec(output) ?? /API on (http:\/\/[\d.:]+)/.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        child.stdout?.off('data', check);
-        resolve(match[1]);
-      }
-    };
-    child.stdout?.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (${code}) before listening:\n${output}`));
-    });
-  });
-  return {
-    url,
-    child,
-    output: () => output,
-    exited,
-    kill: (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    },
-  };
+  return spawnProcess({ env, timeoutMs, nodeArgs });
 }
 
 export interface TcpProxy {

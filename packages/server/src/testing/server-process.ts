@@ -1,0 +1,105 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** packages/server: the directory `src/main.ts` is started from. */
+export const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ServerProcess {
+  /** The URL the process listens on (from its start-up line). */
+  url: string;
+  child: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code once the process exited. */
+  exited: Promise<number | null>;
+  /** Sends `signal` (default SIGTERM) unless the process already exited. */
+  kill(signal?: NodeJS.Signals): void;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+}
+
+export interface SpawnServerOptions {
+  /** Variables on top of the base (PORT 0 on 127.0.0.1, NODE_ENV production, LOG_LEVEL info). */
+  env?: NodeJS.ProcessEnv;
+  /** Start from the whole `process.env` instead of only PATH and HOME (default false). */
+  inheritEnv?: boolean;
+  /** Node flags before `--import tsx` (for example `--cpu-prof`). */
+  nodeArgs?: string[];
+  /** The entry point, relative to `cwd` (default `src/main.ts`). */
+  script?: string;
+  /** Default: packages/server. */
+  cwd?: string;
+  /** How long to wait for the start-up line (default 30 s). */
+  timeoutMs?: number;
+}
+
+const LISTENING = [/"url":"(http:\/\/[^"]+)"/, /API on (http:\/\/[^\s)]+)/];
+
+/**
+ * Spawns `node --import tsx src/main.ts` (a real server process) and resolves once it listens,
+ * with the URL it printed. Rejects with the process's output when it exits first or takes longer
+ * than `timeoutMs` (then it is killed).
+ */
+export async function spawnServer(options: SpawnServerOptions = {}): Promise<ServerProcess> {
+  const base: NodeJS.ProcessEnv = options.inheritEnv
+    ? { ...process.env }
+    : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? 'src/main.ts'],
+    {
+      cwd: options.cwd ?? SERVER_DIR,
+      env: { ...base, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const kill = (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      kill('SIGKILL');
+      reject(new Error(`server did not start in time:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
+    const check = () => {
+      for (const pattern of LISTENING) {
+        const match = pattern.exec(output);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          child.stdout?.off('data', check);
+          child.stderr?.off('data', check);
+          resolve(match[1]);
+          return;
+        }
+      }
+    };
+    child.stdout?.on('data', check);
+    child.stderr?.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code}) before listening:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    exited,
+    kill,
+    stop: async (graceMs = 10_000) => {
+      kill('SIGTERM');
+      const timer = setTimeout(() => kill('SIGKILL'), graceMs);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
