@@ -91,6 +91,8 @@ export function createCollector(deps: AppDeps): Collector {
     return {
       'access-control-allow-origin': origin,
       'access-control-allow-credentials': 'true',
+      // The tag reads Retry-After to time its re-send after a 429 or 503.
+      'access-control-expose-headers': 'Retry-After',
       vary: 'Origin',
     };
   };

@@ -23,30 +23,92 @@
         return false;
       }
     };
-    const post = (events, tries) => {
-      const body = JSON.stringify({ tagId: TAG, events });
-      const retry = () => {
-        if (tries < 2) setTimeout(() => post(events, tries + 1), 1000 * (tries + 1));
-      };
+    // Batches not yet acknowledged: kept (at most MAX_EVENTS events, MAX_AGE ms) in memory and in
+    // sessionStorage, so a batch that met a network error, 429 or 503 is sent again, with the same
+    // event ids, after a backoff with jitter (or the server's Retry-After), here or on the next page.
+    const KEY = `ptag:${TAG}`;
+    const MAX_EVENTS = 300;
+    const MAX_AGE = 300000;
+    let box = [];
+    let retryTimer = 0;
+    const save = () => {
+      try {
+        if (box.length) sessionStorage.setItem(KEY, JSON.stringify(box));
+        else sessionStorage.removeItem(KEY);
+      } catch {}
+    };
+    const trim = () => {
+      const now = Date.now();
+      box = box.filter((b) => now - b.t0 < MAX_AGE);
+      let n = 0;
+      for (const b of box) n += b.events.length;
+      while (n > MAX_EVENTS && box.length > 1) n -= box.shift().events.length;
+    };
+    const schedule = () => {
+      clearTimeout(retryTimer);
+      const waiting = box.filter((b) => !b.busy);
+      if (!waiting.length) return;
+      const due = Math.min(...waiting.map((b) => b.due));
+      retryTimer = setTimeout(pump, Math.max(0, due - Date.now()));
+    };
+    const done = (b) => {
+      box = box.filter((x) => x !== b);
+      save();
+    };
+    const failed = (b, retryAfter) => {
+      b.busy = false;
+      b.tries += 1;
+      const backoff = Math.min(60000, 1000 * 2 ** (b.tries - 1));
+      const wait = retryAfter > 0 ? retryAfter * 1000 : backoff;
+      b.due = Date.now() + wait * (0.75 + Math.random() * 0.5);
+      trim();
+      save();
+      schedule();
+    };
+    const send = (b) => {
+      b.busy = true;
+      const body = JSON.stringify({ tagId: TAG, events: b.events });
       // A string body is text/plain: no preflight. keepalive lets it outlive a navigation.
-      if (w.fetch) {
-        fetch(endpoint.href, { method: 'POST', body, credentials: 'include', keepalive: true })
-          .then((r) => {
-            if (r.status === 503 || r.status === 429 || r.status >= 500) retry();
-          })
-          .catch(retry);
-      } else beacon(body);
+      fetch(endpoint.href, { method: 'POST', body, credentials: 'include', keepalive: true })
+        .then((r) => {
+          if (r.status === 429 || r.status >= 500) failed(b, Number(r.headers.get('retry-after')) || 0);
+          else done(b);
+        })
+        .catch(() => failed(b, 0))
+        .catch(() => {});
+    };
+    const pump = () => {
+      try {
+        const now = Date.now();
+        trim();
+        for (const b of box) if (!b.busy && b.due <= now) send(b);
+        schedule();
+      } catch {}
     };
     const flush = (hidden) => {
       clearTimeout(timer);
       timer = 0;
       while (queue.length) {
-        const events = queue.splice(0, BATCH);
-        if (hidden) {
-          if (!beacon(JSON.stringify({ tagId: TAG, events }))) post(events, 2);
-        } else post(events, 0);
+        const b = { events: queue.splice(0, BATCH), t0: Date.now(), tries: 0, due: 0 };
+        if (hidden || !w.fetch) {
+          // The page may be going away: sendBeacon outlives it (fire and forget); kept if refused.
+          if (beacon(JSON.stringify({ tagId: TAG, events: b.events }))) continue;
+          if (!w.fetch) continue;
+        }
+        box.push(b);
       }
+      trim();
+      save();
+      if (w.fetch) pump();
     };
+    try {
+      const stored = JSON.parse(sessionStorage.getItem(KEY) || '[]');
+      if (Array.isArray(stored)) {
+        for (const b of stored) {
+          if (b && Array.isArray(b.events)) box.push({ events: b.events, t0: b.t0, tries: b.tries || 0, due: 0 });
+        }
+      }
+    } catch {}
     const track = (name, data) => {
       if (typeof name !== 'string' || !name.trim() || name.length > 100) return;
       let copy = {};
@@ -66,6 +128,7 @@
     w.ptag = ptag;
     track('PageView', { url: location.href, path: location.pathname, referrer: d.referrer, title: d.title });
     for (const args of prior?.q || []) ptag(...args);
+    if (box.length && w.fetch) pump();
     d.addEventListener('visibilitychange', () => {
       if (d.visibilityState === 'hidden') flush(true);
     });

@@ -1,0 +1,126 @@
+// The tag script in a real Chromium re-sends a batch the collector answered 503 (log mode with the
+// event log away: NATS behind a proxy of our own that the test cuts), with the same event ids,
+// from sessionStorage across a page load, until it is accepted; and never throws into the page.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../src/testing/index.js';
+import { api, type Json } from '../helpers/api.js';
+import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
+import { publishCname } from '../helpers/collector.js';
+import { deleteLogStream, NATS_URL, natsAnswers, natsPort, uniqueLogPrefix, waitFor } from '../helpers/event-log.js';
+import { generateTag, listEvents } from '../helpers/fixtures.js';
+import { startTcpProxy, type TcpProxy } from '../helpers/hardening.js';
+
+const MERCHANT_DOMAIN = 'retry-shop.com';
+const natsUp = await natsAnswers();
+if (!hasChromium) console.warn(`tag retry browser test skipped: ${CHROMIUM} is absent`);
+if (!natsUp) console.warn(`tag retry browser test skipped: NATS does not answer at ${NATS_URL}`);
+
+describe.skipIf(!hasChromium || !natsUp)('the tag re-sends after a 503', () => {
+  const prefix = uniqueLogPrefix();
+  let proxy: TcpProxy;
+  let server: TestServer;
+  let browser: Browser;
+  let site: http.Server;
+  let page = '';
+
+  beforeAll(async () => {
+    proxy = await startTcpProxy(natsPort());
+    server = await startTestServer({
+      env: { EVENT_LOG_URL: `nats://127.0.0.1:${proxy.port}`, EVENT_LOG_PREFIX: prefix },
+    });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: chromiumArgs(`--host-resolver-rules=MAP ${MERCHANT_DOMAIN} 127.0.0.1, MAP *.${MERCHANT_DOMAIN} 127.0.0.1`),
+    });
+    site = http.createServer((req, res) => {
+      res.setHeader('content-type', 'text/html; charset=utf-8');
+      res.end(page.replace('{{path}}', req.url ?? '/'));
+    });
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((resolve) => site?.close(resolve));
+    await server?.close();
+    await proxy?.close();
+    if (natsUp) await deleteLogStream(prefix);
+  });
+
+  it('keeps a batch answered 503 across a page load and re-sends it with the same ids once the collector accepts', async () => {
+    const tag = await generateTag(server, { domain: MERCHANT_DOMAIN });
+    publishCname(server, tag);
+    const verified = await api(server, server.partner.apiKey).post('/v1/partners/tag/verify', {
+      tagId: tag.tagId,
+      subdomain: `www.${MERCHANT_DOMAIN}`,
+    });
+    expect(verified.status).toBe(200);
+    const snippet = (await api(server, server.partner.apiKey).get(`/v1/partners/tag/${tag.tagId}/snippet`)).body;
+    const collectorHost = `${tag.record.name}.${MERCHANT_DOMAIN}`;
+    const html = (snippet.html as string).replace(
+      `https://${collectorHost}`,
+      `http://${collectorHost}:${new URL(server.url).port}`,
+    );
+    page = `<!doctype html><html><head><title>Shop {{path}}</title>\n${html}\n</head><body>Shop</body></html>`;
+
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const errors: string[] = [];
+    tab.on('pageerror', (error) => errors.push(error.message));
+    const sent: { ids: string[]; names: string[] }[] = [];
+    const statuses: number[] = [];
+    tab.on('request', (request) => {
+      if (new URL(request.url()).pathname !== '/e' || request.method() !== 'POST') return;
+      const body = JSON.parse(request.postData() ?? '{}') as { events?: { id: string; event_name: string }[] };
+      sent.push({ ids: (body.events ?? []).map((e) => e.id), names: (body.events ?? []).map((e) => e.event_name) });
+    });
+    tab.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/e' && response.request().method() === 'POST') {
+        statuses.push(response.status());
+      }
+    });
+    const siteUrl = `http://${MERCHANT_DOMAIN}:${(site.address() as AddressInfo).port}`;
+
+    // The event log goes away: the collector answers 503 with Retry-After.
+    await proxy.setMode('refuse');
+    proxy.cutAll();
+    await tab.goto(`${siteUrl}/first`);
+    await waitFor(() => statuses.includes(503), 15_000, 'a 503 from the collector');
+    const firstIds = sent[0]!.ids;
+    expect(sent[0]!.names).toEqual(['PageView']);
+
+    // The next page load re-sends the kept batch (from sessionStorage) with the same ids.
+    await tab.goto(`${siteUrl}/second`);
+    await waitFor(
+      () => sent.slice(1).some((s) => s.ids.join() === firstIds.join()),
+      15_000,
+      'the kept batch re-sent by the next page',
+    );
+
+    // The log is back: the tag's next re-send is accepted, and each event is stored once.
+    await proxy.setMode('forward');
+    const stored = async () =>
+      (await listEvents(server, tag.merchantId, { limit: 100, sortOrder: 'asc' })).body.events as Json[];
+    await waitFor(async () => (await stored()).length >= 2, 30_000, 'both page views stored');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const events = await stored();
+    expect(events.map((e) => e.event_name)).toEqual(['PageView', 'PageView']);
+    expect(events.map((e) => e.id)).toContain(firstIds[0]);
+    expect(new Set(events.map((e) => e.id)).size).toBe(2);
+    expect(statuses).toContain(202);
+    // Every send of the first page's batch carried the same id.
+    const resends = sent.filter((s) => s.ids.includes(firstIds[0]!));
+    expect(resends.length).toBeGreaterThanOrEqual(2);
+    for (const s of resends) expect(s.ids).toEqual(firstIds);
+    // Nothing is left waiting in sessionStorage, and the page saw no error.
+    await waitFor(
+      async () => (await tab.evaluate(`sessionStorage.getItem('ptag:${tag.tagId}')`)) === null,
+      15_000,
+      'the kept batches to clear',
+    );
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 90_000);
+});
