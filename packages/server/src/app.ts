@@ -138,6 +138,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
             new LogWriter(
               database.db,
               eventLog,
+              tagLiveness,
               { maxBatch: env.INGEST_BATCH_MAX, maxMessages: Math.min(1_000, env.EVENT_LOG_MAX_ACK_PENDING) },
               logger,
             ),

@@ -4,7 +4,7 @@ import { isConnectionError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EventLog, LogMessage } from '../services/events/event-log.js';
 import { type EventInsertRow, storeEvents } from '../services/events/store-events.js';
-import { TagActivity } from '../services/tag/tag-activity.js';
+import type { TagLiveness } from '../services/events/tag-liveness.js';
 
 export interface LogWriterOptions {
   /** Events per insert statement at most (a message is never split). */
@@ -20,7 +20,8 @@ export interface LogWriterOptions {
  * A writer: drains the log's durable pull consumer into PostgreSQL. Messages arrive in the
  * consumer's buffer while a write runs, and the next write takes all of them (up to `maxBatch`
  * events) as one statement (`storeEvents`, the same insert as the direct path), then moves the
- * tags' lifecycle (`TagActivity`, the same function), and only then acknowledges the messages.
+ * tags' lifecycle (`TagLiveness.eventsStored`, the same step as the direct path), and only then
+ * acknowledges the messages.
  * A writer killed mid-batch acknowledged nothing of it: JetStream redelivers after ack_wait and
  * ON CONFLICT DO NOTHING skips what was already committed. While the database does not answer the
  * writer keeps its batch, tells JetStream it is still working on it (no redelivery to another
@@ -35,16 +36,13 @@ export class LogWriter {
   private running: Promise<void> | undefined;
   private stopped = false;
   private wake: (() => void) | undefined;
-  private readonly activity: TagActivity;
-
   constructor(
     private readonly db: Database,
     private readonly log: EventLog,
+    private readonly tagLiveness: TagLiveness,
     private readonly options: LogWriterOptions,
     private readonly logger?: Logger,
-  ) {
-    this.activity = new TagActivity(db);
-  }
+  ) {}
 
   async start(): Promise<void> {
     const consumer = await jetstream(this.log.nc).consumers.get(this.log.names.stream, this.log.names.durable);
@@ -115,7 +113,7 @@ export class LogWriter {
     for (let attempt = 0; ; attempt++) {
       try {
         await storeEvents(this.db, rows);
-        await this.activity.record([...new Set(rows.map((r) => r.tagId))]);
+        await this.tagLiveness.eventsStored([...new Set(rows.map((r) => r.tagId))]);
         break;
       } catch (error) {
         if (!isConnectionError(error)) {
