@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
+import { DEADLINE_MARGIN_MS } from './db/deadline.js';
 import { type CnameResolver, createCnameResolver } from './dns/cname-resolver.js';
 import type { Env } from './env.js';
 import { answerClientError } from './http/client-error.js';
@@ -41,7 +42,13 @@ export interface StartOptions {
 
 export function openDatabaseFromEnv(env: Env, owner = 'the server'): Promise<DatabaseHandle> {
   return env.DATABASE_URL
-    ? openDatabase({ kind: 'postgres', url: env.DATABASE_URL, maxConnections: env.DB_POOL_MAX })
+    ? openDatabase({
+        kind: 'postgres',
+        url: env.DATABASE_URL,
+        maxConnections: env.DB_POOL_MAX,
+        statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
+        migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
+      })
     : openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR, lockOwner: owner });
 }
 
@@ -96,6 +103,9 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       // One write at a time: event inserts commit one after another anyway (the stream's advisory
       // lock), and a single writer gathers the largest batches (measured).
       concurrency: 1,
+      // PGlite runs in process: no silent network to wait on.
+      waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
+      onStored: (count) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
     },
     tagLiveness,
     logger,

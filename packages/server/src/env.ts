@@ -63,6 +63,16 @@ export const EnvSchema = z.object({
    * cores busy while some connections wait on the network; more only queue inside PostgreSQL.
    */
   DB_POOL_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(500).default(defaultPoolMax())),
+  /**
+   * statement_timeout of every pooled PostgreSQL connection (ms); the client-side deadline of each
+   * query is this + 500 ms (it also covers a connection that went silent). db/deadline.ts.
+   */
+  DB_STATEMENT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(3_600_000).default(5_000)),
+  /** The longer budget of migrations and of work that asks for it (the export): `withStatementTimeout`. */
+  DB_LONG_STATEMENT_TIMEOUT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(86_400_000).default(300_000),
+  ),
   /** Event stream: events a connection may hold unsent before it is cut off as too slow. */
   STREAM_BUFFER_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
   /** Event stream: interval of the keep-alive `: ping` comments (ms). */

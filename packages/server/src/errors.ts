@@ -28,6 +28,8 @@ export const ERROR_TABLE = {
   IDEMPOTENCY_KEY_REUSED: { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' },
   RATE_LIMITED: { status: 429, code: 'RATE_LIMITED' },
   DATABASE_ERROR: { status: 500, code: 'DATABASE_ERROR' },
+  /** The database did not answer in time or could not be reached, and a retry is safe (see `toAppError`). */
+  DATABASE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   INTERNAL: { status: 500, code: 'SERVICE_UNAVAILABLE' },
   SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   EXTERNAL_SERVICE_ERROR: { status: 503, code: 'EXTERNAL_SERVICE_ERROR' },
@@ -40,6 +42,7 @@ export type ErrorReason = keyof typeof ERROR_TABLE;
 /** Messages for failures whose cause must never reach a client. */
 const GENERIC_MESSAGES: Partial<Record<ErrorReason, string>> = {
   DATABASE_ERROR: 'A database operation failed. Retry the request later.',
+  DATABASE_UNAVAILABLE: 'The database is not answering; retry shortly.',
   INTERNAL: 'The request could not be processed.',
 };
 
@@ -94,7 +97,57 @@ function causes(error: unknown): unknown[] {
   return chain;
 }
 
-const CONNECTION_ERROR = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|57P0|08)/;
+const CONNECTION_ERROR =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|QUERY_DEADLINE|57P0|08)/;
+
+/** Seconds a client is told to wait (Retry-After) when the database is unavailable. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The database is unreachable or did not answer within its deadline (db/deadline.ts): a connection
+ * refused, reset, closed or timed out, the client-side query deadline (QUERY_DEADLINE), PostgreSQL
+ * cancelling a statement at statement_timeout (57014), shutting down or refusing connections (57P0x,
+ * 53300 too many connections), a connection exception (08xxx).
+ */
+const UNAVAILABLE =
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|CONNECTION_|CONNECT_TIMEOUT|QUERY_DEADLINE|57014|57P0|53300|08)/;
+/**
+ * ...and among those, the ones where the statement certainly did not take effect: the connection was
+ * never made, the query never left the pool, or PostgreSQL cancelled it (the statement rolled back).
+ * The others (a connection that went silent or broke with the statement in flight) leave the
+ * outcome of a write unknown.
+ */
+const NOT_APPLIED = /^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|CONNECT_TIMEOUT|57014|57P03|53300|08001|08004)$/;
+
+function errorCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Whether the database was unavailable, and if so whether the failed statement surely did not apply. */
+export function databaseUnavailability(error: unknown): 'not-applied' | 'unknown-outcome' | null {
+  let unavailable = false;
+  for (const e of causes(error)) {
+    const code = errorCode(e);
+    if (code === undefined || !UNAVAILABLE.test(code)) continue;
+    unavailable = true;
+    if (NOT_APPLIED.test(code) || (code === 'QUERY_DEADLINE' && (e as { sent?: unknown }).sent === false)) {
+      return 'not-applied';
+    }
+  }
+  return unavailable ? 'unknown-outcome' : null;
+}
+
+export interface ToAppErrorOptions {
+  /**
+   * The request may be repeated without harm (a read, a write carrying an Idempotency-Key, an
+   * ingestion of keyed events). Decides how a database that stopped answering mid-statement is
+   * reported: retry-safe -> 503 SERVICE_UNAVAILABLE + Retry-After; otherwise 500 DATABASE_ERROR
+   * (the write may or may not have happened: the client must check before repeating it).
+   * Default false.
+   */
+  retrySafe?: boolean;
+}
 
 /**
  * The database is unreachable (as opposed to refusing a statement): a connection refused, reset
@@ -144,8 +197,12 @@ function describeZodError(error: ZodError): string {
   return `Invalid request: ${parts.join('; ')}${more}`;
 }
 
-/** Maps anything thrown to an AppError. Unknown failures never expose their message. */
-export function toAppError(error: unknown): AppError {
+/**
+ * Maps anything thrown to an AppError. Unknown failures never expose their message.
+ * An unavailable database is 503 SERVICE_UNAVAILABLE with Retry-After when a retry is safe (always
+ * when the statement surely did not apply; see `ToAppErrorOptions.retrySafe`), else DATABASE_ERROR.
+ */
+export function toAppError(error: unknown, options: ToAppErrorOptions = {}): AppError {
   if (error instanceof AppError) return error;
   const chain = causes(error);
   const zod = chain.find((e): e is ZodError => e instanceof ZodError);
@@ -155,6 +212,13 @@ export function toAppError(error: unknown): AppError {
   if (isUnstorableText(error)) {
     return new AppError('VALIDATION_ERROR', 'Invalid request: text must not contain NUL (U+0000) characters', {
       cause: error,
+    });
+  }
+  const unavailable = databaseUnavailability(error);
+  if (unavailable === 'not-applied' || (unavailable === 'unknown-outcome' && options.retrySafe)) {
+    return new AppError('DATABASE_UNAVAILABLE', undefined, {
+      cause: error,
+      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
     });
   }
   if (isDatabaseError(error)) return new AppError('DATABASE_ERROR', undefined, { cause: error });

@@ -25,8 +25,9 @@ const t = initTRPC
     sse: { ping: { enabled: true, intervalMs: 15_000 } },
     // The one place a thrown error becomes a public error: the code table decides status and code;
     // no stack and no internal message ever leave.
-    errorFormatter({ shape, error, ctx }) {
-      const appError = toAppError(error);
+    errorFormatter({ shape, error, ctx, type }) {
+      // A read may always be retried (an unavailable database is a 503 then); see toAppError.
+      const appError = toAppError(error, { retrySafe: type === 'query' || type === 'subscription' });
       const { status, body } = errorResponse(appError);
       return {
         code: shape.code,

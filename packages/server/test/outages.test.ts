@@ -48,7 +48,7 @@ describe('PostgreSQL outage (a loopback proxy in front of the real server is cut
   });
 
   it.skipIf(!available)(
-    'answers 500 DATABASE_ERROR within 2 s while down, /readyz 503, and the same process recovers',
+    'answers 503 SERVICE_UNAVAILABLE + Retry-After within 2 s while down (500 DATABASE_ERROR only for a write cut mid-statement), /readyz 503, and the same process recovers',
     async () => {
       const list = () => timed(`${server.url}/v1/partners/merchant`, { headers: auth() });
       const create = (name: string) =>
@@ -61,17 +61,28 @@ describe('PostgreSQL outage (a loopback proxy in front of the real server is cut
       expect((await timed(`${server.url}/readyz`)).status).toBe(200);
 
       // Traffic in flight when the database goes away.
-      const inFlight = Array.from({ length: 10 }, (_, i) => (i % 2 ? list() : create(`Outage ${i}`)));
+      const inFlight = Array.from({ length: 10 }, (_, i) =>
+        i % 2
+          ? list().then((r) => ({ ...r, write: false }))
+          : create(`Outage ${i}`).then((r) => ({ ...r, write: true })),
+      );
       await proxy.setMode('refuse');
       proxy.cutAll();
       const during = await Promise.all([
         ...inFlight,
-        ...Array.from({ length: 10 }, (_, i) => (i % 2 ? list() : create(`Down ${i}`))),
+        ...Array.from({ length: 10 }, (_, i) =>
+          i % 2
+            ? list().then((r) => ({ ...r, write: false }))
+            : create(`Down ${i}`).then((r) => ({ ...r, write: true })),
+        ),
       ]);
       for (const r of during) {
-        // Requests that completed before the cut answered normally; the rest fail fast and cleanly.
-        if (r.status >= 500) {
-          expect(r.status).toBe(500);
+        // Requests that completed before the cut answered normally; the rest fail fast and cleanly:
+        // a read is always retryable (503); a write cut mid-statement has an unknown outcome (500).
+        if (r.status === 503) {
+          expect(r.body).toEqual({ message: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
+        } else if (r.status === 500) {
+          expect(r.write).toBe(true);
           expect(r.body).toEqual({ message: expect.any(String), code: 'DATABASE_ERROR' });
         } else {
           expect([200, 201]).toContain(r.status);
@@ -79,8 +90,9 @@ describe('PostgreSQL outage (a loopback proxy in front of the real server is cut
       }
       const down = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 ? list() : create(`Down2 ${i}`))));
       for (const r of down) {
-        expect(r.status).toBe(500);
-        expect(r.body).toEqual({ message: expect.any(String), code: 'DATABASE_ERROR' });
+        // Connections are refused: nothing reached the database, so even a write is safe to retry.
+        expect(r.status).toBe(503);
+        expect(r.body).toEqual({ message: expect.any(String), code: 'SERVICE_UNAVAILABLE' });
         expect(r.ms).toBeLessThan(2000);
       }
       figures.slowestErrorMs = Math.round(Math.max(...down.map((r) => r.ms)));

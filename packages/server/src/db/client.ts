@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { currentStatementBudget, DEADLINE_MARGIN_MS } from './deadline.js';
 import { acquireLock } from './lock.js';
 import * as schema from './schema/index.js';
 
@@ -13,6 +14,8 @@ export interface DatabaseHandle {
   driver: 'postgres' | 'pglite';
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
+  /** postgres.js: connections by state and queries waiting for one; PGlite: undefined. */
+  poolStats?(): { busy: number; idle: number; connecting: number; closed: number; waiting: number };
   /**
    * LISTENs on a channel: `onPayload` runs for each notification. postgres.js holds one dedicated
    * connection for it and re-listens after a reconnect, calling `onListen` each time (notifications
@@ -23,8 +26,15 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+export interface DeadlineOptions {
+  /** statement_timeout of pooled connections (ms); the client deadline adds DEADLINE_MARGIN_MS. Default 5000. */
+  statementTimeoutMs?: number;
+  /** statement_timeout of the migrations' connection (ms). Default 300000. */
+  migrationTimeoutMs?: number;
+}
+
 export type DatabaseOptions =
-  | { kind: 'postgres'; url: string; maxConnections?: number }
+  | ({ kind: 'postgres'; url: string; maxConnections?: number } & DeadlineOptions)
   /** `dataDir` undefined: in memory (tests). Otherwise a directory, guarded by a lock file. */
   | { kind: 'pglite'; dataDir?: string; lockOwner?: string };
 
@@ -41,14 +51,28 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-async function openPostgres(url: string, maxConnections: number): Promise<DatabaseHandle> {
+/** TCP keepalive idle time of every connection (s): finds a peer gone while a connection is idle. */
+const KEEPALIVE_SECONDS = 10;
+
+async function openPostgres(
+  url: string,
+  maxConnections: number,
+  { statementTimeoutMs = 5_000, migrationTimeoutMs = 300_000 }: DeadlineOptions = {},
+): Promise<DatabaseHandle> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
   const { migrate } = await import('drizzle-orm/postgres-js/migrator');
 
   // Migrations run on one dedicated connection under an advisory lock, so several processes
   // starting on one database apply them once.
-  const migrationClient = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  const migrationClient = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connect_timeout: 10,
+    keep_alive: KEEPALIVE_SECONDS,
+    connection: { statement_timeout: migrationTimeoutMs },
+    query_timeout: migrationTimeoutMs + DEADLINE_MARGIN_MS,
+  });
   try {
     await migrationClient`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     await migrate(drizzle({ client: migrationClient }), { migrationsFolder: MIGRATIONS_DIR });
@@ -65,8 +89,12 @@ async function openPostgres(url: string, maxConnections: number): Promise<Databa
     // to 20 s, so a database back from an outage went unused for up to 20 s).
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
-    // Names this process's connections in pg_stat_activity (the LISTEN one included).
-    connection: { application_name: `partner-tags:${process.pid}` },
+    keep_alive: KEEPALIVE_SECONDS,
+    // Names this process's connections in pg_stat_activity (the LISTEN one included); every
+    // statement ends within statement_timeout (withStatementTimeout raises it for one transaction).
+    connection: { application_name: `partner-tags:${process.pid}`, statement_timeout: statementTimeoutMs },
+    // The client-side deadline (patched postgres.js): also covers a connection that went silent.
+    query_timeout: () => (currentStatementBudget() ?? statementTimeoutMs) + DEADLINE_MARGIN_MS,
   });
   // drizzle sends every query as an unnamed statement (`prepare: false`), so PostgreSQL parses
   // and plans it on every call. postgres.js caches named statements per connection by query text:
@@ -86,6 +114,7 @@ async function openPostgres(url: string, maxConnections: number): Promise<Databa
     ping: async (timeoutMs = 2000) => {
       await withTimeout(client`select 1`, timeoutMs, 'database ping');
     },
+    poolStats: () => client.poolStats(),
     listen: async (channel, onPayload, onListen) => {
       const { unlisten } = await client.listen(channel, onPayload, onListen);
       return unlisten;
@@ -135,6 +164,6 @@ async function openPglite(dataDir: string | undefined, lockOwner: string): Promi
 /** Opens the database and applies pending migrations: postgres.js with a URL, PGlite otherwise. */
 export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.kind === 'postgres'
-    ? openPostgres(options.url, options.maxConnections ?? 10)
+    ? openPostgres(options.url, options.maxConnections ?? 10, options)
     : openPglite(options.dataDir, options.lockOwner ?? 'a process');
 }

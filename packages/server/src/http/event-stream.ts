@@ -42,7 +42,7 @@ export function eventFrame(event: StreamedEvent): string {
 }
 
 function errorFrame(error: unknown): string {
-  const { body } = errorResponse(toAppError(error));
+  const { body } = errorResponse(toAppError(error, { retrySafe: true }));
   return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
 }
 
@@ -89,7 +89,8 @@ export async function handleEventStream(
     await findOwnMerchant(deps.db, partner, parsed.data.merchantId);
     subscription = await deps.streams.subscribe({ merchantId: parsed.data.merchantId, names, afterSeq });
   } catch (error) {
-    const appError = toAppError(error);
+    // Opening a stream only reads: an unavailable database is a retryable 503.
+    const appError = toAppError(error, { retrySafe: true });
     if (errorResponse(appError).status >= 500) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed to open');
     }

@@ -25,6 +25,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used with another request',
   RATE_LIMITED: 'too many requests',
   DATABASE_ERROR: 'a database operation failed (retry with backoff)',
+  DATABASE_UNAVAILABLE: 'the database is not answering; safe to retry after Retry-After seconds',
   INTERNAL: 'the request could not be processed',
   SERVICE_UNAVAILABLE: 'a dependency is unavailable (retry with backoff)',
   EXTERNAL_SERVICE_ERROR: 'the DNS verification service is unavailable (retry with backoff)',
@@ -33,9 +34,12 @@ const REASON_TEXT: Record<ErrorReason, string> = {
 
 const BODY_REASONS: ErrorReason[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
 
-/** Failures the HTTP layer adds to every operation (rate limits) and to partner POSTs (idempotency). */
+/**
+ * Failures the HTTP layer adds to every operation (rate limits, the database deadline) and to
+ * partner POSTs (idempotency).
+ */
 function layerReasons(method: string, isPartnerOperation: boolean): ErrorReason[] {
-  const reasons: ErrorReason[] = ['RATE_LIMITED'];
+  const reasons: ErrorReason[] = ['RATE_LIMITED', 'DATABASE_UNAVAILABLE'];
   if (method === 'post') reasons.push(...BODY_REASONS);
   if (method === 'post' && isPartnerOperation) reasons.push('IDEMPOTENCY_KEY_REUSED');
   return reasons;

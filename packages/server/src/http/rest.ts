@@ -23,6 +23,14 @@ const PARTNER_PREFIX = '/v1/partners';
 const COLLECT_ROUTE = '/v1/collect';
 
 /**
+ * A request that may be repeated without harm: a read, or a write carrying an Idempotency-Key
+ * (decides 503 vs DATABASE_ERROR when the database stops answering mid-statement; errors.ts).
+ */
+function isRetrySafe(req: IncomingMessage): boolean {
+  return req.method === 'GET' || req.method === 'HEAD' || req.headers['idempotency-key'] !== undefined;
+}
+
+/**
  * The spec's REST paths, served by trpc-to-openapi from the same procedures as /trpc. Around it:
  * the partner is authenticated before anything else, the body is read here (1 MB, any JSON
  * content type, malformed JSON -> 400), and every error body is written as `{ message, code }`
@@ -48,7 +56,7 @@ export function createRestHandler(deps: AppDeps) {
       return { status: procedureMeta(paths?.[0])?.successStatus ?? 200 };
     },
     onError: ({ error, req }) => {
-      const appError = toAppError(error);
+      const appError = toAppError(error, { retrySafe: isRetrySafe(req) });
       failures.set(req, appError);
       if (restErrorBody(appError).status >= 500) {
         deps.logger.error({ err: error, requestId: (req as RestRequest).requestId }, 'request failed');
@@ -76,7 +84,7 @@ export function createRestHandler(deps: AppDeps) {
         if (outcome === 'answered') return;
       }
     } catch (error) {
-      const appError = toAppError(error);
+      const appError = toAppError(error, { retrySafe: isRetrySafe(req) });
       if (restErrorBody(appError).status >= 500) {
         deps.logger.error({ err: error, requestId: restReq.requestId }, 'request failed');
       }

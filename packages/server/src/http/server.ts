@@ -127,7 +127,8 @@ export function createRequestListener(
       }
     } catch (error) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'unhandled request failure');
-      if (!res.headersSent) sendError(res, toAppError(error));
+      if (!res.headersSent)
+        sendError(res, toAppError(error, { retrySafe: req.method === 'GET' || req.method === 'HEAD' }));
       else res.end();
     }
   };

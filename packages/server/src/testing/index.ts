@@ -76,7 +76,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     ...options.env,
   });
   const database = databaseUrl
-    ? await openDatabase({ kind: 'postgres', url: databaseUrl, maxConnections: 10 })
+    ? await openDatabase({
+        kind: 'postgres',
+        url: databaseUrl,
+        maxConnections: 10,
+        statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
+        migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
+      })
     : await openDatabase({ kind: 'pglite' });
   const app = await startApp(env, { database, logger: createLogger(env) });
   // RECORD_RESPONSES=<dir>: every REST response lands there for the OpenAPI contract check.

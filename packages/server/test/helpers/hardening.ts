@@ -79,8 +79,11 @@ export interface TcpProxy {
    * `forward` (default): pipe to the target. `refuse`: stop listening, so new connections are
    * refused (ECONNREFUSED, as from a stopped server); `forward` listens again on the same port.
    * `reset`: accept, then close at once (a middlebox dropping connections).
+   * `blackhole`: open connections stop forwarding in both directions without closing, and new
+   * connections are accepted and never answered (a network partition, a stuck failover); leaving
+   * it closes the held connections.
    */
-  setMode(mode: 'forward' | 'refuse' | 'reset'): Promise<void>;
+  setMode(mode: ProxyMode): Promise<void>;
   /** Destroys every open proxied connection (both sides). */
   cutAll(): void;
   /** The next `n` connections forward the request but drop the target's response (the client sees a reset). */
@@ -90,12 +93,27 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+export type ProxyMode = 'forward' | 'refuse' | 'reset' | 'blackhole';
+
 /** A loopback TCP proxy a test controls, in front of `targetPort`: outages without touching the target. */
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {
-  let mode: 'forward' | 'refuse' | 'reset' = 'forward';
+  let mode: ProxyMode = 'forward';
   let dropping = 0;
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
+  const held = new Set<net.Socket>();
+  const silence = (pair: { client: net.Socket; upstream: net.Socket }) => {
+    pair.client.unpipe(pair.upstream);
+    pair.upstream.unpipe(pair.client);
+    pair.client.pause();
+    pair.upstream.pause();
+  };
   const server = net.createServer((client) => {
+    if (mode === 'blackhole') {
+      held.add(client);
+      client.pause();
+      client.on('error', () => {}).on('close', () => held.delete(client));
+      return;
+    }
     if (mode !== 'forward') {
       client.destroy();
       return;
@@ -127,11 +145,15 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
       upstream.destroy();
     }
     pairs.clear();
+    for (const socket of held) socket.destroy();
+    held.clear();
   };
   return {
     port,
     setMode: async (next) => {
+      if (mode === 'blackhole' && next !== 'blackhole') cutAll();
       mode = next;
+      if (next === 'blackhole') for (const pair of pairs) silence(pair);
       if (next === 'refuse' && server.listening) {
         // Stop listening at once (the close callback would wait for open connections: don't).
         server.close();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type CollectResponse, parseIsoInstant } from '@partner/shared-schemas';
-import { AppError } from '../../errors.js';
+import { AppError, toAppError } from '../../errors.js';
 import type { EventLog } from './event-log.js';
 import type { EventQueue } from './queue.js';
 import type { EventInsertRow } from './store-events.js';
@@ -29,11 +29,25 @@ export interface IngestDeps {
  * acknowledged them (503 when it does not answer in time or is full); writers store them. The
  * first stored event moves a `waiting_for_events` tag to `active` (see `TagLiveness`).
  * `defaults.muid` is the visitor id for events that carry none (the collector's cookie).
+ * A database that is down or silent answers 503 SERVICE_UNAVAILABLE with Retry-After, never 500:
+ * a retried batch is safe (events with ids are stored once; send ids for exactly-once).
  */
 export async function ingestEvents(
   deps: IngestDeps,
   input: { tagId: string; events: IncomingEvent[] },
   defaults: { muid?: string } = {},
+): Promise<CollectResponse> {
+  try {
+    return await ingest(deps, input, defaults);
+  } catch (error) {
+    throw toAppError(error, { retrySafe: true });
+  }
+}
+
+async function ingest(
+  deps: IngestDeps,
+  input: { tagId: string; events: IncomingEvent[] },
+  defaults: { muid?: string },
 ): Promise<CollectResponse> {
   // In log mode a tag known live is served while the database does not answer (202 needs no database).
   const tag = await deps.tagLiveness.liveTag(input.tagId, { knownWhenUnreachable: deps.eventLog !== undefined });

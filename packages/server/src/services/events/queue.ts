@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import { deadlineError } from '../../db/deadline.js';
 import { AppError, isConnectionError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type EventInsertRow, storeEvents } from './store-events.js';
@@ -13,6 +14,14 @@ export interface EventQueueOptions {
   flushDelayMs: number;
   /** Inserts running at once (1 on PGlite, which has one connection). */
   concurrency: number;
+  /**
+   * The database deadline of one request (ms; db/deadline.ts): a request whose events are not stored
+   * by then is answered 503 (queued behind a write to a silent database, it would otherwise wait
+   * for every write before its own). Unset: none.
+   */
+  waitDeadlineMs?: number | undefined;
+  /** Called with the number of new rows after each successful write (metrics). */
+  onStored?: (count: number) => void;
 }
 
 export const RETRY_AFTER_SECONDS = 1;
@@ -74,7 +83,32 @@ export class EventQueue {
       );
     }
     return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ rows, resolve, reject });
+      const deadlineMs = this.options.waitDeadlineMs;
+      if (deadlineMs === undefined) {
+        this.waiting.push({ rows, resolve, reject });
+      } else {
+        const entry: Waiting = {
+          rows,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        };
+        const timer = setTimeout(() => {
+          const at = this.waiting.indexOf(entry);
+          if (at !== -1) {
+            // Never written: take it out (the events surely were not stored).
+            this.waiting.splice(at, 1);
+            this.queuedEvents -= rows.length;
+          }
+          reject(deadlineError(deadlineMs, at === -1));
+        }, deadlineMs);
+        this.waiting.push(entry);
+      }
       this.queuedEvents += rows.length;
       this.schedule();
     });
@@ -142,6 +176,7 @@ export class EventQueue {
     try {
       const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((w) => w.rows);
       const stored = await storeEvents(this.db, rows);
+      this.reportStored(stored);
       await this.liveness.eventsStored([...stored.keys()]);
       for (const w of batch) w.resolve();
     } catch (error) {
@@ -151,6 +186,7 @@ export class EventQueue {
         for (const w of batch) {
           try {
             const stored = await storeEvents(this.db, w.rows);
+            this.reportStored(stored);
             await this.liveness.eventsStored([...stored.keys()]);
             w.resolve();
           } catch (single) {
@@ -168,5 +204,12 @@ export class EventQueue {
       this.schedule();
       if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
     }
+  }
+
+  private reportStored(stored: Map<string, number>): void {
+    if (!this.options.onStored) return;
+    let count = 0;
+    for (const n of stored.values()) count += n;
+    this.options.onStored(count);
   }
 }
