@@ -107,10 +107,11 @@ export const DATABASE_RETRY_AFTER_SECONDS = 2;
  * The database is unreachable or did not answer within its deadline (db/deadline.ts): a connection
  * refused, reset, closed or timed out, the client-side query deadline (QUERY_DEADLINE), PostgreSQL
  * cancelling a statement at statement_timeout (57014), shutting down or refusing connections (57P0x,
- * 53300 too many connections), a connection exception (08xxx).
+ * 53300 too many connections), a connection exception (08xxx). Not our own pool having been ended
+ * (CONNECTION_ENDED: a DATABASE_ERROR, as a closed PGlite is).
  */
 const UNAVAILABLE =
-  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|CONNECTION_|CONNECT_TIMEOUT|QUERY_DEADLINE|57014|57P0|53300|08)/;
+  /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|CONNECTION_CLOSED|CONNECTION_DESTROYED|CONNECT_TIMEOUT|QUERY_DEADLINE|57014|57P0|53300|08)/;
 /**
  * ...and among those, the ones where the statement certainly did not take effect: the connection was
  * never made, the query never left the pool, or PostgreSQL cancelled it (the statement rolled back).
