@@ -42,9 +42,9 @@ const OPERATIONS: Array<{ method: string; path: string; success: string; specErr
 /**
  * Statuses an operation may document beyond its spec list, each for a condition the spec leaves
  * open: 400 for invalid page/limit/name ("not shown"), 409 for a reused Idempotency-Key, 413/415
- * for request bodies, 429 for rate limits.
+ * for request bodies, 429 for rate limits, 503 when the database does not answer and a retry is safe.
  */
-const EXTRA_STATUSES = new Set([400, 409, 413, 415, 429]);
+const EXTRA_STATUSES = new Set([400, 409, 413, 415, 429, 503]);
 
 const operation = (method: string, path: string): Json => doc.paths?.[path]?.[method];
 
