@@ -16,6 +16,7 @@ import { EventLog } from './services/events/event-log.js';
 import { StreamHub } from './services/events/hub.js';
 import { EventQueue } from './services/events/queue.js';
 import { TagLiveness } from './services/events/tag-liveness.js';
+import { IdempotencyStore } from './services/idempotency/store.js';
 import { watchApiKeys } from './services/partner/key-cache.js';
 
 export interface RunningApp {
@@ -163,6 +164,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     dns,
     eventQueue,
     tagLiveness,
+    idempotency: new IdempotencyStore(database.db, logger),
     limits,
     metrics,
     eventLog,

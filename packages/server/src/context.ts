@@ -8,6 +8,7 @@ import type { EventLog } from './services/events/event-log.js';
 import type { StreamHub } from './services/events/hub.js';
 import type { EventQueue } from './services/events/queue.js';
 import type { TagLiveness } from './services/events/tag-liveness.js';
+import type { IdempotencyStore } from './services/idempotency/store.js';
 import type { AuthenticatedPartner } from './services/partner/authenticate.js';
 
 /** What every request shares: built once at start. */
@@ -26,6 +27,8 @@ export interface AppDeps {
   eventLog?: EventLog | undefined;
   /** Which tags take events (cached briefly) and their lifecycle once they stored some (services/events/tag-liveness.ts). */
   tagLiveness: TagLiveness;
+  /** Stored responses per (partner, Idempotency-Key), and their purge clock (services/idempotency/store.ts). */
+  idempotency: IdempotencyStore;
   /** This app's Prometheus registry and instruments (metrics.ts); register new metrics through it. */
   metrics: Metrics;
 }
