@@ -24,6 +24,8 @@ export const ERROR_TABLE = {
   TAG_NOT_FOUND: { status: 404, code: 'TAG_NOT_FOUND' },
   INTEGRATION_NOT_FOUND: { status: 404, code: 'INTEGRATION_NOT_FOUND' },
   NOT_FOUND: { status: 404, code: 'NOT_FOUND' },
+  /** A known path asked with a method it does not answer; the answer carries `Allow`. */
+  METHOD_NOT_ALLOWED: { status: 405, code: 'METHOD_NOT_ALLOWED' },
   TAG_NOT_LIVE: { status: 409, code: 'TAG_NOT_LIVE' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' },
   RATE_LIMITED: { status: 429, code: 'RATE_LIMITED' },
@@ -51,6 +53,7 @@ const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   401: 'UNAUTHORIZED',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
   408: 'TIMEOUT',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',

@@ -35,13 +35,15 @@ describe('GET /docs', () => {
     expect((await fetch(`${server.url}/docs/`)).status).toBe(200);
   });
 
-  it('answers 404 { message, code } for other files, and only GET/HEAD', async () => {
+  it('answers 404 { message, code } for other files, and 405 (Allow: GET, HEAD) to other methods', async () => {
     for (const p of ['/docs/package.json', '/docs/../package.json', '/docs/swagger-ui.js.map', '/docs/index.html']) {
       const res = await fetch(`${server.url}${p}`);
       expect(res.status, p).toBe(404);
       expect(await res.json()).toEqual({ message: expect.any(String), code: 'NOT_FOUND' });
     }
-    expect((await fetch(`${server.url}/docs`, { method: 'POST' })).status).toBe(404);
+    const post = await fetch(`${server.url}/docs`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
     const head = await fetch(`${server.url}/docs/swagger-ui.css`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
@@ -104,4 +106,51 @@ describe.skipIf(!hasChromium)(`GET /docs in a real browser (${CHROMIUM})`, () =>
     await page.screenshot({ path: file, fullPage: true });
     expect(statSync(file).size).toBeGreaterThan(10_000);
   });
+
+  // The document's server URL is relative (no PUBLIC_BASE_URL), so "Try it out" calls the origin
+  // the page was opened at, whichever name reached the server: no CSP refusal, a real 201.
+  it.each(['127.0.0.1', 'localhost'])(
+    '"Try it out" creates a merchant from the page opened at http://%s',
+    async (host) => {
+      const origin = `http://${host}:${new URL(server.url).port}`;
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      await page.goto(`${origin}/docs`, { waitUntil: 'load' });
+      await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
+
+      // Authorize with the partner's key (the bearer scheme).
+      await page.locator('.auth-wrapper .authorize').click();
+      await page.locator('.modal-ux input').first().fill(server.partner.apiKey);
+      await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
+      await page.locator('.modal-ux .btn-done').click();
+
+      // POST /v1/partners/merchant with the document's example body, executed from the page.
+      const block = page.locator('#operations-Merchants-merchant-create');
+      await block.locator('.opblock-summary').click();
+      await block.locator('.try-out__btn').click();
+      const name = `Docs ${host} ${Date.now()}`;
+      await block.locator('textarea.body-param__text').fill(JSON.stringify({ name }));
+      const answered = page.waitForResponse((res) => res.url() === `${origin}/v1/partners/merchant`);
+      await block.locator('.execute').click();
+      const response = await answered;
+      expect(response.status()).toBe(201);
+      await expect
+        .poll(() => block.locator('.live-responses-table .response .response-col_status').first().textContent())
+        .toContain('201');
+      const created = (await response.json()) as { merchantId: string };
+      expect(problems).toEqual([]);
+      await page.close();
+
+      const list = await fetch(`${server.url}/v1/partners/merchant?limit=100`, {
+        headers: { authorization: `Bearer ${server.partner.apiKey}` },
+      });
+      const body = (await list.json()) as { merchants: Array<{ merchantId: string; name: string }> };
+      expect(body.merchants).toContainEqual(expect.objectContaining({ merchantId: created.merchantId, name }));
+    },
+    60_000,
+  );
 });

@@ -86,7 +86,7 @@ describe('the OpenAPI document: descriptions, examples, headers (every operation
       const parameter = resolve(raw);
       const where = `${parameter.in} parameter ${parameter.name}`;
       expect(parameter.description?.length ?? 0, `${where}: description`).toBeGreaterThan(5);
-      expect(parameter.example ?? parameter.examples, `${where}: example`).toBeDefined();
+      expect(parameter.example ?? parameter.examples ?? parameter.schema?.examples, `${where}: example`).toBeDefined();
       if (parameter.example !== undefined) {
         expect(invalid(parameter.example, 'paths', p, method, 'parameters', String(index), 'schema'), where).toBeNull();
       }

@@ -247,11 +247,12 @@ describe('GET /v1/partners/events/stream: auth, isolation and bad input (JSON er
     }
   });
 
-  it('404 for a method other than GET', async () => {
+  it('405 (Allow: GET) for a method other than GET', async () => {
     const merchantId = await createMerchant(server);
     const res = await api(server, server.partner.apiKey).post(`${STREAM}?merchantId=${merchantId}`, {});
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe('NOT_FOUND');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.body.code).toBe('METHOD_NOT_ALLOWED');
   });
 });
 

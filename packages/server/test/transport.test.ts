@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,11 +111,27 @@ describe('error bodies', () => {
     expect(authed.body).toEqual({ message: expect.any(String), code: 'NOT_FOUND' });
   });
 
-  it('answers a method the route does not serve with 404 or 405 and an error body', async () => {
-    const res = await api(server, server.partner.apiKey).request('DELETE', '/v1/partners/merchant');
-    expect([404, 405]).toContain(res.status);
-    expect(res.body).toEqual({ message: expect.any(String), code: expect.any(String) });
-  });
+  it.each([
+    ['DELETE', '/v1/partners/merchant', 'GET, POST'],
+    ['GET', '/v1/partners/tag/verify', 'POST'],
+    ['PUT', '/v1/partners/tag/generate/', 'POST'],
+    ['POST', `/v1/partners/tag/${randomUUID()}/snippet`, 'GET'],
+    ['POST', '/v1/partners/events', 'GET'],
+    ['POST', '/v1/partners/events/stream', 'GET'],
+    ['GET', '/v1/collect', 'POST'],
+    ['POST', '/healthz', 'GET, HEAD'],
+    ['DELETE', '/readyz', 'GET, HEAD'],
+    ['POST', '/openapi.json', 'GET'],
+    ['POST', '/docs', 'GET, HEAD'],
+  ])(
+    'answers %s %s (a known path, another method) with 405 METHOD_NOT_ALLOWED and Allow: %s',
+    async (method, path, allow) => {
+      const res = await api(server, server.partner.apiKey).request(method, path);
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe(allow);
+      expect(res.body).toEqual({ message: expect.stringContaining(method), code: 'METHOD_NOT_ALLOWED' });
+    },
+  );
 });
 
 describe('request bodies', () => {

@@ -17,6 +17,7 @@ export const ErrorCode = z
     'EXTERNAL_SERVICE_ERROR',
     'TAG_NOT_LIVE',
     'NOT_FOUND',
+    'METHOD_NOT_ALLOWED',
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMITED',
     'IDEMPOTENCY_KEY_REUSED',

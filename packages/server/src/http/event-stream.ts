@@ -7,6 +7,7 @@ import { parseLastEventId } from '../services/events/open-stream.js';
 import type { EventSubscription, StreamedEvent } from '../services/events/subscription.js';
 import { findOwnMerchant } from '../services/merchant/find-merchant.js';
 import { authenticate } from '../services/partner/authenticate.js';
+import { sendUnrouted } from './allowed-methods.js';
 import { sendError } from './respond.js';
 
 /** `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription. */
@@ -72,7 +73,7 @@ export async function handleEventStream(
 ): Promise<void> {
   res.setHeader('cache-control', 'no-store');
   if (req.method !== 'GET') {
-    sendError(res, new AppError('NOT_FOUND', 'Not found'));
+    sendUnrouted(res, EVENT_STREAM_PATH, req.method ?? '');
     return;
   }
   let subscription: EventSubscription;

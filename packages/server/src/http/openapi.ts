@@ -21,6 +21,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   TAG_NOT_FOUND: 'the tag does not exist',
   INTEGRATION_NOT_FOUND: 'no tag integration found',
   NOT_FOUND: 'unknown path',
+  METHOD_NOT_ALLOWED: 'the path does not answer this method (see `Allow`)',
   TAG_NOT_LIVE: 'the tag does not take events yet (custom domain not verified)',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used with another request',
   RATE_LIMITED: 'too many requests',
@@ -52,8 +53,9 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   description:
     'Makes a retried POST safe: the first response for a key is stored for 24 h and replayed for the same ' +
     'request; the same key with another request answers 409 IDEMPOTENCY_KEY_REUSED.',
-  schema: { type: 'string', minLength: 1, maxLength: 255 },
-  example: '5d7e1c2a-create-merchant-acme',
+  // The example sits in the schema, not on the parameter: Swagger UI fills "Try it out" inputs from
+  // a parameter example, and one fixed key sent with two different bodies answers 409.
+  schema: { type: 'string', minLength: 1, maxLength: 255, examples: ['0b6f4c1e-7d2a-4e8b-9c3d-5a1f2e6b7c8d'] },
 };
 
 function errorResponses(reasons: ErrorReason[], authenticated: boolean) {
@@ -160,8 +162,9 @@ export function finishOperation(
     if (parameter.description === undefined && typeof schema.description === 'string') {
       parameter.description = schema.description;
     }
-    if (parameter.example === undefined && parameter.examples === undefined)
-      parameter.example = exampleFor(schema, root);
+    const hasExample =
+      parameter.example !== undefined || parameter.examples !== undefined || schema.examples !== undefined;
+    if (!hasExample) parameter.example = exampleFor(schema, root);
   }
   const body = operation.requestBody as { content?: Record<string, Record<string, unknown>> } | undefined;
   for (const media of Object.values(body?.content ?? {})) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppDeps } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { AppError, toAppError } from '../errors.js';
+import { sendUnrouted } from './allowed-methods.js';
 import { createCollector } from './collector/handler.js';
 import { DOCS_PATH, handleDocs } from './docs.js';
 import { EVENT_STREAM_PATH, handleEventStream } from './event-stream.js';
@@ -121,9 +122,10 @@ export function createRequestListener(
         await handleEventStream(deps, req, res);
       } else if (route.startsWith('/v1/')) {
         res.setHeader('cache-control', 'no-store');
-        await rest(req, res, path, () => notFound(res));
+        await rest(req, res, path, () => sendUnrouted(res, route, method));
       } else {
-        notFound(res);
+        // A known path with another method: 405 with Allow; anything else 404.
+        sendUnrouted(res, route, method);
       }
     } catch (error) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'unhandled request failure');
