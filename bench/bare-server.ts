@@ -3,18 +3,20 @@
  * - `GET /v1/partners/merchant?page&limit` with the statement the API's merchant list runs
  *   (`merchantListSql`: the page with its tags as JSON, and the count), and
  * - `GET /v1/partners/events?merchantId&...` with the two statements the API's event list runs
- *   (`eventListQueries`: the page, and the access check with the count), in parallel,
+ *   (`eventListQueries`: the page, and the access check with the count), in parallel, shaped by
+ *   the API's own `eventListResponse` (nextCursor included),
  * over postgres.js, prepared as the server sends them, writing the same JSON bodies; and nothing
  * else: no authentication, input schema, routing framework, logging or security headers.
  */
 import http from 'node:http';
-import { eventListQueries, type ListEventsParams, merchantListSql } from '@partner/server/bench';
+import { eventListQueries, eventListResponse, type ListEventsParams, merchantListSql } from '@partner/server/bench';
 import { buildPagination } from '@partner/shared-schemas';
 import postgres from 'postgres';
 
 const url = process.env.DATABASE_URL ?? '';
 const partnerId = process.env.PARTNER_ID ?? '';
 if (!url || !partnerId) throw new Error('DATABASE_URL and PARTNER_ID are required');
+const cursorKey = Buffer.from(process.env.CURSOR_SECRET ?? '', 'utf8');
 const sql = postgres(url, { max: Number(process.env.DB_POOL_MAX ?? 6), onnotice: () => {} });
 const run = (query: { sql: string; params: unknown[] }) =>
   sql.unsafe(query.sql, query.params as never[], { prepare: true });
@@ -42,24 +44,14 @@ async function listEvents(search: URLSearchParams) {
     events: search.get('events') ?? undefined,
     startDate: search.get('startDate') ?? undefined,
     endDate: search.get('endDate') ?? undefined,
+    cursor: search.get('cursor') ?? undefined,
   };
-  const queries = eventListQueries(partnerId, params);
+  const queries = eventListQueries(partnerId, params, cursorKey);
   const [count, data] = await Promise.all([run(queries.count), run(queries.data)]);
   const access = count[0];
   if (!access?.tagged) return { status: 404, body: { message: 'Merchant not found', code: 'MERCHANT_NOT_FOUND' } };
-  return {
-    status: 200,
-    body: {
-      events: data.map((row) => ({
-        id: row.id as string,
-        muid: row.muid as string,
-        event_name: row.event_name as string,
-        event_time: row.event_time as string,
-        raw_data: row.raw_data as string,
-      })),
-      pagination: buildPagination(params.page, params.limit, Number(access.total ?? 0)),
-    },
-  };
+  // The same shaping as the API (at most `limit` rows, pagination, the signed nextCursor).
+  return { status: 200, body: eventListResponse(queries, params.limit, data, Number(access.total ?? 0), cursorKey) };
 }
 
 const server = http.createServer((req, res) => {

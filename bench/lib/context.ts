@@ -13,6 +13,9 @@ import { since } from './stats.js';
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const SERVER_DIR = path.resolve(BENCH_DIR, '../packages/server');
 export const TARGET_HOST = 'tags.partner-tags.example';
+/** The API server, the bare server and the bench sign and read cursors with this key. */
+export const BENCH_CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdef';
+export const BENCH_CURSOR_KEY = Buffer.from(BENCH_CURSOR_SECRET, 'utf8');
 
 export interface SeedFigures {
   events: number;
@@ -53,6 +56,7 @@ export function serverEnv(settings: Settings, url: string): Record<string, strin
     RATE_LIMIT_PER_MINUTE: '0',
     COLLECT_RATE_LIMIT_PER_MINUTE: '0',
     TAG_TARGET_HOST: TARGET_HOST,
+    CURSOR_SECRET: BENCH_CURSOR_SECRET,
   };
 }
 

@@ -4,7 +4,13 @@
  * to the large one (growth), with EXPLAIN ANALYZE of every shape.
  */
 import { eventListQueries, type ListEventsParams } from '@partner/server/bench';
-import { BENCH_DIR, type BenchContext, type SeedFigures } from '../lib/context.js';
+import {
+  BENCH_CURSOR_KEY,
+  BENCH_CURSOR_SECRET,
+  BENCH_DIR,
+  type BenchContext,
+  type SeedFigures,
+} from '../lib/context.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { type SeedMerchant, windowEnd } from '../lib/seed.js';
@@ -117,7 +123,7 @@ async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Prom
     // API, bare and raw alternate request by request, so load from elsewhere hits all alike.
     const fromApi = await timedGet(api, path);
     const fromBare = await timedGet(bare, path);
-    const queries = eventListQueries(ctx.partner.partnerId, params);
+    const queries = eventListQueries(ctx.partner.partnerId, params, BENCH_CURSOR_KEY);
     const start = process.hrtime.bigint();
     // Prepared, as the server sends them.
     const [data, count] = await Promise.all([
@@ -163,7 +169,7 @@ async function explainShapes(ctx: BenchContext, scale: string): Promise<Record<s
   const plans: Record<string, string> = {};
   const first = ctx.merchants[0] as SeedMerchant;
   for (const shape of SHAPES) {
-    const queries = eventListQueries(ctx.partner.partnerId, shape.params(first.merchantId));
+    const queries = eventListQueries(ctx.partner.partnerId, shape.params(first.merchantId), BENCH_CURSOR_KEY);
     for (const [part, q] of [
       ['data', queries.data],
       ['count', queries.count],
@@ -194,7 +200,12 @@ export async function startBare(ctx: BenchContext) {
     cwd: BENCH_DIR,
     script: 'bare-server.ts',
     readyPath: '/healthz',
-    env: { DATABASE_URL: ctx.url, PARTNER_ID: ctx.partner.partnerId, DB_POOL_MAX: String(ctx.settings.poolMax) },
+    env: {
+      DATABASE_URL: ctx.url,
+      PARTNER_ID: ctx.partner.partnerId,
+      DB_POOL_MAX: String(ctx.settings.poolMax),
+      CURSOR_SECRET: BENCH_CURSOR_SECRET,
+    },
   });
 }
 

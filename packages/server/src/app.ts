@@ -12,6 +12,7 @@ import { createRequestListener } from './http/server.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { loadCursorKey } from './services/events/cursor.js';
 import { EventLog } from './services/events/event-log.js';
 import { StreamHub } from './services/events/hub.js';
 import { EventQueue } from './services/events/queue.js';
@@ -156,6 +157,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
         )
       : [];
   for (const writer of writers) await writer.start();
+  const cursorKey = await loadCursorKey(database.db, env.CURSOR_SECRET);
   const deps: AppDeps = {
     db: database.db,
     streams,
@@ -168,6 +170,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     limits,
     metrics,
     eventLog,
+    cursorKey,
   };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await watchApiKeys(database, logger);

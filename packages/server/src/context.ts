@@ -31,6 +31,8 @@ export interface AppDeps {
   idempotency: IdempotencyStore;
   /** This app's Prometheus registry and instruments (metrics.ts); register new metrics through it. */
   metrics: Metrics;
+  /** The key that signs event-list cursors (services/events/cursor.ts: CURSOR_SECRET or the database's own). */
+  cursorKey: Buffer;
 }
 
 export interface Context extends AppDeps {

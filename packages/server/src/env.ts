@@ -107,6 +107,11 @@ export const EnvSchema = z.object({
   /** Ingestion queue: events held at once before 503, events per insert, wait for more (ms). */
   INGEST_QUEUE_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(50_000)),
   INGEST_BATCH_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(5_000)),
+  /**
+   * Signs event-list cursors (at least 32 characters); unset: a key made once and kept in the
+   * database (table server_secrets), shared by every process on it. Changing it voids open cursors.
+   */
+  CURSOR_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32).max(512).optional()),
   INGEST_FLUSH_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10_000).default(0)),
   /**
    * The durable event log (NATS JetStream): `nats://host:port[,nats://...]`. Set: the collectors

@@ -82,10 +82,16 @@ describe('GET /v1/partners/events: shape and defaults', () => {
       totalPages: 2,
       hasNextPage: true,
       hasPreviousPage: false,
+      nextCursor: expect.any(String),
     });
     const second = await listEvents(server, tag.merchantId, { page: 2 });
     expect(ids(second)).toEqual(['d02', 'd01', 'd00']);
-    expect(second.body.pagination).toMatchObject({ currentPage: 2, hasNextPage: false, hasPreviousPage: true });
+    expect(second.body.pagination).toMatchObject({
+      currentPage: 2,
+      hasNextPage: false,
+      hasPreviousPage: true,
+      nextCursor: null,
+    });
     expect(second.body.pagination.total).toBe(second.body.pagination.totalItems);
   });
 
@@ -103,6 +109,7 @@ describe('GET /v1/partners/events: shape and defaults', () => {
         totalPages: 0,
         hasNextPage: false,
         hasPreviousPage: false,
+        nextCursor: null,
       },
     });
   });

@@ -3,6 +3,9 @@ import { Timestamp, Uuid } from './common.js';
 import { parseIsoInstant } from './dates.js';
 import { Pagination, paginationQuery } from './pagination.js';
 
+/** Longest accepted `cursor` value. */
+export const CURSOR_MAX = 1024;
+
 export const EVENTS_DEFAULT_LIMIT = 12;
 export const EVENT_NAME_MAX = 100;
 export const EVENT_ID_MAX = 128;
@@ -82,14 +85,36 @@ export const ListEventsQuery = z
         example: '2026-11-30',
       })
       .optional(),
+    cursor: z
+      .string()
+      .min(1)
+      .max(CURSOR_MAX)
+      .meta({
+        description:
+          'Opaque position from `pagination.nextCursor` of the previous page: the next page by keyset, the same cost at any depth, ' +
+          'stable while events are inserted (no event skipped or repeated). Send the same merchantId, sort and filters as the page ' +
+          'it came from (otherwise 400 VALIDATION_ERROR); `page` is then ignored, `limit` may change.',
+        example: 'WzEsMiwiMjAyNi0xMS0yMlQxMDowMDowMC4wMDBaIiwiZXZ0LTEiXQ.q2b1cXy0m2jv3dE5gQnN1A',
+      })
+      .optional(),
   })
   .meta({ id: 'ListEventsQuery' });
 export type ListEventsQuery = z.input<typeof ListEventsQuery>;
 
+/** The event list's pagination: the primary envelope plus `nextCursor`. */
+export const EventsPagination = Pagination.extend({
+  nextCursor: z.string().nullable().meta({
+    description:
+      'Pass as `cursor` to get the next page (keyset: every page costs the same, stable under inserts); null on the last page.',
+    example: 'WzEsMiwiMjAyNi0xMS0yMlQxMDowMDowMC4wMDBaIiwiZXZ0LTEiXQ.q2b1cXy0m2jv3dE5gQnN1A',
+  }),
+}).meta({ id: 'EventsPagination' });
+export type EventsPagination = z.infer<typeof EventsPagination>;
+
 export const ListEventsResponse = z
   .object({
     events: z.array(TrackingEvent),
-    pagination: Pagination,
+    pagination: EventsPagination,
   })
   .meta({ id: 'ListEventsResponse' });
 export type ListEventsResponse = z.infer<typeof ListEventsResponse>;

@@ -5,5 +5,6 @@ export * from './events.js';
 export * from './idempotency-keys.js';
 export * from './merchants.js';
 export * from './partners.js';
+export * from './server-secrets.js';
 export * from './tags.js';
 export * from './webhooks.js';

@@ -6,4 +6,4 @@ export const listEventsRoute = partnerProcedure
   .meta(listEventsMeta)
   .input(ZListEventsRequest)
   .output(ZListEventsResponse)
-  .query(({ ctx, input }) => listEvents(ctx.db, ctx.partner, input));
+  .query(({ ctx, input }) => listEvents(ctx.db, ctx.partner, input, ctx.cursorKey));

@@ -7,9 +7,10 @@ import {
 } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { readRows, toQuery } from '../../db/read-rows.js';
+import { type Row, readRows, toQuery } from '../../db/read-rows.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
+import { type CursorBinding, type CursorPosition, decodeCursor, encodeCursor } from './cursor.js';
 
 export const MAX_EVENT_NAME_FILTERS = 50;
 
@@ -22,6 +23,8 @@ export interface ListEventsParams {
   events?: string | undefined;
   startDate?: string | undefined;
   endDate?: string | undefined;
+  /** A `nextCursor` of an earlier page of the same list: keyset paging from there (`page` is ignored). */
+  cursor?: string | undefined;
 }
 
 /** The SQL one event-list request runs, all of it; the bench runs exactly these. */
@@ -33,6 +36,10 @@ export interface EventListPlan {
    * (it has a tag) and `total` (float8, the exact number of matching events); no row otherwise.
    */
   count: SQL;
+  /** The page this request opens: `page`, or the page number carried by the cursor. */
+  page: number;
+  /** What cursors of this list are bound to. */
+  binding: CursorBinding;
 }
 
 interface Filters {
@@ -121,64 +128,161 @@ function countQuery(partnerId: string, merchantId: string, filters: Filters): SQ
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
 /**
- * The page. The order always ends in the event id, so rows sharing a time (or a name) keep one
- * order and pages never skip or repeat.
- * - First page, at most one name: one index scan in order, stopping after `limit` rows.
- * - Deeper pages: a deferred join. The keys of the page are found by an index-only scan (OFFSET
- *   skips index entries, not heap rows), then only the page's rows are fetched by primary key.
+ * The page, plus one row: the extra row says whether a next page exists (`nextCursor`). The order
+ * always ends in the event id, so rows sharing a time (or a name) keep one order and pages never
+ * skip or repeat.
+ * - First page or a cursor, at most one name: one index scan in order, from the cursor's key when
+ *   there is one (keyset: `(event_time, id) < (...)` on the (merchant, [name,] time, id) index),
+ *   stopping after `limit + 1` rows. Every cursor page costs the same, whatever its depth.
+ * - Deeper offset pages: a deferred join. The keys of the page are found by an index-only scan
+ *   (OFFSET skips index entries, not heap rows), then only the page's rows are fetched by key.
  * - Several names: PostgreSQL 15 cannot read `event_name IN (...)` in index order, so each name
- *   reads its first offset+limit keys from the (merchant, name, time, id) index and the per-name
+ *   reads its first offset+limit+1 keys from the (merchant, name, time, id) index and the per-name
  *   runs are merged (Merge Append), instead of sorting every matching row.
  */
-function dataQuery(merchantId: string, params: ListEventsParams, { names, start, end }: Filters): SQL {
-  const dir = sql.raw(params.sortOrder === 'asc' ? 'asc' : 'desc');
-  const keyCols = params.sortBy === 'event_name' ? ['event_name', 'event_time', 'id'] : ['event_time', 'id'];
+function dataQuery(
+  merchantId: string,
+  params: ListEventsParams,
+  { names, start, end }: Filters,
+  position: CursorPosition | null,
+): SQL {
+  const desc = params.sortOrder !== 'asc';
+  const dir = sql.raw(desc ? 'desc' : 'asc');
+  const cmp = sql.raw(desc ? '<' : '>');
+  const byName = params.sortBy === 'event_name';
+  const keyCols = byName ? ['event_name', 'event_time', 'id'] : ['event_time', 'id'];
   const order = (prefix = '') =>
     sql.join(
       keyCols.map((col) => sql`${sql.raw(`${prefix}${col}`)} ${dir}`),
       sql`, `,
     );
-  const offset = (params.page - 1) * params.limit;
+  const take = params.limit + 1;
+  const offset = position ? 0 : (params.page - 1) * params.limit;
   const from = start && ts(start);
   const to = end && ts(end);
+  const where = (branch: string[], ...more: SQL[]) =>
+    sql.join([eventWhere(merchantId, branch, from, to), ...more], sql` and `);
+  // Keyset conditions: rows strictly after the cursor's row in the list's order.
+  const afterTimeId = position ? sql`(event_time, id) ${cmp} (${position.time}::timestamptz, ${position.id})` : null;
   if (names.length <= 1 && offset === 0) {
+    const after: SQL[] = [];
+    if (position && byName && names.length === 0) {
+      after.push(
+        sql`(event_name, event_time, id) ${cmp} (${position.name ?? ''}, ${position.time}::timestamptz, ${position.id})`,
+      );
+    } else if (afterTimeId) {
+      // One name (or none, by time): the name is fixed, so (time, id) orders the rows.
+      after.push(afterTimeId);
+    }
     // ORDER BY names the table's columns: the output column `event_time` is the ISO text, and
     // ordering by it would sort every matching row instead of reading the index in order.
     return sql`select id, muid, event_name, to_char(event_time at time zone 'UTC', ${ISO}) as event_time, raw_data
-      from events where ${eventWhere(merchantId, names, from, to)}
-      order by ${order('events.')} limit ${params.limit}`;
+      from events where ${where(names, ...after)}
+      order by ${order('events.')} limit ${take}`;
   }
   const cols = sql.raw(keyCols.join(', '));
+  const run = (name: string, ...more: SQL[]) =>
+    sql`(select ${cols} from events where ${where([name], ...more)} order by ${order()} limit ${offset + take})`;
+  const branches: SQL[] = [];
+  for (const name of names) {
+    if (!position || !byName) {
+      branches.push(afterTimeId ? run(name, afterTimeId) : run(name));
+      continue;
+    }
+    // By name from a cursor: the cursor's own name continues after its (time, id); names after it
+    // in the list's order are read from their start, names before it not at all. The name
+    // comparisons hold no column, so PostgreSQL checks them once (a One-Time Filter) in its own
+    // collation, the one the order uses.
+    const cursorName = position.name ?? '';
+    branches.push(run(name, afterTimeId as SQL, sql`${name}::text = ${cursorName}::text`));
+    branches.push(run(name, sql`${name}::text ${cmp} ${cursorName}::text`));
+  }
   const keys =
     names.length <= 1
-      ? sql`select ${cols} from events where ${eventWhere(merchantId, names, from, to)}
-          order by ${order()} limit ${params.limit} offset ${offset}`
-      : sql`select ${cols} from (${sql.join(
-          names.map(
-            (name) =>
-              sql`(select ${cols} from events where ${eventWhere(merchantId, [name], from, to)}
-                order by ${order()} limit ${offset + params.limit})`,
-          ),
-          sql` union all `,
-        )}) runs order by ${order()} limit ${params.limit} offset ${offset}`;
+      ? sql`select ${cols} from events where ${where(names)}
+          order by ${order()} limit ${take} offset ${offset}`
+      : sql`select ${cols} from (${sql.join(branches, sql` union all `)}) runs order by ${order()} limit ${take} offset ${offset}`;
   return sql`select e.id, e.muid, e.event_name, to_char(e.event_time at time zone 'UTC', ${ISO}) as event_time, e.raw_data
     from (${keys}) k join events e on e.merchant_id = ${merchantId}::uuid and e.id = k.id
     order by ${order('k.')}`;
 }
 
-/** Validates the filters (400 on bad input) and builds the page and count queries. */
-export function planEventList(partnerId: string, params: ListEventsParams): EventListPlan {
-  const filters = parseFilters(params);
+/** What the list's cursors are bound to: the partner, the merchant, the sort and the filters. */
+function bindingOf(partnerId: string, params: ListEventsParams, filters: Filters): CursorBinding {
   return {
-    data: dataQuery(params.merchantId, params, filters),
+    partnerId,
+    merchantId: params.merchantId,
+    sortBy: params.sortBy,
+    sortOrder: params.sortOrder,
+    names: filters.names,
+    start: filters.start,
+    end: filters.end,
+  };
+}
+
+/**
+ * Validates the filters and the cursor (400 on bad input, or on a cursor made for another
+ * partner, other filters or another sort) and builds the page and count queries.
+ */
+export function planEventList(partnerId: string, params: ListEventsParams, cursorKey: Buffer): EventListPlan {
+  const filters = parseFilters(params);
+  const binding = bindingOf(partnerId, params, filters);
+  const position = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
+  return {
+    data: dataQuery(params.merchantId, params, filters, position),
     count: countQuery(partnerId, params.merchantId, filters),
+    page: position?.page ?? params.page,
+    binding,
   };
 }
 
 /** The plan as SQL text and parameters (what the bench runs directly over postgres.js). */
-export function eventListQueries(partnerId: string, params: ListEventsParams): { data: Query; count: Query } {
-  const plan = planEventList(partnerId, params);
-  return { data: toQuery(plan.data), count: toQuery(plan.count) };
+export function eventListQueries(
+  partnerId: string,
+  params: ListEventsParams,
+  cursorKey: Buffer,
+): { data: Query; count: Query; page: number; binding: CursorBinding } {
+  const plan = planEventList(partnerId, params, cursorKey);
+  return { ...plan, data: toQuery(plan.data), count: toQuery(plan.count) };
+}
+
+/**
+ * The response for a page: at most `limit` events (the data query reads one more, to know whether
+ * a next page exists), the pagination with the exact total, and `nextCursor` (null on the last page).
+ */
+export function eventListResponse(
+  plan: Pick<EventListPlan, 'page' | 'binding'>,
+  limit: number,
+  rows: readonly Row[],
+  total: number,
+  cursorKey: Buffer,
+): ListEventsResponse {
+  const count = Math.min(rows.length, limit);
+  const events = new Array<ListEventsResponse['events'][number]>(count);
+  for (let i = 0; i < count; i++) {
+    const row = rows[i] as Row;
+    events[i] = {
+      id: row.id as string,
+      muid: row.muid as string,
+      event_name: row.event_name as string,
+      event_time: row.event_time as string,
+      raw_data: row.raw_data as string,
+    };
+  }
+  const last = events[count - 1];
+  const nextCursor =
+    rows.length > limit && last
+      ? encodeCursor(cursorKey, plan.binding, {
+          page: plan.page + 1,
+          time: last.event_time,
+          id: last.id,
+          name: plan.binding.sortBy === 'event_name' ? last.event_name : undefined,
+        })
+      : null;
+  return {
+    events,
+    pagination: { ...buildPagination(plan.page, limit, total), hasNextPage: nextCursor !== null, nextCursor },
+  };
 }
 
 /**
@@ -189,23 +293,14 @@ export async function listEvents(
   db: Database,
   partner: AuthenticatedPartner,
   params: ListEventsParams,
+  cursorKey: Buffer,
 ): Promise<ListEventsResponse> {
-  const plan = planEventList(partner.id, params);
+  const plan = planEventList(partner.id, params, cursorKey);
   const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
   const [access] = countRows ?? [];
   if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
   if (!access.tagged) {
     throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
   }
-  const total = Number(access.total ?? 0);
-  return {
-    events: (dataRows ?? []).map((row) => ({
-      id: row.id as string,
-      muid: row.muid as string,
-      event_name: row.event_name as string,
-      event_time: row.event_time as string,
-      raw_data: row.raw_data as string,
-    })),
-    pagination: buildPagination(params.page, params.limit, total),
-  };
+  return eventListResponse(plan, params.limit, dataRows ?? [], Number(access.total ?? 0), cursorKey);
 }
