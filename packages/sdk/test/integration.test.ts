@@ -155,6 +155,39 @@ describe('SDK against the real server', () => {
     expect(names).toEqual([...names].sort());
   });
 
+  it("iterates by the server's cursors: page 2 on asks for cursor=, not page=", async () => {
+    const urls: string[] = [];
+    const recording = new PartnerClient({
+      apiKey: server.partner.apiKey,
+      baseURL: server.url,
+      maxRetries: 1,
+      fetch: (input, init) => {
+        urls.push(input instanceof Request ? input.url : String(input));
+        return fetch(input, init);
+      },
+    });
+    const got: string[] = [];
+    for await (const event of recording.events.list({ merchantId, limit: 4, sortBy: 'event_name' })) got.push(event.id);
+    const byOffset = await client.events.list({ merchantId, limit: 100, sortBy: 'event_name' });
+    expect(got).toEqual(byOffset.data.map((e) => e.id));
+    expect(urls).toHaveLength(Math.ceil(EVENT_COUNT / 4));
+    expect(urls[0]).not.toContain('cursor=');
+    for (const url of urls.slice(1)) {
+      expect(new URL(url).searchParams.get('cursor')).toMatch(/\S+\.\S+/);
+      expect(new URL(url).searchParams.has('page')).toBe(false);
+    }
+    const first = await recording.events.list({ merchantId, limit: 4, sortBy: 'event_name' });
+    expect(first.pagination.nextCursor).toEqual(expect.any(String));
+    const resumed = await recording.events.list({
+      merchantId,
+      limit: 4,
+      sortBy: 'event_name',
+      cursor: first.pagination.nextCursor as string,
+    });
+    expect(resumed.data.map((e) => e.id)).toEqual(got.slice(4, 8));
+    expect(resumed.pagination.currentPage).toBe(2);
+  });
+
   it('maps server errors to the SDK classes', async () => {
     const unknownMerchant = '00000000-0000-4000-8000-000000000000';
     const notFound = await client.events.list({ merchantId: unknownMerchant }).catch((e: unknown) => e);

@@ -88,6 +88,7 @@ describe('pagination', () => {
       totalPages: 3,
       hasNextPage: true,
       hasPreviousPage: false,
+      nextCursor: null,
     };
     expect(primary.pagination).toEqual(expected);
     expect(alternative.pagination).toEqual(expected);

@@ -13,6 +13,8 @@ export interface NormalizedPagination {
   totalPages: number | null;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
+  /** The server's cursor for the next page, or `null` when it sent none (last page, or no cursors). */
+  nextCursor: string | null;
 }
 
 export interface PageRequest {
@@ -41,7 +43,7 @@ function bool(value: unknown): boolean | undefined {
 
 /**
  * Normalises `{currentPage, itemsPerPage, totalItems | total, totalPages, hasNextPage,
- * hasPreviousPage}`, `{page, limit, total, totalPages}`, partial forms of both, or nothing at all.
+ * hasPreviousPage, nextCursor?}`, `{page, limit, total, totalPages}`, partial forms of both, or nothing at all.
  * Missing flags are derived from the totals; with no totals, a page shorter than the requested
  * limit (or an empty page) means the end.
  */
@@ -54,12 +56,14 @@ export function normalizePagination(raw: unknown, request: PageRequest): Normali
   if (totalPages === null && totalItems !== null && itemsPerPage > 0) {
     totalPages = Math.ceil(totalItems / itemsPerPage);
   }
-  let hasNextPage = bool(p.hasNextPage);
+  // A server that sends `nextCursor` decides the end with it (null: the last page).
+  const nextCursor = typeof p.nextCursor === 'string' && p.nextCursor.length > 0 ? p.nextCursor : null;
+  let hasNextPage = p.nextCursor === undefined ? bool(p.hasNextPage) : nextCursor !== null;
   if (hasNextPage === undefined) {
     if (totalPages !== null) hasNextPage = currentPage < totalPages;
     else if (request.itemCount === 0) hasNextPage = false;
     else hasNextPage = request.limit === undefined ? false : request.itemCount >= request.limit;
   }
   const hasPreviousPage = bool(p.hasPreviousPage) ?? currentPage > 1;
-  return { currentPage, itemsPerPage, totalItems, totalPages, hasNextPage, hasPreviousPage };
+  return { currentPage, itemsPerPage, totalItems, totalPages, hasNextPage, hasPreviousPage, nextCursor };
 }

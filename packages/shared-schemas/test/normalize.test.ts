@@ -2,6 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { buildPagination, normalizePagination, Pagination } from '../src/index.js';
 
 describe('normalizePagination', () => {
+  it('reads nextCursor: a string is followed, null ends the list whatever the totals say', () => {
+    const page = { ...buildPagination(1, 10, 35), nextCursor: 'abc.def' };
+    expect(normalizePagination(page, { page: 1, limit: 10, itemCount: 10 })).toMatchObject({
+      hasNextPage: true,
+      nextCursor: 'abc.def',
+    });
+    const last = { ...buildPagination(1, 10, 35), nextCursor: null };
+    expect(normalizePagination(last, { page: 1, limit: 10, itemCount: 10 })).toMatchObject({
+      hasNextPage: false,
+      nextCursor: null,
+    });
+    expect(normalizePagination({ ...last, nextCursor: 42 }, { page: 1, limit: 10, itemCount: 10 }).nextCursor).toBe(
+      null,
+    );
+  });
+
   it('reads the primary envelope', () => {
     const raw = buildPagination(2, 10, 35);
     expect(Pagination.parse(raw)).toEqual(raw);
@@ -12,6 +28,7 @@ describe('normalizePagination', () => {
       totalPages: 4,
       hasNextPage: true,
       hasPreviousPage: true,
+      nextCursor: null,
     });
   });
 
@@ -32,6 +49,7 @@ describe('normalizePagination', () => {
       totalPages: 3,
       hasNextPage: false,
       hasPreviousPage: true,
+      nextCursor: null,
     });
     expect(normalizePagination({ page: 1, limit: 5, total: 6 }, { page: 1, itemCount: 5 })).toMatchObject({
       totalPages: 2,

@@ -11,12 +11,20 @@ export interface PaginationInfo {
   totalPages: number | null;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
+  /**
+   * The server's cursor for the next page (`pagination.nextCursor`), or `null` when it sent none
+   * (the last page, or a server without cursors). Iteration follows it when present.
+   */
+  nextCursor: string | null;
 }
 
 /** How a list endpoint's pages are fetched and read. @internal */
 export interface PageSource<T> {
-  /** Fetches the raw JSON body of page `page` with every other filter and option unchanged. */
-  fetch(page: number): Promise<unknown>;
+  /**
+   * Fetches the raw JSON body of page `page` with every other filter and option unchanged; with a
+   * `cursor` (the previous page's `nextCursor`) the server continues from it and `page` is only a count.
+   */
+  fetch(page: number, cursor: string | null): Promise<unknown>;
   /** The body key holding the items (`merchants`, `events`); `data` is accepted too. */
   itemsKey: string;
   /** The page size asked for, or the endpoint's default: a shorter page without pagination is the last. */
@@ -34,8 +42,13 @@ function itemsOf<T>(body: unknown, key: string): T[] {
 }
 
 /** Fetches page `page` and wraps it. @internal */
-export async function loadPage<T>(source: PageSource<T>, page: number, previousKey: string | null): Promise<Page<T>> {
-  const body = await source.fetch(page);
+export async function loadPage<T>(
+  source: PageSource<T>,
+  page: number,
+  previousKey: string | null,
+  cursor: string | null = null,
+): Promise<Page<T>> {
+  const body = await source.fetch(page, cursor);
   const data = itemsOf<T>(body, source.itemsKey);
   const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).pagination : undefined;
   const pagination = normalizePagination(raw, { page, limit: source.limit, itemCount: data.length });
@@ -76,12 +89,15 @@ export class Page<T> implements AsyncIterable<T> {
     return this.data.length > 0 && !this.#repeatsPrevious && this.pagination.hasNextPage;
   }
 
-  /** Fetches the next page with the same filters and options (only `page` changes). */
+  /**
+   * Fetches the next page with the same filters and options: by the server's `nextCursor` when it
+   * sent one (every page then costs the same, however deep), otherwise by page number.
+   */
   async getNextPage(): Promise<Page<T>> {
     if (!this.hasNextPage()) {
       throw new PartnerError('No next page: check hasNextPage() before calling getNextPage().');
     }
-    return loadPage(this.#source, this.#page + 1, this.#key());
+    return loadPage(this.#source, this.#page + 1, this.#key(), this.pagination.nextCursor);
   }
 
   /** Yields this page and every following page. A page repeating the previous one is not yielded. */
@@ -162,6 +178,6 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 }
 
 /** Starts loading the first page of a list. @internal */
-export function paginate<T>(source: PageSource<T>, firstPage: number): PagePromise<T> {
-  return new PagePromise(loadPage(source, firstPage, null));
+export function paginate<T>(source: PageSource<T>, firstPage: number, cursor: string | null = null): PagePromise<T> {
+  return new PagePromise(loadPage(source, firstPage, null, cursor));
 }

@@ -32,6 +32,11 @@ export interface EventListParams {
   startDate?: Date | string;
   /** Inclusive end: a `Date` or an ISO 8601 string (a date-only string covers its whole UTC day). */
   endDate?: Date | string;
+  /**
+   * Start after this cursor (a page's `pagination.nextCursor`, made for the same merchant, sort and
+   * filters). Iteration follows the server's cursors from page to page either way.
+   */
+  cursor?: string;
 }
 
 /** One server-side event for `client.events.send`. */
@@ -113,12 +118,13 @@ export class Events {
         itemsKey: 'events',
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (event) => event.id,
-        fetch: (page) =>
+        fetch: (page, cursor) =>
           this.#transport.get(
             '/v1/partners/events',
             buildQuery({
               merchantId: params.merchantId,
-              page: page === start ? params.page : page,
+              cursor: cursor ?? undefined,
+              page: cursor ? undefined : page === start ? params.page : page,
               limit: params.limit,
               sortBy: params.sortBy,
               sortOrder: params.sortOrder,
@@ -130,6 +136,7 @@ export class Events {
           ),
       },
       start,
+      params.cursor ?? null,
     );
   }
 }
