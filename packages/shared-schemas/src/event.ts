@@ -48,6 +48,37 @@ const isoValue = (what: string) =>
       message: `${what} must be an ISO 8601 date (2026-11-22) or date-time (2026-11-22T10:00:00Z)`,
     });
 
+/** Splits a comma list of event names: trimmed, empties dropped, duplicates removed. */
+export function parseEventNames(value: string | readonly string[] | undefined): string[] {
+  if (value === undefined) return [];
+  const parts = typeof value === 'string' ? value.split(',') : value.flatMap((v) => v.split(','));
+  return [...new Set(parts.map((part) => part.trim()).filter((part) => part.length > 0))];
+}
+
+/** At most this many distinct names in an events filter (the event list's and the stream's). */
+export const EVENT_FILTER_MAX_NAMES = 50;
+
+/** The events filter as a query parameter: a comma list, e.g. `PageView,Purchase`. */
+export const EventNamesParam = z.string().max(4000);
+
+/**
+ * The events filter of the event list and the event stream, the one place its rule lives: a
+ * comma list (or, over tRPC, a list of names) -> distinct trimmed names, at most
+ * EVENT_FILTER_MAX_NAMES, each at most EVENT_NAME_MAX characters. Absent: `[]` (all events).
+ */
+export const EventNamesFilter = z
+  .union([EventNamesParam, z.array(z.string()).max(EVENT_FILTER_MAX_NAMES)])
+  .optional()
+  .transform((value, ctx) => {
+    const names = parseEventNames(value);
+    if (names.length > EVENT_FILTER_MAX_NAMES) {
+      ctx.addIssue({ code: 'custom', message: `at most ${EVENT_FILTER_MAX_NAMES} event names` });
+    } else if (names.some((name) => name.length > EVENT_NAME_MAX)) {
+      ctx.addIssue({ code: 'custom', message: `names are at most ${EVENT_NAME_MAX} characters` });
+    }
+    return names;
+  });
+
 export const SortOrder = z.enum(['asc', 'desc']);
 export const EventSortBy = z.enum(['event_time', 'event_name']);
 
@@ -62,15 +93,10 @@ export const ListEventsQuery = z
     sortBy: EventSortBy.default('event_time').meta({
       description: 'Sort key, `event_time` (default) or `event_name`; ties are broken by the event id.',
     }),
-    events: z
-      .string()
-      .max(4000)
-      .meta({
-        description:
-          'Comma-separated event names to keep (spaces around names ignored, at most 50 names); all events when absent.',
-        example: 'PageView,Purchase',
-      })
-      .optional(),
+    events: EventNamesParam.meta({
+      description: `Comma-separated event names to keep (spaces around names ignored, at most ${EVENT_FILTER_MAX_NAMES} names); all events when absent.`,
+      example: 'PageView,Purchase',
+    }).optional(),
     startDate: isoValue('startDate')
       .meta({
         description:
@@ -118,13 +144,6 @@ export const ListEventsResponse = z
   })
   .meta({ id: 'ListEventsResponse' });
 export type ListEventsResponse = z.infer<typeof ListEventsResponse>;
-
-/** Splits a comma list of event names: trimmed, empties dropped, duplicates removed. */
-export function parseEventNames(value: string | readonly string[] | undefined): string[] {
-  if (value === undefined) return [];
-  const parts = typeof value === 'string' ? value.split(',') : value.flatMap((v) => v.split(','));
-  return [...new Set(parts.map((part) => part.trim()).filter((part) => part.length > 0))];
-}
 
 export const EventName = z
   .string()
@@ -191,3 +210,15 @@ export const StreamedEvent = TrackingEvent.extend({
   seq: z.number().int().min(1).meta({ description: 'Ingestion order; the stream resumes after it.' }),
 }).meta({ id: 'StreamedEvent' });
 export type StreamedEvent = z.infer<typeof StreamedEvent>;
+
+/**
+ * What opens an event stream (`GET /v1/partners/events/stream` and the tRPC subscription
+ * `events.stream`): the merchant, the events filter, and where to resume. `lastEventId` is the
+ * `seq` of the last event seen (SSE `Last-Event-ID`); absent: only events from now on.
+ */
+export const StreamEventsQuery = z.object({
+  merchantId: Uuid,
+  events: EventNamesFilter,
+  lastEventId: z.string().max(32).nullish(),
+});
+export type StreamEventsQuery = z.input<typeof StreamEventsQuery>;

@@ -1,11 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EVENT_NAME_MAX, parseEventNames, Uuid } from '@partner/shared-schemas';
-import { z } from 'zod';
+import type { StreamEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../context.js';
 import { AppError, errorResponse, toAppError } from '../errors.js';
-import { parseLastEventId } from '../services/events/open-stream.js';
+import { openEventStream } from '../services/events/open-stream.js';
 import type { EventSubscription, StreamedEvent } from '../services/events/subscription.js';
-import { findOwnMerchant } from '../services/merchant/find-merchant.js';
 import { authenticate } from '../services/partner/authenticate.js';
 import { sendUnrouted } from './allowed-methods.js';
 import { sendError } from './respond.js';
@@ -15,27 +13,6 @@ export const EVENT_STREAM_PATH = '/v1/partners/events/stream';
 
 /** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
-
-/** At most this many names in `events=` (as the event list). */
-export const MAX_STREAM_EVENT_NAMES = 50;
-
-export const EventStreamQuery = z.object({
-  merchantId: Uuid,
-  events: z.string().max(4000).optional(),
-  lastEventId: z.string().max(32).optional(),
-});
-
-/** Validated stream parameters, shared by the REST route and the tRPC subscription. */
-export function streamNames(events: string | readonly string[] | undefined): string[] {
-  const names = parseEventNames(events);
-  if (names.length > MAX_STREAM_EVENT_NAMES) {
-    throw new AppError('VALIDATION_ERROR', `events: at most ${MAX_STREAM_EVENT_NAMES} event names`);
-  }
-  if (names.some((name) => name.length > EVENT_NAME_MAX)) {
-    throw new AppError('VALIDATION_ERROR', `events: names are at most ${EVENT_NAME_MAX} characters`);
-  }
-  return names;
-}
 
 /** One SSE frame for an event: `id` is its `seq`, the resume position. */
 export function eventFrame(event: StreamedEvent): string {
@@ -81,14 +58,11 @@ export async function handleEventStream(
     const partner = await authenticate(deps.db, req.headers.authorization);
     // Opening a stream counts as one request of the key's budget (as every /v1/partners call).
     await deps.limits.limitApiKey(req.headers.authorization, res);
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const parsed = EventStreamQuery.safeParse(Object.fromEntries(url.searchParams));
-    if (!parsed.success) throw toAppError(parsed.error);
-    const names = streamNames(parsed.data.events);
+    const query = Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams);
     const header = req.headers['last-event-id'];
-    const afterSeq = parseLastEventId((Array.isArray(header) ? header[0] : header) ?? parsed.data.lastEventId);
-    await findOwnMerchant(deps.db, partner, parsed.data.merchantId);
-    subscription = await deps.streams.subscribe({ merchantId: parsed.data.merchantId, names, afterSeq });
+    // The query as it came: openEventStream validates it (StreamEventsQuery) like the tRPC input.
+    const input = { ...query, lastEventId: (Array.isArray(header) ? header[0] : header) ?? query.lastEventId };
+    subscription = await openEventStream(deps, partner, input as StreamEventsQuery);
   } catch (error) {
     // Opening a stream only reads: an unavailable database is a retryable 503.
     const appError = toAppError(error, { retrySafe: true });

@@ -1,7 +1,7 @@
-import { StreamedEvent } from '@partner/shared-schemas';
+import { EVENT_FILTER_MAX_NAMES, StreamedEvent } from '@partner/shared-schemas';
 import type { generateOpenApiDocument } from 'trpc-to-openapi';
 import type { ErrorReason } from '../errors.js';
-import { EVENT_STREAM_PATH, MAX_STREAM_EVENT_NAMES } from './event-stream.js';
+import { EVENT_STREAM_PATH } from './event-stream.js';
 import { componentSchema } from './openapi-schemas.js';
 
 type OpenApiDocument = ReturnType<typeof generateOpenApiDocument>;
@@ -102,7 +102,7 @@ export function addEventStreamOperation(
         name: 'events',
         in: 'query',
         required: false,
-        description: `Comma-separated event names to keep (at most ${MAX_STREAM_EVENT_NAMES}); all events when absent.`,
+        description: `Comma-separated event names to keep (at most ${EVENT_FILTER_MAX_NAMES}); all events when absent.`,
         schema: { type: 'string', maxLength: 4000 },
         example: 'PageView,Purchase',
       },

@@ -1,7 +1,5 @@
 import { tracked } from '@trpc/server';
-import { streamNames } from '../../http/event-stream.js';
-import { parseLastEventId } from '../../services/events/open-stream.js';
-import { findOwnMerchant } from '../../services/merchant/find-merchant.js';
+import { openEventStream } from '../../services/events/open-stream.js';
 import { partnerProcedure } from '../../trpc.js';
 import { ZStreamEventsInput } from './stream.types.js';
 
@@ -15,10 +13,7 @@ export const streamEventsRoute = partnerProcedure.input(ZStreamEventsInput).subs
   input,
   signal,
 }) {
-  const names = streamNames(input.events);
-  const afterSeq = parseLastEventId(input.lastEventId);
-  await findOwnMerchant(ctx.db, ctx.partner, input.merchantId);
-  const subscription = await ctx.streams.subscribe({ merchantId: input.merchantId, names, afterSeq });
+  const subscription = await openEventStream(ctx, ctx.partner, input);
   const onAbort = () => subscription.close();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {

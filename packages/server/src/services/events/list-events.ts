@@ -1,18 +1,10 @@
-import {
-  buildPagination,
-  EVENT_NAME_MAX,
-  type ListEventsResponse,
-  parseDateBound,
-  parseEventNames,
-} from '@partner/shared-schemas';
+import { buildPagination, EventNamesFilter, type ListEventsResponse, parseDateBound } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { type Row, readRows, toQuery } from '../../db/read-rows.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
 import { type CursorBinding, type CursorPosition, decodeCursor, encodeCursor } from './cursor.js';
-
-export const MAX_EVENT_NAME_FILTERS = 50;
 
 export interface ListEventsParams {
   merchantId: string;
@@ -53,12 +45,9 @@ const DAY_MS = 86_400_000;
 const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 function parseFilters(params: ListEventsParams): Filters {
-  const names = parseEventNames(params.events);
-  if (names.length > MAX_EVENT_NAME_FILTERS) {
-    throw new AppError('VALIDATION_ERROR', `events: at most ${MAX_EVENT_NAME_FILTERS} event names`);
-  }
-  const tooLong = names.find((name) => name.length > EVENT_NAME_MAX);
-  if (tooLong) throw new AppError('VALIDATION_ERROR', `events: names are at most ${EVENT_NAME_MAX} characters`);
+  const filter = EventNamesFilter.safeParse(params.events);
+  if (!filter.success) throw new AppError('VALIDATION_ERROR', `events: ${filter.error.issues[0]?.message}`);
+  const names = filter.data;
   const start = params.startDate ? parseDateBound(params.startDate, 'start') : null;
   const end = params.endDate ? parseDateBound(params.endDate, 'end') : null;
   if (start && end && start > end) {

@@ -1,4 +1,10 @@
+import { StreamEventsQuery } from '@partner/shared-schemas';
+import type { Database } from '../../db/client.js';
 import { AppError } from '../../errors.js';
+import { findOwnMerchant } from '../merchant/find-merchant.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
+import type { StreamHub } from './hub.js';
+import type { EventSubscription } from './subscription.js';
 
 /** Parses a client's `Last-Event-ID`: a non-negative integer (the `seq` of the last event seen). */
 export function parseLastEventId(value: string | undefined | null): number | undefined {
@@ -8,4 +14,22 @@ export function parseLastEventId(value: string | undefined | null): number | und
     throw new AppError('VALIDATION_ERROR', 'lastEventId (Last-Event-ID) must be the id of a streamed event');
   }
   return Number(trimmed);
+}
+
+/**
+ * Opens a live stream of one merchant's events for the partner: the one way both stream
+ * transports (`GET /v1/partners/events/stream`, http/event-stream.ts, and the tRPC subscription
+ * `events.stream`) start one. The input is validated (the events filter of shared-schemas, the
+ * resume position), the merchant must be the partner's (MERCHANT_NOT_FOUND before any event), then
+ * the hub's subscription is returned ready: an event committed after this resolves is delivered.
+ */
+export async function openEventStream(
+  deps: { db: Database; streams: StreamHub },
+  partner: AuthenticatedPartner,
+  input: StreamEventsQuery,
+): Promise<EventSubscription> {
+  const query = StreamEventsQuery.parse(input);
+  const afterSeq = parseLastEventId(query.lastEventId);
+  await findOwnMerchant(deps.db, partner, query.merchantId);
+  return deps.streams.subscribe({ merchantId: query.merchantId, names: query.events, afterSeq });
 }
