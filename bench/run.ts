@@ -1,6 +1,6 @@
 /**
  * `pnpm bench`: every part of the API against a baseline measured in the same run, on real
- * PostgreSQL, reported as ratios. Sections: lists, merchants, ingestion, stream, export
+ * PostgreSQL, reported as ratios. Sections: lists, merchants, ingestion, log, stream, export
  * (`--section=lists,export` runs some; `--quick` a small scale). See README.md.
  */
 
@@ -12,6 +12,7 @@ import { int } from './lib/stats.js';
 import { type ExportResult, exportSection } from './sections/export.js';
 import { type IngestionResult, ingestion } from './sections/ingestion.js';
 import { type ListsResult, lists } from './sections/lists.js';
+import { type LogResult, logSection } from './sections/log.js';
 import { type MerchantsResult, merchants } from './sections/merchants.js';
 import { type StreamResult, stream } from './sections/stream.js';
 import { mark, type Section, type TargetCheck } from './sections/types.js';
@@ -20,6 +21,7 @@ interface SectionResults {
   lists: ListsResult;
   merchants: MerchantsResult;
   ingestion: IngestionResult;
+  log: LogResult;
   stream: StreamResult;
   export: ExportResult;
 }
@@ -28,6 +30,7 @@ const SECTIONS: { [K in SectionName]: Section<SectionResults[K]> } = {
   lists,
   merchants,
   ingestion,
+  log: logSection,
   stream,
   export: exportSection,
 };

@@ -7,6 +7,7 @@
 export { openDatabase } from './db/client.js';
 export { toQuery } from './db/read-rows.js';
 export { encodeCursor } from './services/events/cursor.js';
+export { deleteLogStream } from './services/events/event-log.js';
 export { eventListQueries, eventListResponse, type ListEventsParams } from './services/events/list-events.js';
 export { merchantListSql } from './services/merchant/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './services/partner/onboard-partner.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { logNames } from '../../src/services/events/event-log.js';
+import { deleteLogStream as deleteStream, logNames } from '../../src/services/events/event-log.js';
 import { tcpAnswers } from './hardening.js';
 
 /** The machine's NATS (JetStream on), or NATS_TEST_URL. */
@@ -17,15 +17,7 @@ export function uniqueLogPrefix(): string {
 }
 
 /** Deletes the stream (and so its consumer) a test created under `prefix`. */
-export async function deleteLogStream(prefix: string): Promise<void> {
-  const nc = await connect({ servers: NATS_URL, timeout: 2_000 });
-  try {
-    const jsm = await jetstreamManager(nc);
-    await jsm.streams.delete(logNames(prefix).stream).catch(() => false);
-  } finally {
-    await nc.close();
-  }
-}
+export const deleteLogStream = (prefix: string): Promise<void> => deleteStream(NATS_URL, prefix);
 
 /** Messages still in the stream (not yet drained). */
 export async function logBacklog(prefix: string): Promise<number> {

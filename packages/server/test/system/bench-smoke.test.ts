@@ -75,6 +75,7 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
       '### The driver under sustained load',
       '## Ingestion',
       '### POST /e on the collector host',
+      '## Log mode ingestion',
       '## Event stream',
       '## GET /v1/partners/events/export',
     ]) {

@@ -198,3 +198,14 @@ export class EventLog {
     await this.nc.drain().catch(() => this.nc.close());
   }
 }
+
+/** Deletes a deployment's stream (and so its consumer): for tests and benchmarks that made their own. */
+export async function deleteLogStream(url: string, prefix: string): Promise<void> {
+  const nc = await connect({ servers: url.split(',').map((s) => s.trim()), timeout: 3_000 });
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.delete(logNames(prefix).stream).catch(() => false);
+  } finally {
+    await nc.close();
+  }
+}
