@@ -12,7 +12,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { deleteLogStream } from '@partner/server/bench';
 import { apiServer, type BenchContext } from '../lib/context.js';
-import { request } from '../lib/http.js';
+import { request, requestJson } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import type { SeedMerchant } from '../lib/seed.js';
 import { int, quantile, ratio } from '../lib/stats.js';
@@ -63,6 +63,27 @@ function natsAnswers(): Promise<boolean> {
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
+}
+
+/** Merchants with a live tag of their own: the seeded merchants stay as the other sections expect them. */
+async function freshMerchants(ctx: BenchContext, count: number): Promise<SeedMerchant[]> {
+  const out: SeedMerchant[] = [];
+  for (let i = 0; i < count; i++) {
+    const { merchantId } = await requestJson<{ merchantId: string }>(`${ctx.api.url}/v1/partners/merchant`, {
+      method: 'POST',
+      headers: ctx.auth,
+      body: { name: `Log bench merchant ${i}` },
+      expect: 201,
+    });
+    const res = await request(`${ctx.api.url}/v1/partners/tag/generate`, {
+      method: 'POST',
+      headers: { ...ctx.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ merchantId, domain: ctx.partner.domain }),
+    });
+    if (res.status >= 300) throw new Error(`tag/generate: ${res.status} ${res.body}`);
+    out.push({ merchantId, tagId: (JSON.parse(res.body) as { tagId: string }).tagId });
+  }
+  return out;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -212,12 +233,12 @@ export const logSection: Section<LogResult> = {
       log(`  log: /e ${result.senders.senders} senders p99 ${result.senders.acceptP99.toFixed(1)} ms`);
 
       // (3) Lag from 202 to readable at a moderate rate (8 senders, 20 events, 20 ms apart).
-      result.lag = await lag(ctx, logApi.url);
+      result.lag = await lag(ctx, logApi.url, (await freshMerchants(ctx, 1))[0] as SeedMerchant);
       log(`  log: lag p50 ${result.lag.p50.toFixed(1)} ms, p99 ${result.lag.p99.toFixed(1)} ms`);
       await oneWriter.stop();
 
       // (4) A backlog over 4 merchants, drained by 1 writer, then (a new backlog) by 4 writers.
-      const four = ctx.merchants.slice(0, 4);
+      const four = await freshMerchants(ctx, 4);
       const fourIds = four.map((m) => m.merchantId);
       const drain = async (writers: number, label: string) => {
         await sendBatches(logApi.url, four, label, batches, batch, concurrency);
@@ -374,8 +395,7 @@ async function senders(ctx: BenchContext, url: string): Promise<LogResult['sende
   }
 }
 
-async function lag(ctx: BenchContext, url: string): Promise<LogResult['lag']> {
-  const merchant = ctx.merchants[ctx.merchants.length - 1] as SeedMerchant;
+async function lag(ctx: BenchContext, url: string, merchant: SeedMerchant): Promise<LogResult['lag']> {
   const accepted = new Map<string, number>();
   const readable = new Map<string, number>();
   const [start] =

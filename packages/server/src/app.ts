@@ -157,6 +157,21 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
         )
       : [];
   for (const writer of writers) await writer.start();
+  if (eventLog) {
+    metrics.gaugeOf('partner_tags_event_log_connected', 'Log mode: 1 while the connection to NATS is up', () =>
+      eventLog.isConnected ? 1 : 0,
+    );
+    metrics.gaugeOf(
+      'partner_tags_event_log_writer_events',
+      "Events this process's log writers committed since start",
+      () => writers.reduce((sum, w) => sum + w.stats.events, 0),
+    );
+    metrics.gaugeOf(
+      'partner_tags_event_log_writer_retries',
+      "Failed writes this process's log writers retried since start (the database did not answer)",
+      () => writers.reduce((sum, w) => sum + w.stats.retries, 0),
+    );
+  }
   const cursorKey = await loadCursorKey(database.db, env.CURSOR_SECRET);
   const deps: AppDeps = {
     db: database.db,

@@ -60,7 +60,11 @@ export class LogWriter {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wake?.();
-    await this.messages?.close().catch(() => {});
+    // At most 2 s: with NATS away the consumer's close would wait for the server.
+    await Promise.race([
+      this.messages?.close().catch(() => {}),
+      new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+    ]);
     await this.running;
     // Unacknowledged messages go back to the log at once rather than after ack_wait.
     for (const msg of this.buffer.splice(0)) msg.nak();

@@ -194,8 +194,11 @@ export class EventLog {
     return info.state.messages;
   }
 
+  /** Drains the connection (at most 2 s: NATS may be the part that is away), then closes it. */
   async close(): Promise<void> {
-    await this.nc.drain().catch(() => this.nc.close());
+    const drained = this.nc.drain().catch(() => {});
+    await Promise.race([drained, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    if (!this.nc.isClosed()) await this.nc.close().catch(() => {});
   }
 }
 
