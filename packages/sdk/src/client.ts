@@ -47,7 +47,7 @@ export class PartnerClient {
   readonly timeout: number;
   /** `/v1/partners/merchant` */
   readonly merchants: Merchants;
-  /** `/v1/partners/tag/*` */
+  /** `/v1/partners/tag/*`: generate, verify, retrieve */
   readonly tags: Tags;
   /** `/v1/partners/events`, `/v1/partners/events/stream`, `/v1/collect` */
   readonly events: Events;

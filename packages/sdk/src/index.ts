@@ -40,7 +40,13 @@ export {
   Merchants,
 } from './resources/merchants.js';
 export {
+  type DnsCheckDetails,
+  type DnsCheckReason,
   type DnsRecord,
+  type DnsRecordSeen,
+  type ExpectedDnsRecord,
+  type Tag,
+  type TagCheck,
   type TagGenerateParams,
   type TagGenerateResponse,
   type TagSnippet,

@@ -76,6 +76,25 @@ describe('errors', () => {
     },
   );
 
+  it('exposes the body details of a failed verification, typed; null when absent or malformed', async () => {
+    const details = {
+      reason: 'WRONG_TARGET',
+      expected: { type: 'CNAME', name: 'edge-abc.example.com', value: 'q7w2e9r4t6y1.tags.example' },
+      found: [{ type: 'CNAME', name: 'edge-abc.example.com', value: 'elsewhere.example.net' }],
+      checkedAt: '2026-11-23T20:00:00.000Z',
+    };
+    answer(422, JSON.stringify({ message: 'DNS verification failed', code: 'VALIDATION_ERROR', details }), json);
+    const error = (await failure()) as UnprocessableEntityError;
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    expect(error.details).toEqual(details);
+    expect(error.details?.reason).toBe('WRONG_TARGET');
+    expect(error.details?.found[0]?.value).toBe('elsewhere.example.net');
+    for (const body of [{ message: 'x', code: 'VALIDATION_ERROR' }, { message: 'x', details: 'nope' }, ['x']]) {
+      answer(422, JSON.stringify(body), json);
+      expect(((await failure()) as APIError).details).toBeNull();
+    }
+  });
+
   it('an unlisted status is a plain APIError', async () => {
     answer(418, JSON.stringify({ message: 'teapot', code: 'TEAPOT' }), json);
     const error = await failure();

@@ -76,9 +76,35 @@ describe('SDK against the real server', () => {
     expect(failure).toBeInstanceOf(APIError);
     expect([400, 422]).toContain((failure as APIError).status);
     expect((failure as APIError).code).toBe('VALIDATION_ERROR');
+    // Typed diagnostics: why DNS did not prove the domain, and what it should say.
+    const details = (failure as APIError).details;
+    expect(details).toEqual({
+      reason: 'RECORD_NOT_FOUND',
+      expected: { type: 'CNAME', name: subdomain, value: tag.record.value },
+      found: [],
+      checkedAt: expect.any(String),
+    });
+    const before = await client.tags.retrieve(tag.tagId);
+    expect(before).toMatchObject({ tagId: tag.tagId, merchantId, status: 'inactive', isVerified: false });
+    expect(before.lastCheck).toMatchObject({ ok: false, reason: 'RECORD_NOT_FOUND', found: [] });
 
     server.dns.setCname(subdomain, tag.record.value);
     await expect(client.tags.verify({ tagId: tag.tagId, subdomain })).resolves.toEqual({ verified: true });
+    const after = await client.tags.retrieve(tag.tagId);
+    expect(after).toMatchObject({
+      hostname: subdomain,
+      domain,
+      status: 'waiting_for_events',
+      isConnected: true,
+      isVerified: true,
+      record: tag.record,
+      lastCheck: { ok: true },
+    });
+    expect(after.verifiedAt).not.toBeNull();
+    const missing = await client.tags.retrieve('00000000-0000-4000-8000-000000000000').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect((missing as APIError).code).toBe('TAG_NOT_FOUND');
+    expect((missing as APIError).details).toBeNull();
 
     const merchants = await client.merchants.list({ limit: 100 }).toArray({ limit: 1000 });
     const tags = merchants.find((m) => m.merchantId === merchantId)?.tags ?? [];

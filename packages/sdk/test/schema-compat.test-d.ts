@@ -12,6 +12,11 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.TagSummary>().toEqualTypeOf<Schemas.TagSummary>();
     expectTypeOf<Sdk.TagStatus>().toEqualTypeOf<Schemas.TagStatus>();
     expectTypeOf<Sdk.DnsRecord>().toEqualTypeOf<Schemas.DnsRecord>();
+    expectTypeOf<Sdk.Tag>().toEqualTypeOf<Schemas.Tag>();
+    expectTypeOf<Sdk.TagCheck>().toEqualTypeOf<Schemas.TagCheck>();
+    expectTypeOf<Sdk.DnsCheckDetails>().toEqualTypeOf<Schemas.DnsCheckDetails>();
+    expectTypeOf<Sdk.DnsCheckReason>().toEqualTypeOf<Schemas.DnsCheckReason>();
+    expectTypeOf<NonNullable<Sdk.APIError['details']>>().toEqualTypeOf<NonNullable<Schemas.ErrorBody['details']>>();
     expectTypeOf<Sdk.TrackingEvent>().toEqualTypeOf<Schemas.TrackingEvent>();
     expectTypeOf<Sdk.StreamedEvent>().toEqualTypeOf<Schemas.StreamedEvent>();
   });

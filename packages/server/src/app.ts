@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net';
 import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
-import { type CnameResolver, createCnameResolver } from './dns/cname-resolver.js';
+import { createDnsResolver, type DnsResolver } from './dns/resolver.js';
 import type { Env } from './env.js';
 import { answerClientError } from './http/client-error.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { MAX_HEADER_BYTES } from './http/request-path.js';
 import { createRequestListener } from './http/server.js';
 import { LogWriter } from './jobs/event-log-writer.js';
+import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { loadCursorKey } from './services/events/cursor.js';
@@ -19,6 +20,7 @@ import { EventQueue } from './services/events/queue.js';
 import { TagLiveness } from './services/events/tag-liveness.js';
 import { IdempotencyStore } from './services/idempotency/store.js';
 import { watchApiKeys } from './services/partner/key-cache.js';
+import { tagStateConfigFromEnv } from './services/tag/tag-state.js';
 
 export interface RunningApp {
   server: http.Server;
@@ -35,7 +37,7 @@ export interface RunningApp {
 
 export interface StartOptions {
   logger?: Logger;
-  dns?: CnameResolver;
+  dns?: DnsResolver;
   /** An already open database (tests share one); otherwise opened from the env. */
   database?: DatabaseHandle;
   /** The app's metrics registry; default a fresh one per app. */
@@ -94,8 +96,10 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const logger = options.logger ?? createLogger(env);
   const metrics = options.metrics ?? createMetrics();
   const database = options.database ?? (await openDatabaseFromEnv(env));
-  const dns = options.dns ?? createCnameResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
-  const tagLiveness = new TagLiveness(database.db);
+  const dns = options.dns ?? createDnsResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
+  // Target host, monitor schedule and the webhook outbox of the tag state changes (services/tag/tag-state.ts).
+  const tagState = tagStateConfigFromEnv(env);
+  const tagLiveness = new TagLiveness(database.db, tagState);
   const eventQueue = new EventQueue(
     database.db,
     {
@@ -186,6 +190,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     metrics,
     eventLog,
     cursorKey,
+    tagState,
   };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await watchApiKeys(database, logger);
@@ -214,12 +219,18 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     });
     collectorServer = collector;
   }
+  // The tag monitor (jobs/tag-monitor.ts): background DNS re-checks and health checks; TAG_MONITOR=off skips it.
+  const tagMonitor =
+    env.TAG_MONITOR === 'on' ? createTagMonitor({ db: database.db, dns, config: tagState, logger }) : undefined;
+  tagMonitor?.start();
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000) => {
     closing ??= (async () => {
       // From now on the ingestion queue writes at once (no batching delay).
       eventQueue.hurry();
+      // No new background check starts; the one running ends by its deadline (its claim expires if cut).
+      const monitorStopped = tagMonitor?.stop();
       // Open event streams end first (clients resume elsewhere with their last id); otherwise
       // server.close() would wait for them until the grace period.
       await streams.close();
@@ -229,6 +240,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       // Writers finish the batch they are writing; what they hold unwritten goes back to the log.
       await Promise.all(writers.map((writer) => writer.stop()));
       await eventLog?.close();
+      await monitorStopped;
       await limits.close();
       await stopWatchingKeys().catch(() => {});
       if (!options.database) await database.close();

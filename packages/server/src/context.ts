@@ -1,5 +1,5 @@
 import type { Database } from './db/client.js';
-import type { CnameResolver } from './dns/cname-resolver.js';
+import type { DnsResolver } from './dns/resolver.js';
 import type { Env } from './env.js';
 import type { RateLimits } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
@@ -10,13 +10,16 @@ import type { EventQueue } from './services/events/queue.js';
 import type { TagLiveness } from './services/events/tag-liveness.js';
 import type { IdempotencyStore } from './services/idempotency/store.js';
 import type { AuthenticatedPartner } from './services/partner/authenticate.js';
+import type { TagStateConfig } from './services/tag/tag-state.js';
 
 /** What every request shares: built once at start. */
 export interface AppDeps {
   db: Database;
   env: Env;
   logger: Logger;
-  dns: CnameResolver;
+  dns: DnsResolver;
+  /** What the tag checks need: target host, monitor schedule, the webhook outbox (services/tag/tag-state.ts). */
+  tagState: TagStateConfig;
   /** Real-time event stream fan-out: one LISTEN per process (services/events/hub.ts). */
   streams: StreamHub;
   /** Per-key and per-IP rate limits (http/rate-limit.ts). */

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { parseDuration } from './cli/duration.js';
 
 /** Repository root: `.data/` (the embedded database's default home) lives there. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -37,6 +38,34 @@ const hostName = z
     message: 'must be a host name such as tags.example.com',
   })
   .transform((value) => value.toLowerCase());
+
+/** A duration such as `90s`, `15m`, `24h`, `7d` (or a bare number of seconds), in milliseconds. */
+const Duration = (min: number) =>
+  z.string().transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === null || ms < min) {
+      ctx.addIssue({ code: 'custom', message: `must be a duration of at least ${min} ms, e.g. 90s, 15m, 24h, 7d` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+/** Comma-separated durations, e.g. `1m,5m,15m,1h,6h,24h`, in milliseconds. */
+const DurationList = z.string().transform((value, ctx) => {
+  const parts = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const ms = parts.map(parseDuration);
+  if (parts.length === 0 || parts.length > 50 || ms.some((v) => v === null || v < 100)) {
+    ctx.addIssue({
+      code: 'custom',
+      message: 'must be 1..50 comma-separated durations of at least 100ms, e.g. 1m,5m,1h',
+    });
+    return z.NEVER;
+  }
+  return ms as number[];
+});
 
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -155,6 +184,17 @@ export const EnvSchema = z.object({
   EVENT_LOG_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   /** api: HTTP only; writer: drains the log (HTTP answers too: health checks); all: both. */
   ROLE: z.preprocess(emptyAsUndefined, z.enum(['api', 'writer', 'all']).default('all')),
+  /** Tag monitor (jobs/tag-monitor.ts): `off` stops the background DNS checks of this process. */
+  TAG_MONITOR: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+  /** Intervals between the re-checks of an unverified custom tag; the last one repeats until TAG_RECHECK_WINDOW. */
+  TAG_RECHECK_SCHEDULE: z.preprocess(
+    emptyAsUndefined,
+    DurationList.default([60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000]),
+  ),
+  /** How long after generate (or a manual verify) an unverified tag keeps being re-checked. */
+  TAG_RECHECK_WINDOW: z.preprocess(emptyAsUndefined, Duration(1000).default(7 * 86_400_000)),
+  /** Interval of the health checks of verified custom tags. */
+  TAG_HEALTH_INTERVAL: z.preprocess(emptyAsUndefined, Duration(100).default(86_400_000)),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

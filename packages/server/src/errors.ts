@@ -1,4 +1,4 @@
-import type { ErrorBody, ErrorCode } from '@partner/shared-schemas';
+import type { DnsCheckDetails, ErrorBody, ErrorCode } from '@partner/shared-schemas';
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
@@ -71,8 +71,14 @@ export class AppError extends TRPCError {
   readonly reason: ErrorReason;
   /** Extra response headers, e.g. Retry-After. */
   readonly headers: Record<string, string> | undefined;
+  /** Machine-readable diagnostics sent as the body's `details` (failed DNS verifications). */
+  readonly details: DnsCheckDetails | undefined;
 
-  constructor(reason: ErrorReason, message?: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+  constructor(
+    reason: ErrorReason,
+    message?: string,
+    options?: { cause?: unknown; headers?: Record<string, string>; details?: DnsCheckDetails },
+  ) {
     const entry = ERROR_TABLE[reason];
     super({
       code: TRPC_CODE_BY_STATUS[entry.status] ?? 'INTERNAL_SERVER_ERROR',
@@ -81,13 +87,16 @@ export class AppError extends TRPCError {
     });
     this.reason = reason;
     this.headers = options?.headers;
+    this.details = options?.details;
   }
 }
 
-/** The status and `{ message, code }` body for an error. */
+/** The status and `{ message, code }` body (with `details` when the error has them) for an error. */
 export function errorResponse(error: AppError): { status: number; body: ErrorBody } {
   const entry = ERROR_TABLE[error.reason];
-  return { status: entry.status, body: { message: error.message, code: entry.code } };
+  const body: ErrorBody = { message: error.message, code: entry.code };
+  if (error.details) body.details = error.details;
+  return { status: entry.status, body };
 }
 
 function causes(error: unknown): unknown[] {

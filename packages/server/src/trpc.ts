@@ -34,6 +34,7 @@ const t = initTRPC
         message: body.message,
         data: {
           code: body.code,
+          ...(body.details ? { details: body.details } : {}),
           httpStatus: status,
           path: shape.data.path,
           requestId: ctx?.requestId,

@@ -45,6 +45,11 @@ const ROUTES: Array<{ name: string; send(headers: HeaderMap): Promise<ApiRespons
     ok: 404,
   },
   {
+    name: 'GET /v1/partners/tag/{tagId}',
+    send: (headers) => api(server).get(`/v1/partners/tag/${MISSING_ID}`, headers),
+    ok: 404,
+  },
+  {
     name: 'GET /v1/partners/events',
     send: (headers) => api(server).get(`/v1/partners/events?merchantId=${MISSING_ID}`, headers),
     ok: 404,

@@ -15,6 +15,7 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'tag-generate': 'tags.generate',
   'tag-verify': 'tags.verify',
   'tag-snippet': 'tags.snippet',
+  'tag-get': 'tags.retrieve',
   'events-list': 'events.list',
   'events-stream': 'events.stream',
   'collect-ingest': 'events.send',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
-import { api } from './helpers/api.js';
+import { api, type Json } from './helpers/api.js';
 import {
   type GeneratedTag,
   generateTag,
@@ -36,7 +36,7 @@ describe('POST /v1/partners/tag/verify: DNS match', () => {
     ['the target host in upper case', (host: string) => host.toUpperCase()],
   ])('verifies a CNAME to %s and moves the tag to waiting_for_events', async (_, target) => {
     const tag = await generateTag(server);
-    publishCname(server, tag, target(server.dns.targetHost));
+    publishCname(server, tag, target(tag.record.value));
     const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ verified: true });
@@ -76,64 +76,159 @@ describe('POST /v1/partners/tag/verify: DNS match', () => {
   });
 });
 
-describe('POST /v1/partners/tag/verify: DNS failures', () => {
-  it('answers 422 naming the expected target when the record does not exist (NXDOMAIN)', async () => {
+describe('POST /v1/partners/tag/verify: DNS failures, with details', () => {
+  /** The 422/503 body: the human message plus `details` { reason, expected, found, checkedAt }. */
+  function expectDetails(tag: GeneratedTag, body: Json, reason: string, found: unknown[]): void {
+    expect(body.details).toEqual({
+      reason,
+      expected: { type: 'CNAME', name: recordHost(tag), value: tag.record.value },
+      found,
+      checkedAt: expect.any(String),
+    });
+    expect(Date.now() - Date.parse(body.details.checkedAt)).toBeLessThan(60_000);
+  }
+
+  it('RECORD_NOT_FOUND: 422 naming the expected record when the name does not exist (NXDOMAIN)', async () => {
     const tag = await generateTag(server);
     const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining(server.dns.targetHost) });
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+    expect(res.body.message).toContain(tag.record.value);
     expect(res.body.message).toContain(recordHost(tag));
+    expectDetails(tag, res.body, 'RECORD_NOT_FOUND', []);
     await expectUnchanged(tag);
   });
 
-  it('answers 422 when the name has only an A record (NODATA)', async () => {
+  it.each([
+    ['A', { kind: 'a' as const, address: '192.0.2.10' }],
+    ['AAAA', { kind: 'aaaa' as const, address: '2001:db8::10' }],
+  ])('NOT_A_CNAME: 422 when the name answers %s records (flattened or proxied)', async (type, behaviour) => {
     const tag = await generateTag(server);
-    server.dns.set(recordHost(tag), { kind: 'a', address: '192.0.2.10' });
+    server.dns.set(recordHost(tag), behaviour);
     const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
     expect(res.status).toBe(422);
-    expect(res.body).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining(server.dns.targetHost) });
+    expect(res.body.code).toBe('VALIDATION_ERROR');
+    expect(res.body.message).toContain(behaviour.address);
+    expectDetails(tag, res.body, 'NOT_A_CNAME', [{ type, name: recordHost(tag), value: behaviour.address }]);
     await expectUnchanged(tag);
   });
 
-  it('answers 422 naming the expected and the found host when the CNAME points elsewhere', async () => {
+  it('WRONG_TARGET: 422 naming the expected and the found host when the CNAME points elsewhere', async () => {
     const tag = await generateTag(server);
     publishCname(server, tag, 'elsewhere.example.net');
     const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
     expect(res.status).toBe(422);
     expect(res.body.code).toBe('VALIDATION_ERROR');
-    expect(res.body.message).toContain(server.dns.targetHost);
+    expect(res.body.message).toContain(tag.record.value);
     expect(res.body.message).toContain('elsewhere.example.net');
+    expectDetails(tag, res.body, 'WRONG_TARGET', [
+      { type: 'CNAME', name: recordHost(tag), value: 'elsewhere.example.net' },
+    ]);
+    await expectUnchanged(tag);
+  });
+
+  it("WRONG_TARGET: the shared target host, or another tag's target, is not this tag's", async () => {
+    const tag = await generateTag(server);
+    const other = await generateTag(server);
+    for (const target of [server.dns.targetHost, other.record.value]) {
+      publishCname(server, tag, target);
+      const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
+      expect(res.status).toBe(422);
+      expect(res.body.details.reason).toBe('WRONG_TARGET');
+    }
     await expectUnchanged(tag);
   });
 
   it('answers 422 when the CNAME only resembles the target', async () => {
     const tag = await generateTag(server);
-    publishCname(server, tag, `${server.dns.targetHost}.evil.example`);
+    publishCname(server, tag, `${tag.record.value}.evil.example`);
     const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
     expect(res.status).toBe(422);
+    expect(res.body.details.reason).toBe('WRONG_TARGET');
     await expectUnchanged(tag);
+  });
+
+  it('follows a CNAME chain (through a CDN) to the target, up to 4 CNAMEs', async () => {
+    const tag = await generateTag(server);
+    const cdn = `${tag.tagId.slice(0, 8)}.cdn-example.net`;
+    publishCname(server, tag, `a.${cdn}`);
+    server.dns.setCname(`a.${cdn}`, `b.${cdn}`);
+    server.dns.setCname(`b.${cdn}`, `c.${cdn}`);
+    server.dns.setCname(`c.${cdn}`, tag.record.value);
+    const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
+    expect(res.status).toBe(200);
+    expect(await listedTag(server, tag)).toMatchObject({ status: 'waiting_for_events', isVerified: true });
+  });
+
+  it('CNAME_CHAIN_TOO_LONG: 422 for a chain of 5 CNAMEs, and for a loop', async () => {
+    const tag = await generateTag(server);
+    const cdn = `${tag.tagId.slice(0, 8)}.cdn-example.net`;
+    publishCname(server, tag, `a.${cdn}`);
+    for (const [from, to] of [
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'd'],
+    ])
+      server.dns.setCname(`${from}.${cdn}`, `${to}.${cdn}`);
+    server.dns.setCname(`d.${cdn}`, tag.record.value);
+    const long = await verify({ tagId: tag.tagId, subdomain: tag.domain });
+    expect(long.status).toBe(422);
+    expect(long.body.details.reason).toBe('CNAME_CHAIN_TOO_LONG');
+    expect(long.body.details.found).toHaveLength(4);
+    server.dns.setCname(`b.${cdn}`, `a.${cdn}`);
+    const loop = await verify({ tagId: tag.tagId, subdomain: tag.domain });
+    expect(loop.status).toBe(422);
+    expect(loop.body.details.reason).toBe('CNAME_CHAIN_TOO_LONG');
+    await expectUnchanged(tag);
+  });
+
+  it('WRONG_TARGET: a chain that ends elsewhere names every hop', async () => {
+    const tag = await generateTag(server);
+    const cdn = `${tag.tagId.slice(0, 8)}.cdn-example.net`;
+    publishCname(server, tag, `a.${cdn}`);
+    server.dns.set(`a.${cdn}`, { kind: 'a', address: '192.0.2.80' });
+    const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
+    expect(res.status).toBe(422);
+    expectDetails(tag, res.body, 'WRONG_TARGET', [{ type: 'CNAME', name: recordHost(tag), value: `a.${cdn}` }]);
+  });
+
+  it('WILDCARD_RECORD: 422 when a random name under the domain also reaches the target', async () => {
+    const tag = await generateTag(server);
+    server.dns.setCname(`*.${tag.domain}`, tag.record.value);
+    const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
+    expect(res.status).toBe(422);
+    expect(res.body.details.reason).toBe('WILDCARD_RECORD');
+    expect(res.body.message).toContain('wildcard');
+    // An exact record beside the wildcard does not help: the wildcard still answers for any name.
+    publishCname(server, tag);
+    expect((await verify({ tagId: tag.tagId, subdomain: tag.domain })).body.details.reason).toBe('WILDCARD_RECORD');
+    // A wildcard pointing elsewhere is fine.
+    server.dns.setCname(`*.${tag.domain}`, 'www.example.net');
+    expect((await verify({ tagId: tag.tagId, subdomain: tag.domain })).status).toBe(200);
   });
 
   it.each([
     ['SERVFAIL', { kind: 'servfail' as const }],
     ['REFUSED', { kind: 'refused' as const }],
-  ])('answers 503 EXTERNAL_SERVICE_ERROR on %s', async (_, behaviour) => {
+  ])('RESOLVER_UNAVAILABLE: 503 EXTERNAL_SERVICE_ERROR on %s', async (_, behaviour) => {
     const tag = await generateTag(server);
     server.dns.set(recordHost(tag), behaviour);
     const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ code: 'EXTERNAL_SERVICE_ERROR', message: expect.any(String) });
+    expect(res.body.code).toBe('EXTERNAL_SERVICE_ERROR');
+    expectDetails(tag, res.body, 'RESOLVER_UNAVAILABLE', []);
     await expectUnchanged(tag);
   });
 
-  it('answers 503 EXTERNAL_SERVICE_ERROR within the DNS budget when the query is dropped', async () => {
+  it('RESOLVER_UNAVAILABLE: 503 within the DNS budget when the query is dropped', async () => {
     const tag = await generateTag(server);
     server.dns.set(recordHost(tag), { kind: 'drop' });
     const started = performance.now();
     const res = await verify({ tagId: tag.tagId, subdomain: tag.domain });
     const elapsed = performance.now() - started;
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ code: 'EXTERNAL_SERVICE_ERROR', message: expect.any(String) });
+    expect(res.body.code).toBe('EXTERNAL_SERVICE_ERROR');
+    expect(res.body.details.reason).toBe('RESOLVER_UNAVAILABLE');
     expect(elapsed).toBeLessThan(2500);
     await expectUnchanged(tag);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DnsCheckDetails } from './dns-check.js';
 
 /**
  * Every `code` an error body can carry. The first nine are the spec's (section 7); the rest are
@@ -31,6 +32,9 @@ export const ErrorBody = z
   .object({
     message: z.string().meta({ description: 'Human-readable explanation.' }),
     code: ErrorCode,
+    details: DnsCheckDetails.optional().meta({
+      description: 'Machine-readable diagnostics, on failed DNS verifications (422 and 503 of tag verify).',
+    }),
   })
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof ErrorBody>;

@@ -1,5 +1,6 @@
 export * from './common.js';
 export * from './dates.js';
+export * from './dns-check.js';
 export * from './errors.js';
 export * from './event.js';
 export * from './merchant.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainInput, HostnameInput, Timestamp, Uuid } from './common.js';
+import { TagCheck } from './dns-check.js';
 
 /** Tag status values (spec section 3). */
 export const TagStatus = z.enum(['active', 'inactive', 'waiting_for_events']).meta({ id: 'TagStatus' });
@@ -79,3 +80,42 @@ export const VerifyTagResponse = z
   .object({ verified: z.boolean().meta({ example: true }) })
   .meta({ id: 'VerifyTagResponse' });
 export type VerifyTagResponse = z.infer<typeof VerifyTagResponse>;
+
+export const GetTagInput = z
+  .object({
+    tagId: Uuid.meta({ description: 'The tag (UUID) to return.', example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
+  })
+  .meta({ id: 'GetTagInput' });
+export type GetTagInput = z.input<typeof GetTagInput>;
+
+/**
+ * One tag in full (`GET /v1/partners/tag/{tagId}`), also the `data` of every `tag.*` webhook:
+ * its state, its record, and the monitor's view (last DNS check, next one).
+ */
+export const Tag = z
+  .object({
+    tagId: Uuid,
+    merchantId: Uuid,
+    hostname: z.string().meta({
+      description: "The tag's collector host (its CNAME name): the tag script and its events are served from it.",
+      example: 'edge-k3j9x2.shop-example.com',
+    }),
+    domain: z.string().meta({ description: 'The domain the tag was generated for.', example: 'shop-example.com' }),
+    domainType: DomainType,
+    status: TagStatus,
+    isConnected: z.boolean().meta({
+      description: 'The CNAME was right at the last check (a verified tag whose record disappears is disconnected).',
+    }),
+    isVerified: z.boolean().meta({ description: 'Domain ownership was proven once (never reset).' }),
+    record: DnsRecord,
+    createdAt: Timestamp,
+    verifiedAt: Timestamp.nullable(),
+    firstEventAt: Timestamp.nullable(),
+    lastEventAt: Timestamp.nullable(),
+    lastCheck: TagCheck.nullable().meta({ description: 'The last DNS check (verify or monitor); null before any.' }),
+    nextCheckAt: Timestamp.nullable().meta({
+      description: 'When the monitor checks the record next; null when no check is scheduled.',
+    }),
+  })
+  .meta({ id: 'Tag' });
+export type Tag = z.infer<typeof Tag>;

@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'STREAM_CONSUMER_TOO_SLOW';
 
+import type { DnsCheckDetails } from '../resources/tags.js';
+
 /** A documented {@link ErrorCode}, or any other code a newer server may send. */
 export type APIErrorCode = ErrorCode | (string & Record<never, never>);
 
@@ -38,6 +40,11 @@ export class APIError extends PartnerError {
   readonly headers: Headers;
   /** The parsed JSON body, or its raw text when it was not JSON. */
   readonly body: unknown;
+  /**
+   * The body's `details`, when it has them: on a failed tag verification, why DNS did not prove the
+   * domain (`reason`), the record `expected`, the records `found` and `checkedAt`. `null` otherwise.
+   */
+  readonly details: DnsCheckDetails | null;
 
   constructor(status: number, message: string, code: APIErrorCode | null, headers: Headers, body: unknown) {
     super(message);
@@ -45,8 +52,17 @@ export class APIError extends PartnerError {
     this.code = code;
     this.headers = headers;
     this.body = body;
+    this.details = detailsOf(body);
     this.requestId = headers.get('x-request-id');
   }
+}
+
+/** `details` of an error body when it has the documented shape (an object with a `reason`). */
+function detailsOf(body: unknown): DnsCheckDetails | null {
+  if (body === null || typeof body !== 'object') return null;
+  const details = (body as { details?: unknown }).details;
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return null;
+  return typeof (details as { reason?: unknown }).reason === 'string' ? (details as DnsCheckDetails) : null;
 }
 
 export class BadRequestError extends APIError {

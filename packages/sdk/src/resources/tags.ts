@@ -1,3 +1,4 @@
+import type { InternalServerError, UnprocessableEntityError } from '../core/errors.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 
 /** Tag status (spec section 3). */
@@ -63,6 +64,82 @@ export interface TagSnippet {
   html: string;
 }
 
+/**
+ * Why a DNS check of a tag's record failed: `RECORD_NOT_FOUND` (no CNAME), `WRONG_TARGET` (it ends
+ * elsewhere), `NOT_A_CNAME` (the name answers A/AAAA: flattened or proxied), `WILDCARD_RECORD` (a
+ * random name under the domain reaches the target too), `CNAME_CHAIN_TOO_LONG` (more than 4 CNAMEs
+ * or a loop), `RESOLVER_UNAVAILABLE` (DNS did not answer: retry later).
+ */
+export type DnsCheckReason =
+  | 'RECORD_NOT_FOUND'
+  | 'WRONG_TARGET'
+  | 'NOT_A_CNAME'
+  | 'WILDCARD_RECORD'
+  | 'CNAME_CHAIN_TOO_LONG'
+  | 'RESOLVER_UNAVAILABLE';
+
+/** One DNS record a check saw. */
+export interface DnsRecordSeen {
+  type: 'CNAME' | 'A' | 'AAAA';
+  /** Owner name of the record. */
+  name: string;
+  /** A host name or an address. */
+  value: string;
+}
+
+/** The record a tag needs, fully qualified. */
+export interface ExpectedDnsRecord {
+  type: 'CNAME';
+  /** Fully qualified record name, e.g. `edge-k3j9x2.shop-example.com`. */
+  name: string;
+  /** The tag's own CNAME target. */
+  value: string;
+}
+
+/** `APIError.details` of a failed verification (422, or 503 when DNS did not answer). */
+export interface DnsCheckDetails {
+  reason: DnsCheckReason;
+  expected: ExpectedDnsRecord;
+  /** The records seen (empty when none). */
+  found: DnsRecordSeen[];
+  /** ISO 8601, UTC. */
+  checkedAt: string;
+}
+
+/** The last DNS check of a tag (a verify call or the background monitor). */
+export interface TagCheck {
+  /** ISO 8601, UTC. */
+  checkedAt: string;
+  ok: boolean;
+  reason?: DnsCheckReason | undefined;
+  found: DnsRecordSeen[];
+}
+
+/** One tag in full (`client.tags.retrieve`), also the `data` of the `tag.*` webhooks. */
+export interface Tag {
+  tagId: string;
+  merchantId: string;
+  /** The collector host (the CNAME name) the tag script and its events use. */
+  hostname: string;
+  /** The domain the tag was generated for. */
+  domain: string;
+  domainType: 'preverified' | 'custom';
+  status: TagStatus;
+  /** The CNAME was right at the last check. */
+  isConnected: boolean;
+  /** Domain ownership was proven once (never reset). */
+  isVerified: boolean;
+  record: DnsRecord;
+  createdAt: string;
+  verifiedAt: string | null;
+  firstEventAt: string | null;
+  lastEventAt: string | null;
+  /** The last DNS check; null before any. */
+  lastCheck: TagCheck | null;
+  /** When the monitor checks next; null when none is scheduled. */
+  nextCheckAt: string | null;
+}
+
 /** `client.tags`: `/v1/partners/tag/*`. */
 export class Tags {
   readonly #transport: Transport;
@@ -86,7 +163,16 @@ export class Tags {
     return this.#transport.get(`/v1/partners/tag/${encodeURIComponent(tagId)}/snippet`, new URLSearchParams(), options);
   }
 
-  /** `POST /v1/partners/tag/verify`: checks the DNS record of a custom-domain tag. */
+  /** `GET /v1/partners/tag/{tagId}`: one tag in full, with the monitor's last and next DNS check. */
+  retrieve(tagId: string, options?: RequestOptions): Promise<Tag> {
+    return this.#transport.get(`/v1/partners/tag/${encodeURIComponent(tagId)}`, new URLSearchParams(), options);
+  }
+
+  /**
+   * `POST /v1/partners/tag/verify`: checks the DNS record of a custom-domain tag. A failure throws
+   * {@link UnprocessableEntityError} (or {@link InternalServerError} 503 when DNS did not answer)
+   * whose `details` say why: `{ reason, expected, found, checkedAt }`.
+   */
   verify(params: TagVerifyParams, options?: RequestOptions): Promise<TagVerifyResponse> {
     return this.#transport.post(
       '/v1/partners/tag/verify',

@@ -1,5 +1,6 @@
-import { AuthErrorBody, ErrorCode } from '@partner/shared-schemas';
+import { AuthErrorBody, DnsCheckDetails, ErrorCode } from '@partner/shared-schemas';
 import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { z } from 'zod';
 import { ERROR_TABLE, type ErrorReason } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
 import { componentSchema, exampleFor } from './openapi-schemas.js';
@@ -184,6 +185,20 @@ export function finishOperation(
   }
 }
 
+/** `DnsCheckDetails` and the schemas it refers to, as components (refs into `#/components/schemas`). */
+function dnsCheckComponents(): Record<string, unknown> {
+  const json = z.toJSONSchema(DnsCheckDetails, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  const defs = (json.$defs ?? {}) as Record<string, Record<string, unknown>>;
+  const rewrite = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(defs)) {
+    const { id: _id, ...rest } = schema;
+    out[name] = rewrite(rest);
+  }
+  return out;
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the procedures and corrected where the generator
  * cannot tell the truth: success statuses (201, 202), the `{ message, code }` error body, each
@@ -224,8 +239,14 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
         example: 'Invalid request: merchantId: must be a valid UUID',
       },
       code: { $ref: '#/components/schemas/ErrorCode' },
+      details: {
+        $ref: '#/components/schemas/DnsCheckDetails',
+        description: 'Machine-readable diagnostics, on failed DNS verifications (422 and 503 of tag verify).',
+      },
     },
   };
+  // The diagnostics' component schemas come with the Tag schema (its lastCheck); the details need their own.
+  for (const [name, schema] of Object.entries(dnsCheckComponents())) schemas[name] ??= schema;
   schemas.AuthError = componentSchema(AuthErrorBody);
   doc.components = {
     ...doc.components,

@@ -4,8 +4,10 @@ import dnsPacket from 'dns-packet';
 
 /** What the loopback DNS server answers for a name. */
 export type DnsBehaviour =
-  | { kind: 'cname'; target: string }
+  /** A CNAME; `owner`: answer it under another owner name (a lying or broken resolver). */
+  | { kind: 'cname'; target: string; owner?: string }
   | { kind: 'a'; address: string }
+  | { kind: 'aaaa'; address: string }
   | { kind: 'servfail' }
   | { kind: 'refused' }
   | { kind: 'drop' };
@@ -24,9 +26,22 @@ export interface TestDnsServer {
 
 const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3, REFUSED: 5 } as const;
 
+/** The table entry for `name`: its own, else the closest wildcard `*.<parent>` above it. */
+function lookup(records: Map<string, DnsBehaviour>, name: string): DnsBehaviour | undefined {
+  const own = records.get(name);
+  if (own) return own;
+  const labels = name.split('.');
+  for (let i = 1; i < labels.length; i++) {
+    const wildcard = records.get(`*.${labels.slice(i).join('.')}`);
+    if (wildcard) return wildcard;
+  }
+  return undefined;
+}
+
 /**
- * A real DNS server on loopback UDP for tests: answers CNAME and A queries from a table; names
- * not in it are NXDOMAIN. Behaviours simulate SERVFAIL, REFUSED and a dropped query (timeout).
+ * A real DNS server on loopback UDP for tests: answers CNAME, A and AAAA queries from a table
+ * (`*.example.com` entries are wildcards, answered under the name asked); names not in it are
+ * NXDOMAIN. Behaviours simulate SERVFAIL, REFUSED and a dropped query (timeout).
  * `port` (default: a free one) lets a separately started API server be pointed at it (examples).
  */
 export async function startTestDnsServer(options: { port?: number } = {}): Promise<TestDnsServer> {
@@ -45,17 +60,19 @@ export async function startTestDnsServer(options: { port?: number } = {}): Promi
     if (!question) return;
     const name = question.name.toLowerCase().replace(/\.$/, '');
     queries.push(name);
-    const behaviour = records.get(name);
+    const behaviour = lookup(records, name);
     if (behaviour?.kind === 'drop') return;
     let rcode: number = RCODE.NOERROR;
     const answers: dnsPacket.Answer[] = [];
     if (!behaviour) rcode = RCODE.NXDOMAIN;
     else if (behaviour.kind === 'servfail') rcode = RCODE.SERVFAIL;
     else if (behaviour.kind === 'refused') rcode = RCODE.REFUSED;
-    else if (behaviour.kind === 'cname' && (question.type === 'CNAME' || question.type === 'A')) {
-      answers.push({ type: 'CNAME', name: question.name, ttl: 300, data: behaviour.target });
+    else if (behaviour.kind === 'cname' && ['CNAME', 'A', 'AAAA'].includes(question.type)) {
+      answers.push({ type: 'CNAME', name: behaviour.owner ?? question.name, ttl: 300, data: behaviour.target });
     } else if (behaviour.kind === 'a' && question.type === 'A') {
       answers.push({ type: 'A', name: question.name, ttl: 300, data: behaviour.address });
+    } else if (behaviour.kind === 'aaaa' && question.type === 'AAAA') {
+      answers.push({ type: 'AAAA', name: question.name, ttl: 300, data: behaviour.address });
     }
     const response = dnsPacket.encode({
       id: query.id,

@@ -79,7 +79,7 @@ export function preverifiedTag(server: TestServer): Promise<GeneratedTag> {
 
 /** Publishes the tag's CNAME in the loopback DNS server. */
 export function publishCname(server: TestServer, tag: GeneratedTag): void {
-  server.dns.setCname(`${tag.record.name}.${tag.domain}`, server.dns.targetHost);
+  server.dns.setCname(`${tag.record.name}.${tag.domain}`, tag.record.value);
 }
 
 /** A custom-domain tag (a fresh merchant and domain) whose CNAME is published and verified. */

@@ -46,8 +46,8 @@ export async function generateTag(
   return { merchantId, domain, ...(res.body as Omit<GeneratedTag, 'merchantId' | 'domain'>) };
 }
 
-/** Publishes the tag's CNAME in the loopback DNS server. */
-export function publishCname(server: TestServer, tag: GeneratedTag, target = server.dns.targetHost): void {
+/** Publishes the tag's CNAME (to its own target unless told) in the loopback DNS server. */
+export function publishCname(server: TestServer, tag: GeneratedTag, target = tag.record.value): void {
   server.dns.setCname(`${tag.record.name}.${tag.domain}`, target);
 }
 

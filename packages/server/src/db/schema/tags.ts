@@ -1,4 +1,17 @@
-import { boolean, index, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import type { TagCheck } from '@partner/shared-schemas';
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.js';
 
 export const tagStatus = pgEnum('tag_status', ['active', 'inactive', 'waiting_for_events']);
@@ -22,11 +35,25 @@ export const tags = pgTable(
     firstEventAt: timestamp('first_event_at', { withTimezone: true, precision: 3 }),
     lastEventAt: timestamp('last_event_at', { withTimezone: true, precision: 3 }),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** A custom tag's own CNAME target is `<targetLabel>.<TAG_TARGET_HOST>`; null: TAG_TARGET_HOST itself (older tags). */
+    targetLabel: text('target_label'),
+    /** When the tag monitor checks the record next (null: not scheduled). */
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true, precision: 3 }),
+    /** The claim of a check in progress (jobs/tag-monitor.ts); expires at checkLeaseUntil. */
+    checkLease: uuid('check_lease'),
+    checkLeaseUntil: timestamp('check_lease_until', { withTimezone: true, precision: 3 }),
+    /** Unverified tags: position in TAG_RECHECK_SCHEDULE, and when re-checks stop. */
+    recheckAttempt: integer('recheck_attempt').notNull().default(0),
+    recheckUntil: timestamp('recheck_until', { withTimezone: true, precision: 3 }),
+    /** The last DNS check (verify or monitor). */
+    lastCheck: jsonb('last_check').$type<TagCheck>(),
   },
   (t) => [
     // One tag per merchant and domain type (spec section 3): concurrent generate calls meet here.
     uniqueIndex('tags_merchant_domain_type_key').on(t.merchantId, t.domainType),
     index('tags_domain_idx').on(t.domain),
+    uniqueIndex('tags_target_label_key').on(t.targetLabel),
+    index('tags_next_check_at_idx').on(t.nextCheckAt).where(sql`${t.nextCheckAt} is not null`),
   ],
 );
 

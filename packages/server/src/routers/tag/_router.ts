@@ -1,5 +1,6 @@
 import { router } from '../../trpc.js';
 import { generateTagRoute } from './generate.js';
+import { getTagRoute } from './get.js';
 import { tagSnippetRoute } from './snippet.js';
 import { verifyTagRoute } from './verify.js';
 
@@ -7,4 +8,5 @@ export const tagRouter = router({
   generate: generateTagRoute,
   verify: verifyTagRoute,
   snippet: tagSnippetRoute,
+  get: getTagRoute,
 });

@@ -6,4 +6,4 @@ export const generateTagRoute = partnerProcedure
   .meta(generateTagMeta)
   .input(ZGenerateTagRequest)
   .output(ZGenerateTagResponse)
-  .mutation(({ ctx, input }) => generateTag(ctx.db, ctx.partner, { tagTargetHost: ctx.env.TAG_TARGET_HOST }, input));
+  .mutation(({ ctx, input }) => generateTag(ctx.db, ctx.partner, ctx.tagState, input));

@@ -6,6 +6,4 @@ export const verifyTagRoute = partnerProcedure
   .meta(verifyTagMeta)
   .input(ZVerifyTagRequest)
   .output(ZVerifyTagResponse)
-  .mutation(({ ctx, input }) =>
-    verifyTag(ctx.db, ctx.partner, ctx.dns, { tagTargetHost: ctx.env.TAG_TARGET_HOST }, input),
-  );
+  .mutation(({ ctx, input }) => verifyTag(ctx.db, ctx.partner, ctx.dns, ctx.tagState, input));

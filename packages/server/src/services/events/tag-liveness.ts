@@ -3,7 +3,7 @@ import { TtlCache } from '../../cache/ttl-cache.js';
 import type { Database } from '../../db/client.js';
 import { type TagRow, tags } from '../../db/schema/index.js';
 import { AppError, isConnectionError } from '../../errors.js';
-import { TagActivity } from '../tag/tag-activity.js';
+import { TagActivity, type TagEventOutbox } from '../tag/tag-activity.js';
 
 /** How long a live tag is trusted without reading it again. Tags that are not live are never cached. */
 export const LIVE_TAG_TTL_MS = 5_000;
@@ -32,8 +32,12 @@ export class TagLiveness {
   /** The tag lifecycle's writes, at most once per tag per LAST_EVENT_RESOLUTION_MS. */
   private readonly activity: TagActivity;
 
-  constructor(private readonly db: Database) {
-    this.activity = new TagActivity(db);
+  constructor(
+    private readonly db: Database,
+    /** Where a tag's first event writes `tag.activated` (the webhook outbox). */
+    outbox: TagEventOutbox,
+  ) {
+    this.activity = new TagActivity(db, outbox);
   }
 
   /**

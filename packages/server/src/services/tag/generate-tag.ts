@@ -4,12 +4,13 @@ import type { Database } from '../../db/client.js';
 import { tags } from '../../db/schema/index.js';
 import { findOwnMerchant } from '../merchant/find-merchant.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
+import { newTargetLabel } from './dns-check.js';
 import { classifyDomain, newRecordLabel } from './domains.js';
 import { cnameRecord } from './record.js';
+import { restartedRechecks, type TagStateConfig } from './tag-state.js';
+import { targetOf } from './tag-view.js';
 
-export interface GenerateTagConfig {
-  tagTargetHost: string;
-}
+export type GenerateTagConfig = Pick<TagStateConfig, 'tagTargetHost' | 'schedule'>;
 
 /**
  * Creates the merchant's tag for the domain's type, or returns the one that exists. The unique
@@ -33,6 +34,9 @@ export async function generateTag(
       // Preverified tags live behind the partner's onboarding record; custom ones get their own.
       recordName: domainType === 'preverified' ? partner.recordName : newRecordLabel(),
       status: domainType === 'preverified' ? 'active' : 'inactive',
+      // A custom tag gets its own CNAME target (a wildcard to one tag's target proves nothing for
+      // another) and its first background re-checks (jobs/tag-monitor.ts).
+      ...(domainType === 'custom' ? { targetLabel: newTargetLabel(), ...restartedRechecks(config.schedule) } : {}),
     })
     .onConflictDoNothing({ target: [tags.merchantId, tags.domainType] })
     .returning();
@@ -48,7 +52,7 @@ export async function generateTag(
   if (!tag) throw new Error('tag vanished between insert and select');
   return {
     tagId: tag.id,
-    record: cnameRecord(tag.recordName, config.tagTargetHost),
+    record: cnameRecord(tag.recordName, targetOf(tag, config.tagTargetHost)),
     status: tag.status,
     message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
   };

@@ -1,27 +1,24 @@
 import type { VerifyTagResponse } from '@partner/shared-schemas';
-import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { tags } from '../../db/schema/index.js';
-import type { CnameResolver } from '../../dns/cname-resolver.js';
+import type { DnsResolver } from '../../dns/resolver.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
-import { canonicalHost, isUnderDomain, rootDomainOf } from './domains.js';
+import { checkTagRecord } from './dns-check.js';
+import { isUnderDomain, rootDomainOf } from './domains.js';
 import { findOwnTag } from './find-own-tag.js';
-
-export interface VerifyTagConfig {
-  tagTargetHost: string;
-}
+import { applyCheck, type TagStateConfig } from './tag-state.js';
 
 /**
- * Checks that `<record>.<tag domain>` is a CNAME to the tag target host. Success marks the tag
- * connected and verified and moves it to `waiting_for_events` (an `active` tag stays active);
- * any failure changes nothing.
+ * Checks the custom tag's record in DNS (services/tag/dns-check.ts) and applies the result like a
+ * background check would (services/tag/tag-state.ts): success verifies and connects the tag; a
+ * failure changes no flag and answers 422 VALIDATION_ERROR (503 EXTERNAL_SERVICE_ERROR when DNS does
+ * not answer) with `details` { reason, expected, found, checkedAt }.
  */
 export async function verifyTag(
   db: Database,
   partner: AuthenticatedPartner,
-  dns: CnameResolver,
-  config: VerifyTagConfig,
+  dns: DnsResolver,
+  config: TagStateConfig,
   input: { tagId: string; subdomain: string },
 ): Promise<VerifyTagResponse> {
   const tag = await findOwnTag(db, partner, input.tagId);
@@ -39,31 +36,17 @@ export async function verifyTag(
     throw new AppError('VALIDATION_ERROR', `subdomain: ${input.subdomain} is not on this tag's domain ${tag.domain}`);
   }
 
-  const recordHost = `${tag.recordName}.${tag.domain}`;
-  const expected = canonicalHost(config.tagTargetHost);
-  const lookup = await dns.resolveCname(recordHost);
-  if (!lookup.found) {
+  const check = await checkTagRecord(dns, tag, config.tagTargetHost);
+  await applyCheck(db, config, tag.id, check, { kind: 'verify' });
+  if (!check.ok) {
+    const { reason = 'RECORD_NOT_FOUND', expected, found, checkedAt } = check;
     throw new AppError(
-      'DNS_VERIFICATION_FAILED',
-      `DNS verification failed: expected a CNAME record ${recordHost} -> ${expected}, found no CNAME record. ` +
-        'DNS changes can take from a few minutes up to 48 hours to propagate.',
+      reason === 'RESOLVER_UNAVAILABLE' ? 'EXTERNAL_SERVICE_ERROR' : 'DNS_VERIFICATION_FAILED',
+      check.message,
+      {
+        details: { reason, expected, found, checkedAt },
+      },
     );
   }
-  const found = lookup.targets.map(canonicalHost);
-  if (!found.includes(expected)) {
-    throw new AppError(
-      'DNS_VERIFICATION_FAILED',
-      `DNS verification failed: expected ${recordHost} -> ${expected}, found ${recordHost} -> ${found.join(', ')}`,
-    );
-  }
-  await db
-    .update(tags)
-    .set({
-      isConnected: true,
-      isVerified: true,
-      verifiedAt: sql`now()`,
-      status: sql`case when ${tags.status} = 'active' then 'active'::tag_status else 'waiting_for_events'::tag_status end`,
-    })
-    .where(eq(tags.id, tag.id));
   return { verified: true };
 }

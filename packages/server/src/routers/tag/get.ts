@@ -1,0 +1,9 @@
+import { getTag } from '../../services/tag/tag-view.js';
+import { partnerProcedure } from '../../trpc.js';
+import { getTagMeta, ZGetTagRequest, ZGetTagResponse } from './get.types.js';
+
+export const getTagRoute = partnerProcedure
+  .meta(getTagMeta)
+  .input(ZGetTagRequest)
+  .output(ZGetTagResponse)
+  .query(({ ctx, input }) => getTag(ctx.db, ctx.partner, ctx.tagState, input));
