@@ -11,6 +11,7 @@ import { MAX_HEADER_BYTES } from './http/request-path.js';
 import { createRequestListener } from './http/server.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
+import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { loadCursorKey } from './services/events/cursor.js';
@@ -31,6 +32,8 @@ export interface RunningApp {
   database: DatabaseHandle;
   /** The log's writers running in this process (log mode, ROLE writer or all). */
   writers: LogWriter[];
+  /** The webhook delivery worker (undefined with WEBHOOK_DELIVERY=off). */
+  webhookWorker?: WebhookDeliveryWorker | undefined;
   /** Stops accepting, finishes in-flight requests (at most `graceMs`), closes the database. */
   close(graceMs?: number): Promise<void>;
 }
@@ -177,6 +180,9 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     );
   }
   const cursorKey = await loadCursorKey(database.db, env.CURSOR_SECRET);
+  // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
+  const webhookWorker = env.WEBHOOK_DELIVERY === 'on' ? createWebhookDeliveryWorker(database, env, logger) : undefined;
+  await webhookWorker?.start();
   const deps: AppDeps = {
     db: database.db,
     streams,
@@ -239,6 +245,8 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       await eventQueue.close();
       // Writers finish the batch they are writing; what they hold unwritten goes back to the log.
       await Promise.all(writers.map((writer) => writer.stop()));
+      // Requests in flight end by their deadline; claimed but unsent deliveries are given back.
+      await webhookWorker?.stop();
       await eventLog?.close();
       await monitorStopped;
       await limits.close();
@@ -247,5 +255,5 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     })();
     return closing;
   };
-  return { server, collectorServer, url, deps, database, writers, close };
+  return { server, collectorServer, url, deps, database, writers, webhookWorker, close };
 }

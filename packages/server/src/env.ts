@@ -67,6 +67,8 @@ const DurationList = z.string().transform((value, ctx) => {
   return ms as number[];
 });
 
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
 export const EnvSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
@@ -195,6 +197,25 @@ export const EnvSchema = z.object({
   TAG_RECHECK_WINDOW: z.preprocess(emptyAsUndefined, Duration(1000).default(7 * 86_400_000)),
   /** Interval of the health checks of verified custom tags. */
   TAG_HEALTH_INTERVAL: z.preprocess(emptyAsUndefined, Duration(100).default(86_400_000)),
+  /**
+   * Webhooks: pauses before each retry of a failed delivery; after the last one it is `failed`.
+   * Default 5s,5m,30m,2h,5h,10h,10h (8 attempts over about 28 h).
+   */
+  WEBHOOK_RETRY_SCHEDULE: z.preprocess(
+    emptyAsUndefined,
+    DurationList.default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
+  ),
+  /** Webhooks: `true` allows http URLs and loopback/private addresses (development and tests only). */
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.preprocess(emptyAsUndefined, booleanFlag.default(false)),
+  /** Webhooks: an attempt that has no complete 2xx answer within this many ms fails. */
+  WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(60_000).default(10_000)),
+  /** Webhooks: requests in flight per process, and per endpoint (one slow endpoint holds at most that many). */
+  WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(32)),
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100).default(4)),
+  /** Webhooks: how often a process looks for due deliveries when no commit woke it (ms). */
+  WEBHOOK_POLL_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(1_000)),
+  /** Webhooks: `off` sends nothing from this process (messages still queue in the database). */
+  WEBHOOK_DELIVERY: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

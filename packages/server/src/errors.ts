@@ -26,6 +26,8 @@ export const ERROR_TABLE = {
   NOT_FOUND: { status: 404, code: 'NOT_FOUND' },
   /** A known path asked with a method it does not answer; the answer carries `Allow`. */
   METHOD_NOT_ALLOWED: { status: 405, code: 'METHOD_NOT_ALLOWED' },
+  WEBHOOK_NOT_FOUND: { status: 404, code: 'WEBHOOK_NOT_FOUND' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, code: 'WEBHOOK_DELIVERY_NOT_FOUND' },
   TAG_NOT_LIVE: { status: 409, code: 'TAG_NOT_LIVE' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' },
   RATE_LIMITED: { status: 429, code: 'RATE_LIMITED' },

@@ -7,7 +7,7 @@ import { authenticate } from './services/partner/authenticate.js';
 
 export interface Meta extends OpenApiMeta {
   /** HTTP status of a successful REST answer (default 200). */
-  successStatus?: 200 | 201 | 202;
+  successStatus?: 200 | 201 | 202 | 204;
   /** The failures this procedure can answer, for the OpenAPI document. */
   errors?: ErrorReason[];
   /** The description of the success response in the OpenAPI document (default "Successful response"). */

@@ -23,6 +23,8 @@ export const ErrorCode = z
     'RATE_LIMITED',
     'IDEMPOTENCY_KEY_REUSED',
     'STREAM_CONSUMER_TOO_SLOW',
+    'WEBHOOK_NOT_FOUND',
+    'WEBHOOK_DELIVERY_NOT_FOUND',
   ])
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;

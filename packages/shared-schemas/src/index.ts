@@ -8,3 +8,4 @@ export * from './normalize.js';
 export * from './pagination.js';
 export * from './snippet.js';
 export * from './tag.js';
+export * from './webhook.js';

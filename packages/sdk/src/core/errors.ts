@@ -15,7 +15,9 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'IDEMPOTENCY_KEY_REUSED'
-  | 'STREAM_CONSUMER_TOO_SLOW';
+  | 'STREAM_CONSUMER_TOO_SLOW'
+  | 'WEBHOOK_NOT_FOUND'
+  | 'WEBHOOK_DELIVERY_NOT_FOUND';
 
 import type { DnsCheckDetails } from '../resources/tags.js';
 

@@ -23,6 +23,8 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   INTEGRATION_NOT_FOUND: 'no tag integration found',
   NOT_FOUND: 'unknown path',
   METHOD_NOT_ALLOWED: 'the path does not answer this method (see `Allow`)',
+  WEBHOOK_NOT_FOUND: "the webhook endpoint does not exist, was deleted, or is another partner's",
+  WEBHOOK_DELIVERY_NOT_FOUND: 'the delivery does not exist or belongs to another webhook endpoint',
   TAG_NOT_LIVE: 'the tag does not take events yet (custom domain not verified)',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used with another request',
   RATE_LIMITED: 'too many requests',
@@ -291,7 +293,8 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
       };
     }
     operation.responses = {
-      [successStatus]: success,
+      // 204: no body (the generator always describes one).
+      [successStatus]: successStatus === '204' ? { description: 'No content.' } : success,
       ...errorResponses(reasons, isPartnerOperation),
     };
     finishOperation(doc, operation, { rateLimited: true, idempotent, public: !isPartnerOperation });

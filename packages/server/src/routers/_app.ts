@@ -3,12 +3,14 @@ import { collectRouter } from './collect/_router.js';
 import { eventsRouter } from './events/_router.js';
 import { merchantRouter } from './merchant/_router.js';
 import { tagRouter } from './tag/_router.js';
+import { webhooksRouter } from './webhooks/_router.js';
 
 export const appRouter = router({
   merchant: merchantRouter,
   tag: tagRouter,
   events: eventsRouter,
   collect: collectRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -116,3 +116,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   };
 }
+export {
+  type ReceivedWebhook,
+  type ReceiverAnswer,
+  startWebhookReceiver,
+  type TestWebhookReceiver,
+} from './webhook-receiver.js';

@@ -1,19 +1,13 @@
+import type { WebhookEventType } from '@partner/shared-schemas';
+
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@partner/shared-schemas';
+
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { webhookMessages } from '../../db/schema/index.js';
 
 /** Channel the delivery workers LISTEN on: a commit that enqueued deliveries wakes them at once. */
 export const WEBHOOK_WAKE_CHANNEL = 'partner_webhook_deliveries';
-
-/** The event types a partner can subscribe to (docs/decisions.md, "Webhooks"). */
-export const WEBHOOK_EVENT_TYPES = [
-  'tag.verified',
-  'tag.activated',
-  'tag.disconnected',
-  'tag.reconnected',
-  'webhook.test',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 export interface WebhookEventInput {
   partnerId: string;

@@ -1,0 +1,187 @@
+import { Agent, request } from 'undici';
+import type { DatabaseHandle } from '../db/client.js';
+import type { Env } from '../env.js';
+import type { Logger } from '../logger.js';
+import {
+  type AttemptOutcome,
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  recordAttempt,
+  releaseClaims,
+} from '../services/webhooks/delivery-queue.js';
+import { WEBHOOK_WAKE_CHANNEL } from '../services/webhooks/outbox.js';
+import { signWebhook } from '../services/webhooks/signing.js';
+import { checkWebhookUrlSyntax, safeLookup } from '../services/webhooks/url-safety.js';
+import { createPollLoop } from './poll-loop.js';
+
+export type WebhookDeliveryConfig = Pick<
+  Env,
+  | 'WEBHOOK_RETRY_SCHEDULE'
+  | 'WEBHOOK_ALLOW_PRIVATE_URLS'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_CONCURRENCY'
+  | 'WEBHOOK_ENDPOINT_CONCURRENCY'
+  | 'WEBHOOK_POLL_MS'
+>;
+
+export interface WebhookDeliveryWorker {
+  start(): Promise<void>;
+  /** Stops claiming, waits for the requests in flight (each ends by its deadline), gives back the rest. */
+  stop(): Promise<void>;
+  /** Looks for due deliveries now. */
+  wake(): void;
+}
+
+const MAX_RESPONSE_BYTES = 64 * 1024;
+const USER_AGENT = 'PartnerTags-Webhooks/1.0';
+
+function describeFailure(error: unknown, timeoutMs: number): string {
+  const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT') {
+    return `no complete answer within ${timeoutMs} ms`;
+  }
+  if (e?.code === 'EWEBHOOKADDRESS') return e.message ?? 'refused: non-public address';
+  const code = e?.code ?? e?.cause?.code;
+  const message = (e?.message ?? String(error)).slice(0, 300);
+  return code ? `${code}: ${message}` : message;
+}
+
+/**
+ * The delivery worker (one per process): claims due deliveries (services/webhooks/delivery-queue.ts),
+ * POSTs each signed body to its endpoint with a deadline, and records the outcome. Woken by the
+ * outbox's NOTIFY at commit and by its own poll interval. In flight at once: WEBHOOK_CONCURRENCY per
+ * process, WEBHOOK_ENDPOINT_CONCURRENCY per endpoint (so an endpoint that never answers holds at
+ * most that many slots for WEBHOOK_TIMEOUT_MS each, and everyone else's deliveries go on).
+ */
+export function createWebhookDeliveryWorker(
+  database: Pick<DatabaseHandle, 'db' | 'listen'>,
+  config: WebhookDeliveryConfig,
+  logger: Logger,
+): WebhookDeliveryWorker {
+  const { db } = database;
+  const log = logger.child({ worker: 'webhook-delivery' });
+  const timeoutMs = config.WEBHOOK_TIMEOUT_MS;
+  const perEndpoint = config.WEBHOOK_ENDPOINT_CONCURRENCY;
+  // A claim may wait in this process behind its endpoint's other requests: the lease covers that.
+  const leaseMs = 3 * timeoutMs + 5_000;
+  const safety = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS };
+  const agent = new Agent({
+    connect: { lookup: safeLookup(safety) as never, timeout: timeoutMs },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connections: perEndpoint,
+    keepAliveTimeout: 10_000,
+  });
+
+  let inFlight = 0;
+  const sendingByEndpoint = new Map<string, number>();
+  const waitingByEndpoint = new Map<string, ClaimedDelivery[]>();
+  const running = new Set<Promise<void>>();
+  let unlisten: (() => Promise<void>) | undefined;
+
+  async function attempt(claim: ClaimedDelivery): Promise<AttemptOutcome> {
+    try {
+      const url = checkWebhookUrlSyntax(claim.url, safety);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': USER_AGENT,
+        ...signWebhook(claim.secrets, claim.messageId, new Date(), claim.body),
+      };
+      const response = await request(url, {
+        method: 'POST',
+        body: claim.body,
+        headers,
+        dispatcher: agent,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      return { ok, statusCode: response.statusCode, error: ok ? null : `HTTP ${response.statusCode}` };
+    } catch (error) {
+      const message = (error as { message?: string }).message;
+      // A URL that fails the rules at send time (stored before a rule changed) fails like a refusal.
+      if ((error as { reason?: string }).reason === 'VALIDATION_ERROR') {
+        return { ok: false, statusCode: null, error: `refused: ${message}` };
+      }
+      return { ok: false, statusCode: null, error: describeFailure(error, timeoutMs) };
+    }
+  }
+
+  function startSend(claim: ClaimedDelivery) {
+    inFlight++;
+    sendingByEndpoint.set(claim.endpointId, (sendingByEndpoint.get(claim.endpointId) ?? 0) + 1);
+    const task = (async () => {
+      const outcome = await attempt(claim);
+      try {
+        const recorded = await recordAttempt(db, claim, outcome, config.WEBHOOK_RETRY_SCHEDULE);
+        if (!recorded)
+          log.warn({ deliveryId: claim.deliveryId }, 'delivery lease lost before the outcome was recorded');
+      } catch (error) {
+        // The lease runs out and the delivery is sent again: at least once.
+        log.error({ err: error, deliveryId: claim.deliveryId }, 'recording a delivery attempt failed');
+      }
+      if (!outcome.ok) {
+        log.info(
+          {
+            deliveryId: claim.deliveryId,
+            webhookId: claim.endpointId,
+            statusCode: outcome.statusCode,
+            error: outcome.error,
+          },
+          'webhook delivery attempt failed',
+        );
+      }
+    })().finally(() => {
+      running.delete(task);
+      inFlight--;
+      const left = (sendingByEndpoint.get(claim.endpointId) ?? 1) - 1;
+      if (left === 0) sendingByEndpoint.delete(claim.endpointId);
+      else sendingByEndpoint.set(claim.endpointId, left);
+      const next = waitingByEndpoint.get(claim.endpointId)?.shift();
+      if (waitingByEndpoint.get(claim.endpointId)?.length === 0) waitingByEndpoint.delete(claim.endpointId);
+      if (next && loop.running) startSend(next);
+      else if (next) void releaseClaims(db, [next]).catch(() => {});
+      loop.wake();
+    });
+    running.add(task);
+  }
+
+  function dispatch(claim: ClaimedDelivery) {
+    if ((sendingByEndpoint.get(claim.endpointId) ?? 0) < perEndpoint) startSend(claim);
+    else waitingByEndpoint.set(claim.endpointId, [...(waitingByEndpoint.get(claim.endpointId) ?? []), claim]);
+  }
+
+  const loop = createPollLoop({
+    name: 'webhook-delivery',
+    intervalMs: config.WEBHOOK_POLL_MS,
+    runTimeoutMs: 10_000,
+    logger: log,
+    run: async () => {
+      let waiting = 0;
+      for (const list of waitingByEndpoint.values()) waiting += list.length;
+      const free = config.WEBHOOK_CONCURRENCY - inFlight - waiting;
+      if (free <= 0) return false;
+      const skipEndpoints = [...sendingByEndpoint.entries()].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+      const claims = await claimDueDeliveries(db, { limit: free, perEndpoint, leaseMs, skipEndpoints });
+      for (const claim of claims) dispatch(claim);
+      return claims.length === free;
+    },
+  });
+
+  return {
+    async start() {
+      unlisten = await database.listen(WEBHOOK_WAKE_CHANNEL, () => loop.wake());
+      loop.start();
+    },
+    wake: () => loop.wake(),
+    async stop() {
+      await loop.stop();
+      const waiting = [...waitingByEndpoint.values()].flat();
+      waitingByEndpoint.clear();
+      await Promise.allSettled([...running]);
+      await releaseClaims(db, waiting).catch(() => {});
+      await unlisten?.().catch(() => {});
+      await agent.close().catch(() => {});
+    },
+  };
+}

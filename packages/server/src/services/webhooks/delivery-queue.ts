@@ -1,0 +1,127 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { rowsOf } from './outbox.js';
+
+/** A delivery claimed by this process: everything one attempt needs. */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  /** The lease this claim holds (the claim's fencing token: completion only counts while it is ours). */
+  lease: string;
+  attempts: number;
+  endpointId: string;
+  url: string;
+  /** Signing secrets: the current one, and the previous one while it is still valid. */
+  secrets: string[];
+  messageId: string;
+  /** The request body `{ type, timestamp, data }`, the same on every attempt. */
+  body: string;
+}
+
+interface ClaimRow {
+  delivery_id: string;
+  lease: string;
+  attempts: number;
+  endpoint_id: string;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  message_id: string;
+  type: string;
+  created_at: string;
+  data: string;
+}
+
+const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
+
+/**
+ * Claims up to `limit` due deliveries for this process: FOR UPDATE SKIP LOCKED (concurrent
+ * claimers take different rows without waiting) and a lease (`claimed_until`) so a delivery is in
+ * flight in one process at a time; a process that dies mid-send leaves a lease that simply runs
+ * out, and the delivery is claimed again. At most `perEndpoint` rows of one endpoint per claim,
+ * and none of the endpoints in `skipEndpoints` (already at their limit here): one slow endpoint
+ * never fills the process's slots.
+ */
+export async function claimDueDeliveries(
+  db: Database,
+  options: { limit: number; perEndpoint: number; leaseMs: number; skipEndpoints: string[] },
+): Promise<ClaimedDelivery[]> {
+  if (options.limit <= 0) return [];
+  const skip = `{${options.skipEndpoints.join(',')}}`;
+  const result = await db.execute(sql`
+    with due as (
+      select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn
+      from webhook_deliveries d
+      join webhook_endpoints e on e.id = d.endpoint_id and e.deleted_at is null
+      where d.status = 'pending' and d.next_attempt_at <= now()
+        and (d.claimed_until is null or d.claimed_until <= now())
+        and d.endpoint_id <> all(${skip}::uuid[])
+    ), picked as (
+      select d.id from webhook_deliveries d join due on due.id = d.id
+      where due.rn <= ${options.perEndpoint}
+      order by d.next_attempt_at, d.id
+      limit ${options.limit}
+      for update of d skip locked
+    )
+    update webhook_deliveries d
+    set claimed_until = clock_timestamp() + ${options.leaseMs} * interval '1 millisecond'
+    from picked, webhook_messages m, webhook_endpoints e
+    where d.id = picked.id and m.id = d.message_id and e.id = d.endpoint_id
+      and d.status = 'pending' and (d.claimed_until is null or d.claimed_until <= now())
+    returning d.id as delivery_id, d.claimed_until::text as lease, d.attempts, d.endpoint_id, e.url,
+      e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
+      m.id as message_id, m.type, to_char(m.created_at at time zone 'UTC', ${ISO}) as created_at, m.data::text as data`);
+  return rowsOf<ClaimRow>(result).map((row) => ({
+    deliveryId: row.delivery_id,
+    lease: row.lease,
+    attempts: Number(row.attempts),
+    endpointId: row.endpoint_id,
+    url: row.url,
+    secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
+    messageId: row.message_id,
+    body: `{"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`,
+  }));
+}
+
+export interface AttemptOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/**
+ * Records an attempt of a claimed delivery: `succeeded`, or `pending` with the next attempt after
+ * `schedule[attempts - 1]`, or `failed` once the schedule is used up. Only while the lease is still
+ * this claim's (a claim whose lease ran out and was taken over records nothing). Returns whether
+ * it was recorded.
+ */
+export async function recordAttempt(
+  db: Database,
+  claim: Pick<ClaimedDelivery, 'deliveryId' | 'lease' | 'attempts'>,
+  outcome: AttemptOutcome,
+  schedule: number[],
+): Promise<boolean> {
+  const attempts = claim.attempts + 1;
+  const delayMs = outcome.ok ? null : (schedule[attempts - 1] ?? null);
+  const status = outcome.ok ? 'succeeded' : delayMs === null ? 'failed' : 'pending';
+  const result = await db.execute(sql`
+    update webhook_deliveries set
+      status = ${status},
+      attempts = attempts + 1,
+      last_status_code = ${outcome.statusCode},
+      last_error = ${outcome.error},
+      next_attempt_at = ${delayMs === null ? null : sql`now() + ${delayMs} * interval '1 millisecond'`},
+      claimed_until = null,
+      updated_at = now()
+    where id = ${claim.deliveryId}::uuid and claimed_until = ${claim.lease}::timestamptz
+    returning id`);
+  return rowsOf(result).length === 1;
+}
+
+/** Gives claims back unsent (on shutdown): due again at once for any process. */
+export async function releaseClaims(db: Database, claims: Array<Pick<ClaimedDelivery, 'deliveryId' | 'lease'>>) {
+  for (const claim of claims) {
+    await db.execute(sql`
+      update webhook_deliveries set claimed_until = null
+      where id = ${claim.deliveryId}::uuid and claimed_until = ${claim.lease}::timestamptz`);
+  }
+}

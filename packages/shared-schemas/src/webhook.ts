@@ -1,0 +1,183 @@
+import { z } from 'zod';
+import { Timestamp, Uuid } from './common.js';
+import { Pagination, paginationQuery } from './pagination.js';
+
+export const WEBHOOKS_DEFAULT_LIMIT = 10;
+export const WEBHOOK_URL_MAX = 2048;
+export const WEBHOOK_DESCRIPTION_MAX = 500;
+/** Standard Webhooks secret prefix: `whsec_` + base64 of the key bytes. */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/** The events a webhook endpoint can receive (docs/decisions.md, "Webhooks"). */
+export const WEBHOOK_EVENT_TYPES = [
+  'tag.verified',
+  'tag.activated',
+  'tag.disconnected',
+  'tag.reconnected',
+  'webhook.test',
+] as const;
+export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({
+  id: 'WebhookEventType',
+  description:
+    '`tag.verified`: a custom tag passed its DNS check; `tag.activated`: its first event arrived; ' +
+    '`tag.disconnected` / `tag.reconnected`: a health check found the record gone / back; `webhook.test`: sent on request.',
+  example: 'tag.verified',
+});
+export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+export const WebhookDeliveryStatus = z.enum(['pending', 'succeeded', 'failed']).meta({
+  id: 'WebhookDeliveryStatus',
+  description:
+    '`pending`: not yet delivered (the next attempt is at `nextAttemptAt`); `succeeded`: a 2xx answer within 10 s; ' +
+    '`failed`: every scheduled attempt failed (a manual retry makes one more).',
+  example: 'succeeded',
+});
+export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
+
+const WebhookId = Uuid.meta({
+  description: 'The webhook endpoint id.',
+  example: '5f0c6f1e-8a8c-4d4a-9a53-1f2b3c4d5e6f',
+});
+const DeliveryId = Uuid.meta({ description: 'The delivery id.', example: '9b2d7c1a-4e5f-4a6b-8c7d-0e1f2a3b4c5d' });
+const Secret = z.string().meta({
+  description:
+    'The signing secret, `whsec_` + base64 key (Standard Webhooks). Shown only here: store it to verify signatures.',
+  example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+});
+
+export const CreateWebhookInput = z
+  .object({
+    url: z
+      .string({ message: 'is required and must be a string' })
+      .trim()
+      .min(1, { message: 'must not be empty' })
+      .max(WEBHOOK_URL_MAX, { message: `must be at most ${WEBHOOK_URL_MAX} characters` })
+      .meta({
+        description:
+          'Where events are POSTed: an `https` URL on a public address (no loopback, private, link-local or metadata addresses).',
+        example: 'https://hooks.example.com/partner-tags',
+      }),
+    events: z
+      .array(WebhookEventType)
+      .min(1, { message: 'must name at least one event type (omit it for every type)' })
+      .max(WEBHOOK_EVENT_TYPES.length)
+      .optional()
+      .meta({
+        description: 'Event types to receive; omitted: every type, including ones added later.',
+        example: ['tag.verified', 'tag.activated'],
+      }),
+    description: z
+      .string({ message: 'must be a string' })
+      .trim()
+      .max(WEBHOOK_DESCRIPTION_MAX, { message: `must be at most ${WEBHOOK_DESCRIPTION_MAX} characters` })
+      .optional()
+      .meta({ description: 'A note for your own records.', example: 'Production notifications' }),
+  })
+  .meta({ id: 'CreateWebhookInput' });
+export type CreateWebhookInput = z.input<typeof CreateWebhookInput>;
+
+/** A webhook endpoint as listed (never with its secret). */
+export const WebhookEndpoint = z
+  .object({
+    webhookId: WebhookId,
+    url: z.string().meta({ example: 'https://hooks.example.com/partner-tags' }),
+    events: z
+      .array(WebhookEventType)
+      .nullable()
+      .meta({ description: 'Event types it receives; null: every type.', example: ['tag.verified'] }),
+    description: z.string().nullable().meta({ example: 'Production notifications' }),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
+
+export const CreateWebhookResponse = WebhookEndpoint.extend({ secret: Secret }).meta({ id: 'CreateWebhookResponse' });
+export type CreateWebhookResponse = z.infer<typeof CreateWebhookResponse>;
+
+export const ListWebhooksQuery = z.object(paginationQuery(WEBHOOKS_DEFAULT_LIMIT)).meta({ id: 'ListWebhooksQuery' });
+export type ListWebhooksQuery = z.input<typeof ListWebhooksQuery>;
+
+export const ListWebhooksResponse = z
+  .object({ webhooks: z.array(WebhookEndpoint), pagination: Pagination })
+  .meta({ id: 'ListWebhooksResponse' });
+export type ListWebhooksResponse = z.infer<typeof ListWebhooksResponse>;
+
+export const WebhookIdInput = z.object({ webhookId: WebhookId }).meta({ id: 'WebhookIdInput' });
+export type WebhookIdInput = z.input<typeof WebhookIdInput>;
+
+export const DeleteWebhookResponse = z.void().meta({ id: 'DeleteWebhookResponse' });
+
+export const RotateWebhookSecretResponse = z
+  .object({
+    secret: Secret,
+    previousSecretExpiresAt: Timestamp.meta({
+      description: 'Until then every message carries two signatures: one with the new secret, one with the old.',
+    }),
+  })
+  .meta({ id: 'RotateWebhookSecretResponse' });
+export type RotateWebhookSecretResponse = z.infer<typeof RotateWebhookSecretResponse>;
+
+/** One message to one endpoint, with its delivery state. */
+export const WebhookDelivery = z
+  .object({
+    deliveryId: DeliveryId,
+    messageId: Uuid.meta({
+      description: 'The message id: the `webhook-id` header, the same on every attempt (deduplicate on it).',
+      example: '2c4e6a8b-0d1f-4a3b-8c5d-7e9f1a2b3c4d',
+    }),
+    eventType: WebhookEventType,
+    status: WebhookDeliveryStatus,
+    attempts: z.number().int().min(0).meta({ description: 'Attempts made so far.', example: 1 }),
+    lastStatusCode: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'HTTP status of the last attempt; null before one or when none came back.', example: 200 }),
+    lastError: z
+      .string()
+      .nullable()
+      .meta({ description: 'Why the last attempt failed; null otherwise.', example: null }),
+    nextAttemptAt: Timestamp.nullable().meta({
+      description: 'When it is tried next; null once it succeeded or failed.',
+    }),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'WebhookDelivery' });
+export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
+
+export const TestWebhookResponse = WebhookDelivery.meta({ id: 'TestWebhookResponse' });
+export type TestWebhookResponse = z.infer<typeof TestWebhookResponse>;
+
+export const ListWebhookDeliveriesQuery = z
+  .object({
+    webhookId: WebhookId,
+    ...paginationQuery(WEBHOOKS_DEFAULT_LIMIT),
+  })
+  .meta({ id: 'ListWebhookDeliveriesQuery' });
+export type ListWebhookDeliveriesQuery = z.input<typeof ListWebhookDeliveriesQuery>;
+
+export const ListWebhookDeliveriesResponse = z
+  .object({ deliveries: z.array(WebhookDelivery), pagination: Pagination })
+  .meta({ id: 'ListWebhookDeliveriesResponse' });
+export type ListWebhookDeliveriesResponse = z.infer<typeof ListWebhookDeliveriesResponse>;
+
+export const RetryWebhookDeliveryInput = z
+  .object({ webhookId: WebhookId, deliveryId: DeliveryId })
+  .meta({ id: 'RetryWebhookDeliveryInput' });
+export type RetryWebhookDeliveryInput = z.input<typeof RetryWebhookDeliveryInput>;
+
+/** The body of every webhook request: `{ type, timestamp, data }`. */
+const event = <T extends WebhookEventType, D extends z.ZodType>(type: T, data: D) =>
+  z.object({ type: z.literal(type), timestamp: Timestamp, data });
+
+/** The tag as `GET /v1/partners/tag/{tagId}` returns it (typed loosely until that schema lands here). */
+export const WebhookTagData = z.object({ tagId: Uuid }).catchall(z.unknown());
+
+export const WebhookEvent = z.discriminatedUnion('type', [
+  event('tag.verified', WebhookTagData),
+  event('tag.activated', WebhookTagData),
+  event('tag.disconnected', WebhookTagData),
+  event('tag.reconnected', WebhookTagData),
+  event('webhook.test', z.object({ webhookId: Uuid, message: z.string() })),
+]);
+export type WebhookEvent = z.infer<typeof WebhookEvent>;
