@@ -4,6 +4,7 @@ import { readEnv } from './internal/env.js';
 import { Events } from './resources/events.js';
 import { Merchants } from './resources/merchants.js';
 import { Tags } from './resources/tags.js';
+import { Webhooks } from './resources/webhooks.js';
 
 export interface ClientOptions {
   /** API key (`mp_live_...`). Defaults to `process.env.PARTNER_API_KEY` where `process` exists. */
@@ -51,6 +52,8 @@ export class PartnerClient {
   readonly tags: Tags;
   /** `/v1/partners/events`, `/v1/partners/events/stream`, `/v1/collect` */
   readonly events: Events;
+  /** `/v1/partners/webhooks/*`, and `unwrap` to verify what they send */
+  readonly webhooks: Webhooks;
   readonly #options: ClientOptions;
   readonly #apiKey: string;
 
@@ -83,6 +86,7 @@ export class PartnerClient {
     this.merchants = new Merchants(transport);
     this.tags = new Tags(transport);
     this.events = new Events(transport);
+    this.webhooks = new Webhooks(transport);
   }
 
   /** The API key in use (a getter, so that logging the client does not print it). */

@@ -56,4 +56,24 @@ export {
   type TagVerifyParams,
   type TagVerifyResponse,
 } from './resources/tags.js';
+export {
+  type UnwrapOptions,
+  unwrapWebhook,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type WebhookCreateParams,
+  type WebhookCreateResponse,
+  WebhookDeliveries,
+  type WebhookDelivery,
+  type WebhookDeliveryListParams,
+  type WebhookDeliveryStatus,
+  type WebhookEndpoint,
+  type WebhookEvent,
+  type WebhookEventType,
+  type WebhookHeaders,
+  type WebhookListParams,
+  type WebhookRotateSecretResponse,
+  Webhooks,
+  type WebhookTag,
+  WebhookVerificationError,
+} from './resources/webhooks.js';
 export { VERSION } from './version.js';

@@ -24,7 +24,7 @@ interface TestingModule {
 const TESTING_MODULE = '@partner/server/testing';
 
 /** Starts the real server (PGlite in memory, or TEST_DATABASE_URL) with its loopback DNS server. */
-export async function startRealServer(): Promise<TestServer> {
+export async function startRealServer(env?: Record<string, string>): Promise<TestServer> {
   const testing = (await import(/* @vite-ignore */ TESTING_MODULE)) as TestingModule;
-  return testing.startTestServer();
+  return testing.startTestServer(env ? { env } : {});
 }

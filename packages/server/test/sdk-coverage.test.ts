@@ -19,10 +19,19 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'events-list': 'events.list',
   'events-stream': 'events.stream',
   'collect-ingest': 'events.send',
+  'webhooks-create': 'webhooks.create',
+  'webhooks-list': 'webhooks.list',
+  'webhooks-delete': 'webhooks.delete',
+  'webhooks-rotate-secret': 'webhooks.rotateSecret',
+  'webhooks-test': 'webhooks.test',
+  'webhooks-deliveries-list': 'webhooks.deliveries.list',
+  'webhooks-deliveries-retry': 'webhooks.deliveries.retry',
 };
 
 /** SDK methods that are not API operations (helpers that run locally), with why. */
-const NOT_OPERATIONS: Record<string, string> = {};
+const NOT_OPERATIONS: Record<string, string> = {
+  'webhooks.unwrap': 'verifies a received webhook locally (Web Crypto); no request',
+};
 
 function operationIds(): string[] {
   const doc = buildOpenApiDocument() as unknown as Json;

@@ -35,7 +35,7 @@ export interface TransportConfig {
 }
 
 interface APIRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   query?: URLSearchParams | undefined;
   body?: unknown;
@@ -92,6 +92,11 @@ export class Transport {
 
   async post<T>(path: string, body: unknown, options?: RequestOptions): Promise<T> {
     return this.request<T>({ method: 'POST', path, body, options });
+  }
+
+  /** A DELETE (idempotent: retried like a GET). Resolves with nothing on 204. */
+  async delete<T = void>(path: string, options?: RequestOptions): Promise<T> {
+    return this.request<T>({ method: 'DELETE', path, options });
   }
 
   /**

@@ -90,6 +90,8 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Tags: 'Tracking tags for merchant domains: generation, DNS verification of custom domains, the install snippet.',
   Events: "A merchant's tracking events: one page at a time, or streamed live as Server-Sent Events.",
   Collection: 'The public collection endpoint: events sent for a live tag, with no partner token.',
+  Webhooks:
+    'Signed event notifications (Standard Webhooks): endpoints, secret rotation, test events and the delivery log with retries.',
 };
 
 const SHARED_HEADERS: Record<string, Record<string, unknown>> = {

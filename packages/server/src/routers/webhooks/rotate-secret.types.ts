@@ -5,6 +5,7 @@ export const rotateWebhookSecretMeta: Meta = {
   openapi: {
     method: 'POST',
     path: '/v1/partners/webhooks/{webhookId}/rotate-secret',
+    operationId: 'webhooks-rotate-secret',
     tags: ['Webhooks'],
     summary: 'Rotate the signing secret',
     description:

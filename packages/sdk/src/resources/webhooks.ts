@@ -1,0 +1,327 @@
+import { PartnerError } from '../core/errors.js';
+import { type PagePromise, paginate } from '../core/pagination.js';
+import type { RequestOptions, Transport } from '../core/request.js';
+import { buildQuery } from '../internal/query.js';
+import type { DnsRecord, TagStatus } from './tags.js';
+
+/** Event types a webhook endpoint can receive. */
+export type WebhookEventType =
+  | 'tag.verified'
+  | 'tag.activated'
+  | 'tag.disconnected'
+  | 'tag.reconnected'
+  | 'webhook.test';
+
+/** A webhook endpoint as listed (never with its secret). */
+export interface WebhookEndpoint {
+  webhookId: string;
+  url: string;
+  /** Event types it receives; `null`: every type. */
+  events: WebhookEventType[] | null;
+  description: string | null;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+}
+
+export interface WebhookCreateParams {
+  /** An `https` URL on a public address. */
+  url: string;
+  /** Event types to receive (default: every type, including ones added later). */
+  events?: WebhookEventType[];
+  description?: string;
+}
+
+export interface WebhookCreateResponse extends WebhookEndpoint {
+  /** The signing secret (`whsec_...`): shown only here; keep it to verify deliveries with `unwrap`. */
+  secret: string;
+}
+
+export interface WebhookListParams {
+  /** Page to start from (1-based, default 1). Iteration continues from it. */
+  page?: number;
+  /** Items per page, 1..100 (server default 10). */
+  limit?: number;
+}
+
+export interface WebhookRotateSecretResponse {
+  /** The new secret. The old one keeps signing alongside it until `previousSecretExpiresAt`. */
+  secret: string;
+  previousSecretExpiresAt: string;
+}
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** One message to one endpoint, with its delivery state. */
+export interface WebhookDelivery {
+  deliveryId: string;
+  /** The `webhook-id` header: the same on every attempt. */
+  messageId: string;
+  eventType: WebhookEventType;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface WebhookDeliveryListParams extends WebhookListParams {}
+
+/** The tag as `GET /v1/partners/tag/{tagId}` returns it: the `data` of every `tag.*` event. */
+export interface WebhookTag {
+  tagId: string;
+  merchantId?: string;
+  hostname?: string;
+  domain?: string;
+  status?: TagStatus;
+  isConnected?: boolean;
+  isVerified?: boolean;
+  record?: DnsRecord;
+  createdAt?: string;
+  verifiedAt?: string | null;
+  firstEventAt?: string | null;
+  lastEventAt?: string | null;
+  [field: string]: unknown;
+}
+
+interface EventOf<T extends WebhookEventType, D> {
+  type: T;
+  /** When the event happened (ISO 8601, UTC). */
+  timestamp: string;
+  data: D;
+}
+
+/** Every webhook body, by `type`. */
+export type WebhookEvent =
+  | EventOf<'tag.verified', WebhookTag>
+  | EventOf<'tag.activated', WebhookTag>
+  | EventOf<'tag.disconnected', WebhookTag>
+  | EventOf<'tag.reconnected', WebhookTag>
+  | EventOf<'webhook.test', { webhookId: string; message: string }>;
+
+/** `unwrap` could not verify a webhook: missing headers, stale timestamp, or no valid signature. */
+export class WebhookVerificationError extends PartnerError {
+  override name = 'WebhookVerificationError';
+}
+
+/** Headers as a `Headers` object, a plain record (node:http's `req.headers`) or a `Map`-like getter. */
+export type WebhookHeaders =
+  | Headers
+  | Record<string, string | string[] | undefined>
+  | { get(name: string): string | null | undefined };
+
+/** Signatures older or newer than this (seconds) are refused: a captured request cannot be replayed later. */
+export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
+
+export interface UnwrapOptions {
+  /** Override the clock (ms since the epoch), for tests. */
+  now?: number;
+  /** Tolerance in seconds (default 300). */
+  toleranceSeconds?: number;
+}
+
+function header(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    return (headers as { get(name: string): string | null | undefined }).get(name) ?? undefined;
+  }
+  const record = headers as Record<string, string | string[] | undefined>;
+  const value = record[name] ?? Object.entries(record).find(([key]) => key.toLowerCase() === name)?.[1];
+  return Array.isArray(value) ? value.join(' ') : value;
+}
+
+function base64ToBytes(value: string): Uint8Array<ArrayBuffer> {
+  const binary = atob(value);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+function bytesToBase64(bytes: Uint8Array): string {
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** Compares two strings in time that depends only on their lengths. */
+function timingSafeEqual(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+const encoder = new TextEncoder();
+
+async function sign(secret: string, content: string): Promise<string> {
+  const raw = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  let keyBytes: Uint8Array<ArrayBuffer>;
+  try {
+    keyBytes = base64ToBytes(raw);
+  } catch {
+    throw new WebhookVerificationError('The webhook secret is not a valid `whsec_...` secret.');
+  }
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) throw new WebhookVerificationError('Web Crypto (crypto.subtle) is not available in this runtime.');
+  const key = await subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return bytesToBase64(new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(content))));
+}
+
+/**
+ * Verifies a Standard Webhooks request and returns its typed event: `webhook-signature` must hold
+ * a `v1,` HMAC-SHA256 of `id.timestamp.body` made with `secret` (one of several is enough: during a
+ * secret rotation two are sent), and `webhook-timestamp` must be within 5 minutes of now. Web
+ * Crypto only (Node 20+, browsers, edge runtimes); signatures compared in constant time. Pass the
+ * raw body exactly as received (parsing and re-serialising JSON breaks the signature).
+ */
+export async function unwrapWebhook(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: UnwrapOptions = {},
+): Promise<WebhookEvent> {
+  const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signatures = header(headers, 'webhook-signature');
+  if (!id || !timestamp || !signatures) {
+    throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header.');
+  }
+  const seconds = Number(timestamp);
+  if (!/^\d+$/.test(timestamp) || !Number.isSafeInteger(seconds)) {
+    throw new WebhookVerificationError('Invalid webhook-timestamp header.');
+  }
+  const now = Math.floor((options.now ?? Date.now()) / 1000);
+  const tolerance = options.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS;
+  if (seconds < now - tolerance) throw new WebhookVerificationError('Webhook timestamp too old.');
+  if (seconds > now + tolerance) throw new WebhookVerificationError('Webhook timestamp too new.');
+
+  const expected = await sign(secret, `${id}.${timestamp}.${body}`);
+  let valid = false;
+  for (const entry of signatures.split(' ')) {
+    const [version, signature] = entry.split(',', 2);
+    // Check every entry (no early exit): the time taken does not tell which one matched.
+    if (version === 'v1' && signature !== undefined && timingSafeEqual(signature, expected)) valid = true;
+  }
+  if (!valid) throw new WebhookVerificationError('No matching webhook signature found.');
+  try {
+    return JSON.parse(body) as WebhookEvent;
+  } catch (error) {
+    throw new WebhookVerificationError('The webhook body is not JSON.', { cause: error });
+  }
+}
+
+/** The server's default page size for webhooks and deliveries. */
+const DEFAULT_LIMIT = 10;
+
+const endpointPath = (webhookId: string) => `/v1/partners/webhooks/${encodeURIComponent(webhookId)}`;
+
+/** `client.webhooks.deliveries`: `/v1/partners/webhooks/{webhookId}/deliveries`. */
+export class WebhookDeliveries {
+  readonly #transport: Transport;
+
+  /** @internal */
+  constructor(transport: Transport) {
+    this.#transport = transport;
+  }
+
+  /** `GET /v1/partners/webhooks/{webhookId}/deliveries`: the endpoint's deliveries, newest first, iterable. */
+  list(
+    webhookId: string,
+    params: WebhookDeliveryListParams = {},
+    options?: RequestOptions,
+  ): PagePromise<WebhookDelivery> {
+    const start = params.page ?? 1;
+    return paginate<WebhookDelivery>(
+      {
+        itemsKey: 'deliveries',
+        limit: params.limit ?? DEFAULT_LIMIT,
+        idOf: (delivery) => delivery.deliveryId,
+        fetch: (page) =>
+          this.#transport.get(
+            `${endpointPath(webhookId)}/deliveries`,
+            buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
+            options,
+          ),
+      },
+      start,
+    );
+  }
+
+  /** `POST /v1/partners/webhooks/{webhookId}/deliveries/{deliveryId}/retry`: sends it again soon (202). */
+  retry(webhookId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.#transport.post(
+      `${endpointPath(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
+      {},
+      options,
+    );
+  }
+}
+
+/** `client.webhooks`: `/v1/partners/webhooks`. */
+export class Webhooks {
+  readonly #transport: Transport;
+  /** The delivery log of an endpoint, and manual retries. */
+  readonly deliveries: WebhookDeliveries;
+
+  /** @internal */
+  constructor(transport: Transport) {
+    this.#transport = transport;
+    this.deliveries = new WebhookDeliveries(transport);
+  }
+
+  /** `POST /v1/partners/webhooks`: registers an endpoint (201); the answer holds its secret. */
+  create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookCreateResponse> {
+    return this.#transport.post(
+      '/v1/partners/webhooks',
+      { url: params.url, events: params.events, description: params.description },
+      options,
+    );
+  }
+
+  /** `GET /v1/partners/webhooks`: a page of the partner's endpoints, iterable over all of them. */
+  list(params: WebhookListParams = {}, options?: RequestOptions): PagePromise<WebhookEndpoint> {
+    const start = params.page ?? 1;
+    return paginate<WebhookEndpoint>(
+      {
+        itemsKey: 'webhooks',
+        limit: params.limit ?? DEFAULT_LIMIT,
+        idOf: (endpoint) => endpoint.webhookId,
+        fetch: (page) =>
+          this.#transport.get(
+            '/v1/partners/webhooks',
+            buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
+            options,
+          ),
+      },
+      start,
+    );
+  }
+
+  /** `DELETE /v1/partners/webhooks/{webhookId}` (204): nothing more is sent to it. */
+  async delete(webhookId: string, options?: RequestOptions): Promise<void> {
+    await this.#transport.delete(endpointPath(webhookId), options);
+  }
+
+  /** `POST /v1/partners/webhooks/{webhookId}/rotate-secret`: a new secret; the old one signs too for 24 h. */
+  rotateSecret(webhookId: string, options?: RequestOptions): Promise<WebhookRotateSecretResponse> {
+    return this.#transport.post(`${endpointPath(webhookId)}/rotate-secret`, {}, options);
+  }
+
+  /** `POST /v1/partners/webhooks/{webhookId}/test`: queues a `webhook.test` event (202) and answers its delivery. */
+  test(webhookId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+    return this.#transport.post(`${endpointPath(webhookId)}/test`, {}, options);
+  }
+
+  /**
+   * Verifies a webhook request with the endpoint's secret and returns the typed event; throws a
+   * {@link WebhookVerificationError} otherwise. See {@link unwrapWebhook}.
+   */
+  unwrap(
+    rawBody: string | Uint8Array,
+    headers: WebhookHeaders,
+    secret: string,
+    options?: UnwrapOptions,
+  ): Promise<WebhookEvent> {
+    return unwrapWebhook(rawBody, headers, secret, options);
+  }
+}
