@@ -227,7 +227,9 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   }
   // The tag monitor (jobs/tag-monitor.ts): background DNS re-checks and health checks; TAG_MONITOR=off skips it.
   const tagMonitor =
-    env.TAG_MONITOR === 'on' ? createTagMonitor({ db: database.db, dns, config: tagState, logger }) : undefined;
+    env.TAG_MONITOR === 'on'
+      ? createTagMonitor({ db: database.db, dns, config: tagState, logger, metrics })
+      : undefined;
   tagMonitor?.start();
 
   let closing: Promise<void> | undefined;

@@ -87,6 +87,10 @@ describe('tag monitor: unverified tags are re-checked on the schedule', () => {
     // The data is the tag as GET returns it (same keys, same record).
     expect(Object.keys(messages[0]?.data).sort()).toEqual(Object.keys(verified).sort());
     expect(messages[0]?.data.record).toEqual(verified.record);
+    // The monitor counts its checks by outcome.
+    const { body } = await server.app.deps.metrics.render();
+    expect(body).toMatch(/partner_tags_tag_monitor_checks_total\{outcome="ok"\} [1-9]/);
+    expect(body).toMatch(/partner_tags_tag_monitor_checks_total\{outcome="RECORD_NOT_FOUND"\} [1-9]/);
   });
 
   it('a resolver outage changes nothing: the tag stays as it was and is retried', async () => {

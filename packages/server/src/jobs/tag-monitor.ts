@@ -1,6 +1,7 @@
 import type { Database } from '../db/client.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { claimDueChecks, runClaimedCheck } from '../services/tag/tag-monitor.js';
 import type { TagStateConfig } from '../services/tag/tag-state.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
@@ -14,6 +15,7 @@ export interface TagMonitorOptions {
   dns: DnsResolver;
   config: TagStateConfig;
   logger: Logger;
+  metrics: Metrics;
 }
 
 /**
@@ -32,6 +34,11 @@ export function createTagMonitor(options: TagMonitorOptions): PollLoop {
   const runTimeoutMs = Math.max(10_000, 2 * options.dns.timeoutMs * Math.ceil(CLAIM_BATCH / CONCURRENCY) + 5_000);
   const leaseMs = runTimeoutMs + 30_000;
   const log = options.logger.child({ job: 'tag-monitor' });
+  const checks = options.metrics.counter({
+    name: 'partner_tags_tag_monitor_checks_total',
+    help: 'Background DNS checks of tags by outcome (ok, a failure reason, overtaken by a verify call, error)',
+    labelNames: ['outcome'] as const,
+  });
   return createPollLoop({
     name: 'tag-monitor',
     intervalMs,
@@ -44,8 +51,9 @@ export function createTagMonitor(options: TagMonitorOptions): PollLoop {
         while (next < claims.length && !signal.aborted) {
           const claim = claims[next++]!;
           try {
-            await runClaimedCheck(options.db, options.dns, options.config, claim);
+            checks.inc({ outcome: await runClaimedCheck(options.db, options.dns, options.config, claim) });
           } catch (error) {
+            checks.inc({ outcome: 'error' });
             // The claim expires and the check is taken again after leaseMs.
             log.error({ err: error, tagId: claim.tagId }, 'tag check failed');
           }

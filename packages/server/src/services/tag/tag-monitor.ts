@@ -37,13 +37,18 @@ export async function claimDueChecks(db: Database, limit: number, leaseMs: numbe
   return rowsOf<ClaimedCheck>(result);
 }
 
-/** Runs one claimed check and applies it (services/tag/tag-state.ts); false when the claim was overtaken. */
+/**
+ * Runs one claimed check and applies it (services/tag/tag-state.ts). Returns its outcome: `ok`,
+ * the failure reason, or `overtaken` when a verify call changed the tag meanwhile (result dropped).
+ */
 export async function runClaimedCheck(
   db: Database,
   dns: DnsResolver,
   config: TagStateConfig,
   claim: ClaimedCheck,
-): Promise<boolean> {
+): Promise<string> {
   const check = await checkTagRecord(dns, claim, config.tagTargetHost);
-  return applyCheck(db, config, claim.tagId, check, { kind: 'monitor', lease: claim.lease });
+  const applied = await applyCheck(db, config, claim.tagId, check, { kind: 'monitor', lease: claim.lease });
+  if (!applied) return 'overtaken';
+  return check.ok ? 'ok' : (check.reason ?? 'failed');
 }
