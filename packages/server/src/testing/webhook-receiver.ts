@@ -46,7 +46,7 @@ export async function startWebhookReceiver(): Promise<TestWebhookReceiver> {
       res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
     });
   });
-  server.keepAliveTimeout = 1000;
+  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return Object.assign(receiver, {
