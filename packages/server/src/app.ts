@@ -3,11 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
+import { StoreLockedError } from './db/lock.js';
 import { createDnsResolver, type DnsResolver } from './dns/resolver.js';
 import type { Env } from './env.js';
+import { AppError, toAppError } from './errors.js';
 import { answerClientError } from './http/client-error.js';
+import { handleMetrics, METRICS_PATH } from './http/metrics.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { MAX_HEADER_BYTES } from './http/request-path.js';
+import { sendError } from './http/respond.js';
 import { createRequestListener } from './http/server.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
@@ -22,11 +26,21 @@ import { TagLiveness } from './services/events/tag-liveness.js';
 import { IdempotencyStore } from './services/idempotency/store.js';
 import { watchApiKeys } from './services/partner/key-cache.js';
 import { tagStateConfigFromEnv } from './services/tag/tag-state.js';
+import {
+  databaseStartupError,
+  embeddedStartupError,
+  errorCode,
+  listenError,
+  maskUrl,
+  StartupError,
+} from './startup-error.js';
 
 export interface RunningApp {
   server: http.Server;
   /** The COLLECTOR_PORT listener, when set. */
   collectorServer?: http.Server | undefined;
+  /** The METRICS_PORT listener, when set. */
+  metricsServer?: http.Server | undefined;
   url: string;
   deps: AppDeps;
   database: DatabaseHandle;
@@ -47,16 +61,32 @@ export interface StartOptions {
   metrics?: Metrics;
 }
 
-export function openDatabaseFromEnv(env: Env, owner = 'the server'): Promise<DatabaseHandle> {
-  return env.DATABASE_URL
-    ? openDatabase({
-        kind: 'postgres',
-        url: env.DATABASE_URL,
-        maxConnections: env.DB_POOL_MAX,
-        statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
-        migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
-      })
-    : openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR, lockOwner: owner });
+/**
+ * Opens the database of the env. A failure is a StartupError naming the setting to fix (the URL's
+ * password masked, the error code; for the embedded store the data dir and who holds its lock).
+ */
+export async function openDatabaseFromEnv(env: Env, owner = 'the server'): Promise<DatabaseHandle> {
+  const url = env.DATABASE_URL;
+  if (url) {
+    return openDatabase({
+      kind: 'postgres',
+      url,
+      maxConnections: env.DB_POOL_MAX,
+      statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
+      migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
+    }).catch((error: unknown) => {
+      throw databaseStartupError(error, url);
+    });
+  }
+  return openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR, lockOwner: owner }).catch((error: unknown) => {
+    if (error instanceof StoreLockedError && error.holder.pid !== undefined) {
+      throw new StartupError(
+        `The embedded database in DATA_DIR=${env.DATA_DIR} is locked by ${error.holder.owner ?? 'another process'} (pid ${error.holder.pid}): stop it, or set DATA_DIR or DATABASE_URL`,
+        { cause: error },
+      );
+    }
+    throw embeddedStartupError(error, env.DATA_DIR);
+  });
 }
 
 /**
@@ -95,6 +125,21 @@ function createListener(env: Env): http.Server {
   return server;
 }
 
+/**
+ * Listens on `port`; a port in use or not allowed fails with a StartupError naming the setting
+ * (`PORT 3000 is in use: stop the other process or set PORT`).
+ */
+function listen(server: http.Server, port: number, host: string, setting: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host, setting));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
 export async function startApp(env: Env, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? createLogger(env);
   const metrics = options.metrics ?? createMetrics();
@@ -126,6 +171,12 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     bufferLimit: env.STREAM_BUFFER_LIMIT,
     logger,
   });
+  if (database.poolStats) {
+    const pool = database.poolStats.bind(database);
+    metrics.gaugeOf('partner_tags_db_pool_in_use', 'PostgreSQL pool connections running a query', () => pool().busy);
+    metrics.gaugeOf('partner_tags_db_pool_idle', 'PostgreSQL pool connections open and idle', () => pool().idle);
+    metrics.gaugeOf('partner_tags_db_pool_waiting', 'Queries waiting for a free pool connection', () => pool().waiting);
+  }
   metrics.gaugeOf('partner_tags_ingest_queue_depth', 'Events accepted and not yet stored', () => eventQueue.pending);
   metrics.gaugeOf(
     'partner_tags_event_streams_open',
@@ -133,10 +184,11 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     () => streams.size,
   );
   // Log mode: the collectors publish to the durable log; writers (ROLE writer or all) drain it.
-  const eventLog = env.EVENT_LOG_URL
+  const logUrl = env.EVENT_LOG_URL;
+  const eventLog = logUrl
     ? await EventLog.open(
         {
-          url: env.EVENT_LOG_URL,
+          url: logUrl,
           prefix: env.EVENT_LOG_PREFIX,
           maxBytes: env.EVENT_LOG_MAX_BYTES,
           maxAgeSeconds: env.EVENT_LOG_MAX_AGE_SECONDS,
@@ -147,7 +199,12 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
           maxAckPending: env.EVENT_LOG_MAX_ACK_PENDING,
         },
         logger,
-      )
+      ).catch((error: unknown) => {
+        throw new StartupError(
+          `Cannot reach NATS at EVENT_LOG_URL=${maskUrl(logUrl)} (${errorCode(error)}): start NATS JetStream there or fix EVENT_LOG_URL`,
+          { cause: error },
+        );
+      })
     : undefined;
   const writers =
     eventLog && env.ROLE !== 'api'
@@ -202,13 +259,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const stopWatchingKeys = await watchApiKeys(database, logger);
 
   const server = createListener(env);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(env.PORT, env.HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  await listen(server, env.PORT, env.HOST, 'PORT');
   const address = server.address() as AddressInfo;
   const host = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
@@ -219,10 +270,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     // The same slow-client protection as the main port (headers and request deadlines, JSON 408).
     const collector = createListener(env);
     collector.on('request', createRequestListener(deps, database, url, { collectorOnly: true }));
-    await new Promise<void>((resolve, reject) => {
-      collector.once('error', reject);
-      collector.listen(env.COLLECTOR_PORT, env.HOST, () => resolve());
-    });
+    await listen(collector, env.COLLECTOR_PORT, env.HOST, 'COLLECTOR_PORT');
     collectorServer = collector;
   }
   // The tag monitor (jobs/tag-monitor.ts): background DNS re-checks and health checks; TAG_MONITOR=off skips it.
@@ -231,6 +279,22 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       ? createTagMonitor({ db: database.db, dns, config: tagState, logger, metrics })
       : undefined;
   tagMonitor?.start();
+
+  // METRICS_PORT: GET /metrics without a token, nothing else (keep this port private).
+  let metricsServer: http.Server | undefined;
+  if (env.METRICS_PORT !== undefined) {
+    const listener = createListener(env);
+    listener.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      const pathname = (req.url ?? '/').split('?')[0];
+      const answer = pathname === METRICS_PATH ? handleMetrics(deps, req, res, { open: true }) : Promise.resolve(false);
+      void answer.then(
+        (answered) => answered || sendError(res, new AppError('NOT_FOUND', 'Not found')),
+        (error: unknown) => sendError(res, toAppError(error)),
+      );
+    });
+    await listen(listener, env.METRICS_PORT, env.HOST, 'METRICS_PORT');
+    metricsServer = listener;
+  }
 
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000) => {
@@ -242,7 +306,11 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       // Open event streams end first (clients resume elsewhere with their last id); otherwise
       // server.close() would wait for them until the grace period.
       await streams.close();
-      await Promise.all([drainServer(server, graceMs), collectorServer && drainServer(collectorServer, graceMs)]);
+      await Promise.all([
+        drainServer(server, graceMs),
+        collectorServer && drainServer(collectorServer, graceMs),
+        metricsServer && drainServer(metricsServer, graceMs),
+      ]);
       // Every event answered 202 is stored: write what the ingestion queue holds before the database closes.
       await eventQueue.close();
       // Writers finish the batch they are writing; what they hold unwritten goes back to the log.
@@ -257,5 +325,5 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     })();
     return closing;
   };
-  return { server, collectorServer, url, deps, database, writers, webhookWorker, close };
+  return { server, collectorServer, metricsServer, url, deps, database, writers, webhookWorker, close };
 }

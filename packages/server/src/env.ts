@@ -104,6 +104,13 @@ export const EnvSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(100).max(86_400_000).default(300_000),
   ),
+  /** A port serving only GET /metrics (Prometheus), without a token: keep it private. Unset: none. */
+  METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  /** Serves GET /metrics on the main port to `Authorization: Bearer <token>`. Unset: not on the main port. */
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
+  ),
   /** Event stream: events a connection may hold unsent before it is cut off as too slow. */
   STREAM_BUFFER_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
   /** Event stream: interval of the keep-alive `: ping` comments (ms). */

@@ -3,6 +3,7 @@ import { StoreLockedError } from './db/lock.js';
 import { EnvError, parseEnv } from './env.js';
 import { createLogger } from './logger.js';
 import { onboardDemoPartnerIfEmpty } from './services/partner/demo-partner.js';
+import { StartupError } from './startup-error.js';
 
 async function main(): Promise<void> {
   const env = parseEnv();
@@ -32,13 +33,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', stop);
 }
 
+// A start that fails says so in one line naming the setting to fix (startup-error.ts), exit code 1;
+// the stack only with LOG_LEVEL=debug (or trace).
 main().catch((error: unknown) => {
-  if (error instanceof EnvError || error instanceof StoreLockedError) {
-    process.stderr.write(`${error.message}\n`);
-  } else {
-    process.stderr.write(
-      `Failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-  }
+  const debug = process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace';
+  const known = error instanceof EnvError || error instanceof StoreLockedError || error instanceof StartupError;
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`${known ? message : `Failed to start: ${message}`}\n`);
+  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   process.exit(1);
 });

@@ -2,6 +2,13 @@ import fs from 'node:fs';
 
 export class StoreLockedError extends Error {
   override name = 'StoreLockedError';
+  constructor(
+    message: string,
+    /** Who holds the lock (when known). */
+    readonly holder: { pid?: number | undefined; owner?: string | undefined } = {},
+  ) {
+    super(message);
+  }
 }
 
 function isAlive(pid: number): boolean {
@@ -42,6 +49,7 @@ export function acquireLock(file: string, owner: string): () => void {
         throw new StoreLockedError(
           `The embedded database is in use by ${holder.owner ?? 'another process'} (pid ${holder.pid}). ` +
             'Stop it first, or point DATABASE_URL at a PostgreSQL server that both can share.',
+          { pid: holder.pid, owner: holder.owner },
         );
       }
       fs.rmSync(file, { force: true });

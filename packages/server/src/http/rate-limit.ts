@@ -5,6 +5,7 @@ import type { Env } from '../env.js';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { hashApiKey } from '../services/partner/key-hash.js';
+import { errorCode, maskUrl, StartupError } from '../startup-error.js';
 
 export interface RateLimits {
   /**
@@ -47,11 +48,21 @@ export async function createRateLimits(env: Env, logger: Logger): Promise<RateLi
       connectTimeout: 2000,
       lazyConnect: true,
     });
-    redis.on('error', (error: Error) => logger.warn({ err: error }, 'rate-limit store (Redis) error'));
+    let lastError: unknown;
+    redis.on('error', (error: Error) => {
+      lastError = error;
+      logger.warn({ err: error }, 'rate-limit store (Redis) error');
+    });
     try {
       await redis.connect();
     } catch (error) {
-      logger.warn({ err: error }, 'Redis not reachable at start: rate limits fall back to memory until it is');
+      // A configured Redis that does not answer at start is a configuration error (an outage
+      // later is not: the in-memory limiter takes over while it lasts).
+      redis.disconnect();
+      throw new StartupError(
+        `Cannot reach Redis at REDIS_URL=${maskUrl(env.REDIS_URL)} (${errorCode(lastError ?? error)}): start Redis there or fix REDIS_URL`,
+        { cause: error },
+      );
     }
   }
 

@@ -6,6 +6,7 @@ import { sendUnrouted } from './allowed-methods.js';
 import { createCollector } from './collector/handler.js';
 import { DOCS_PATH, handleDocs } from './docs.js';
 import { EVENT_STREAM_PATH, handleEventStream } from './event-stream.js';
+import { createRouteTemplates, handleMetrics, METRICS_PATH, observeRequest } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { requestIdOf } from './request-id.js';
 import { parseRequestPath, type RequestPath } from './request-path.js';
@@ -65,6 +66,7 @@ export function createRequestListener(
   const collector = createCollector(deps);
   const rest = createRestHandler(deps);
   const trpc = createTrpcHandler(deps);
+  const routeTemplate = createRouteTemplates();
   let openApiJson: string | undefined;
 
   return async (incoming: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -75,7 +77,16 @@ export function createRequestListener(
     const started = performance.now();
     // The path is worked out once, here, before anything else (over 8 KB: 414 at once).
     let path: RequestPath | undefined;
+    let collectorRequest = options.collectorOnly === true;
     res.on('finish', () => {
+      observeRequest(
+        deps,
+        req,
+        res,
+        path ? routeTemplate(path.route, collectorRequest) : 'unmatched',
+        collectorRequest,
+        (performance.now() - started) / 1000,
+      );
       deps.logger.info(
         {
           requestId: req.requestId,
@@ -94,6 +105,7 @@ export function createRequestListener(
       const { pathname, route } = path;
       // A request for a tag's collector host (its CNAME) is the first-party collector's (http/collector/).
       const collectorHost = await collector.match(req);
+      if (collectorHost !== null) collectorRequest = true;
       if (collectorHost !== null || options.collectorOnly) {
         if (collectorHost !== null) await collector.handle(req, res, collectorHost, pathname);
         else notFound(res);
@@ -105,6 +117,9 @@ export function createRequestListener(
       } else if (pathname === '/readyz' && (method === 'GET' || method === 'HEAD')) {
         const { status, body } = await readiness(deps, database);
         sendJson(res, status, body);
+      } else if (pathname === METRICS_PATH) {
+        // Only with METRICS_TOKEN (else 404); METRICS_PORT serves it without (app.ts).
+        if (!(await handleMetrics(deps, req, res, { open: false }))) notFound(res);
       } else if (pathname === '/openapi.json' && method === 'GET') {
         openApiJson ??= JSON.stringify(buildOpenApiDocument(baseUrl));
         res.setHeader('content-type', 'application/json; charset=utf-8');

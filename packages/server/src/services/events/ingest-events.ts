@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CollectResponse, parseIsoInstant } from '@partner/shared-schemas';
 import { AppError, toAppError } from '../../errors.js';
+import type { Metrics } from '../../metrics.js';
 import type { EventLog } from './event-log.js';
 import type { EventQueue } from './queue.js';
 import type { EventInsertRow } from './store-events.js';
@@ -17,6 +18,8 @@ export interface IncomingEvent {
 export interface IngestDeps {
   eventQueue: EventQueue;
   tagLiveness: TagLiveness;
+  /** Counts accepted and rejected events (metrics.ts); optional for callers outside the app. */
+  metrics?: Pick<Metrics, 'ingest'> | undefined;
   /** Set in log mode (EVENT_LOG_URL): events are published to the log instead of written here. */
   eventLog?: EventLog | undefined;
 }
@@ -38,8 +41,11 @@ export async function ingestEvents(
   defaults: { muid?: string } = {},
 ): Promise<CollectResponse> {
   try {
-    return await ingest(deps, input, defaults);
+    const answer = await ingest(deps, input, defaults);
+    deps.metrics?.ingest.events.inc({ outcome: 'accepted' }, input.events.length);
+    return answer;
   } catch (error) {
+    deps.metrics?.ingest.events.inc({ outcome: 'rejected' }, input.events.length);
     throw toAppError(error, { retrySafe: true });
   }
 }

@@ -1,0 +1,91 @@
+/**
+ * A failure to start that an operator fixes by configuration: its message is one line that names
+ * the setting and the fix (`PORT 3000 is in use: stop the other process or set PORT`). main.ts
+ * prints it alone on stderr and exits 1 (the stack only with LOG_LEVEL=debug).
+ */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** A connection URL with its password masked: `postgres://app:****@db:5432/tags`. */
+export function maskUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '****';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, '//$1:****@');
+  }
+}
+
+/** The first `code` in an error's cause chain (ECONNREFUSED, 3D000, CONNECT_TIMEOUT...). */
+export function errorCode(error: unknown): string {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 8; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== '') return code;
+    if (typeof code === 'number') return String(code);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return 'unknown error';
+}
+
+/** Listening on a port failed: in use, not allowed, or an address this machine does not have. */
+export function listenError(error: NodeJS.ErrnoException, port: number, host: string, setting: string): Error {
+  switch (error.code) {
+    case 'EADDRINUSE':
+      return new StartupError(`${setting} ${port} is in use: stop the other process or set ${setting}`, {
+        cause: error,
+      });
+    case 'EACCES':
+      return new StartupError(
+        `${setting} ${port} is not allowed for this user (EACCES): use a port above 1023 or set ${setting}`,
+        { cause: error },
+      );
+    case 'EADDRNOTAVAIL':
+      return new StartupError(
+        `HOST ${host} is not an address of this machine (EADDRNOTAVAIL): set HOST (0.0.0.0 for every interface)`,
+        { cause: error },
+      );
+    default:
+      return new StartupError(`Cannot listen on ${setting} ${port} (${errorCode(error)}): set ${setting}`, {
+        cause: error,
+      });
+  }
+}
+
+/** PostgreSQL could not be opened at start: unreachable, missing, refusing the login. */
+export function databaseStartupError(error: unknown, url: string): StartupError {
+  const code = errorCode(error);
+  const where = `DATABASE_URL=${maskUrl(url)}`;
+  let database = '';
+  try {
+    database = decodeURIComponent(new URL(url).pathname.slice(1));
+  } catch {}
+  switch (code) {
+    case '3D000':
+      return new StartupError(
+        `The database "${database}" does not exist at ${where} (3D000): create it (createdb ${database}) or fix DATABASE_URL`,
+        { cause: error },
+      );
+    case '28P01':
+    case '28000':
+      return new StartupError(
+        `PostgreSQL refused the login at ${where} (${code}): fix the user or password in DATABASE_URL`,
+        { cause: error },
+      );
+    default:
+      return new StartupError(
+        `Cannot reach the database at ${where} (${code}): start PostgreSQL there or fix DATABASE_URL`,
+        { cause: error },
+      );
+  }
+}
+
+/** The embedded store could not be opened in DATA_DIR. */
+export function embeddedStartupError(error: unknown, dataDir: string): StartupError {
+  return new StartupError(
+    `Cannot open the embedded database in DATA_DIR=${dataDir} (${errorCode(error)}): make the directory writable, or set DATA_DIR or DATABASE_URL`,
+    { cause: error },
+  );
+}
