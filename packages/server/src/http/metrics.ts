@@ -3,8 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppDeps } from '../context.js';
 import { AppError } from '../errors.js';
 import type { RateLimitScope } from '../metrics.js';
-import { appRouter } from '../routers/_app.js';
 import { buildOpenApiDocument } from './openapi.js';
+import { allProcedureMeta } from './procedure-meta.js';
 import { sendError } from './respond.js';
 import { TRPC_PREFIX } from './trpc.js';
 
@@ -37,7 +37,7 @@ export function createRouteTemplates(): (route: string, collector: boolean) => s
       .join('[^/]+');
     patterns.push({ template, pattern: new RegExp(`^${source}$`) });
   }
-  const procedures = new Set(Object.keys(appRouter._def.procedures));
+  const procedures = new Set(allProcedureMeta().map(({ path }) => path));
   const fixed = new Set(['/healthz', '/readyz', '/openapi.json', METRICS_PATH]);
   return (route, collector) => {
     if (collector) {

@@ -38,7 +38,8 @@ describe('GET /metrics (Prometheus text, parsed by a third-party parser)', () =>
   });
 
   it('METRICS_PORT serves the same registry without a token, and nothing else', async () => {
-    const port = (server.app.metricsServer?.address() as AddressInfo).port;
+    expect(server.app.metricsServer).toBeDefined();
+    const port = (server.app.metricsServer!.address() as AddressInfo).port;
     const res = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(res.status).toBe(200);
     const scraped = parseMetrics(await res.text());
@@ -69,7 +70,8 @@ describe('GET /metrics (Prometheus text, parsed by a third-party parser)', () =>
     expect((await collect(tag.tagId, [{ event_name: 'PageView' }])).status).toBe(429);
 
     const after = await scrape();
-    const moved = (name: string, labels?: Record<string, string>) => after.value(name, labels) - before.value(name, labels);
+    const moved = (name: string, labels?: Record<string, string>) =>
+      after.value(name, labels) - before.value(name, labels);
     expect(moved('partner_tags_http_requests_total', route)).toBe(3);
     expect(moved('partner_tags_http_request_duration_seconds', route)).toBe(3);
     expect(moved('partner_tags_http_requests_total', snippet)).toBe(2);

@@ -36,7 +36,7 @@ function startAndFail(env: Record<string, string>): Promise<{ code: number | nul
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`the server did not exit: ${stdout}${stderr}`));
-    }, 30_000);
+    }, 80_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr, stdout });
@@ -54,7 +54,9 @@ async function closedPort(): Promise<number> {
 }
 
 // Each case is its own server process: they run side by side.
-describe.concurrent('start-up errors: one line naming the fix, exit code 1, no stack', async () => {
+describe.concurrent('start-up errors: one line naming the fix, exit code 1, no stack', {
+  timeout: 90_000,
+}, async () => {
   const pg = await postgresAnswers();
   let scratch: ScratchDatabase | undefined;
   let busy: net.Server;
