@@ -1,7 +1,7 @@
 // Log mode through outages, against the real NATS and the real PostgreSQL, each behind a loopback
 // TCP proxy of our own that the test cuts (the services themselves are never stopped).
 // 1. NATS away: collectors answer 503 with Retry-After within 2 s, then recover by themselves.
-// 2. PostgreSQL away for 30 s under steady collector load: 0 non-2xx answers, and after recovery
+// 2. PostgreSQL away for 30 s (15 s silent, 15 s refusing) under steady collector load: 0 non-2xx answers, and after recovery
 //    every acknowledged event is stored exactly once.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
@@ -152,22 +152,30 @@ describe.skipIf(!available)('log mode: PostgreSQL away for 30 s under steady col
     const acknowledged: { merchantId: string; id: string }[] = [];
     const statuses = new Map<number, number>();
     let stop = false;
+    let slowest = 0;
     const senders = Array.from({ length: 8 }, async (_, sender) => {
       for (let i = 0; !stop; i++) {
         const tag = tags[(sender + i) % tags.length]!;
         const events = Array.from({ length: 5 }, (_, k) => ({ id: `s${sender}-${i}-${k}`, event_name: 'PageView' }));
         const r = await collect(server.url, tag.tagId, events);
+        slowest = Math.max(slowest, r.ms);
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         if (r.status === 202) for (const e of events) acknowledged.push({ merchantId: tag.merchantId, id: e.id });
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     });
     await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // 15 s of a silent database (connections stay open, nothing answers: every query waits for
+    // its deadline), then 15 s of a refusing one (connections reset, new ones refused).
+    await proxy.setMode('blackhole');
+    const cutAt = acknowledged.length;
+    slowest = 0;
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
     await proxy.setMode('refuse');
     proxy.cutAll();
-    const cutAt = acknowledged.length;
-    await new Promise((resolve) => setTimeout(resolve, 30_000));
+    await new Promise((resolve) => setTimeout(resolve, 15_000));
     const duringCut = acknowledged.length - cutAt;
+    const slowestDuringCut = slowest;
     await proxy.setMode('forward');
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     stop = true;
@@ -190,6 +198,7 @@ describe.skipIf(!available)('log mode: PostgreSQL away for 30 s under steady col
       requests: statuses.get(202),
       acknowledgedEvents: acknowledged.length,
       acknowledgedDuringCut: duringCut,
+      slowestAnswerDuringCutMs: Math.round(slowestDuringCut),
       drainAfterRecoveryMs: Math.round(performance.now() - drainStarted),
     };
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { TtlCache } from '../../cache/ttl-cache.js';
 import type { Database } from '../../db/client.js';
 import { type TagRow, tags } from '../../db/schema/index.js';
-import { AppError, isConnectionError } from '../../errors.js';
+import { AppError } from '../../errors.js';
 import { TagActivity, type TagEventOutbox } from '../tag/tag-activity.js';
 
 /** How long a live tag is trusted without reading it again. Tags that are not live are never cached. */
@@ -29,6 +29,8 @@ export class TagLiveness {
    * from here while the database does not answer (the collector needs no database to say 202).
    */
   private readonly knownLive = new TtlCache<string, LiveTag>(200_000);
+  /** Background re-reads of known tags under way. */
+  private readonly refreshing = new Set<string>();
   /** The tag lifecycle's writes, at most once per tag per LAST_EVENT_RESOLUTION_MS. */
   private readonly activity: TagActivity;
 
@@ -42,23 +44,40 @@ export class TagLiveness {
 
   /**
    * The tag by id when it is live; cached briefly (only live tags: a verify takes effect at once).
-   * `knownWhenUnreachable`: while the database is unreachable, a tag this process saw live is
-   * served from memory instead of failing.
+   * `knownWhenUnreachable` (log mode): a tag this process saw live in the last day is served from
+   * memory at once and re-read in the background (a tag that stopped being live is forgotten by
+   * that re-read), so the collector needs no database round trip, and none while it is away.
    */
   async liveTag(tagId: string, options: { knownWhenUnreachable?: boolean } = {}): Promise<LiveTag> {
     const cached = this.live.get(tagId);
     if (cached) return cached;
-    let tag: LiveTag | undefined;
-    try {
-      [tag] = await this.db
-        .select({ id: tags.id, merchantId: tags.merchantId, status: tags.status })
-        .from(tags)
-        .where(eq(tags.id, tagId))
-        .limit(1);
-    } catch (error) {
-      const known = options.knownWhenUnreachable && isConnectionError(error) ? this.knownLive.get(tagId) : undefined;
-      if (known) return known;
-      throw error;
+    if (options.knownWhenUnreachable) {
+      // Log mode: a tag known live is answered at once and re-read in the background, so the
+      // collector never waits for the database (down, or silent until its deadline).
+      const known = this.knownLive.get(tagId);
+      if (known) {
+        if (!this.refreshing.has(tagId)) {
+          this.refreshing.add(tagId);
+          void this.read(tagId)
+            .catch(() => {})
+            .finally(() => this.refreshing.delete(tagId));
+        }
+        return known;
+      }
+    }
+    return this.read(tagId);
+  }
+
+  /** Reads the tag; caches it when live, forgets it otherwise. */
+  private async read(tagId: string): Promise<LiveTag> {
+    const [tag] = await this.db
+      .select({ id: tags.id, merchantId: tags.merchantId, status: tags.status })
+      .from(tags)
+      .where(eq(tags.id, tagId))
+      .limit(1);
+    if (!tag || !isLive(tag)) {
+      this.knownLive.delete(tagId);
+      this.live.delete(tagId);
     }
     if (!tag) throw new AppError('TAG_NOT_FOUND', `No tag ${tagId}`);
     if (!isLive(tag)) {

@@ -38,6 +38,8 @@ export class CollectorDirectory {
   /** Hosts and tags found before, kept a day: answered from here while the database does not answer. */
   private readonly knownHosts = new TtlCache<string, true>(100_000);
   private readonly knownTags = new TtlCache<string, CollectorTag>(200_000);
+  /** Background re-reads under way (one per key). */
+  private readonly refreshing = new Set<string>();
 
   constructor(private readonly db: Database) {}
 
@@ -45,6 +47,11 @@ export class CollectorDirectory {
   async isCollectorHost(host: string): Promise<boolean> {
     const cached = this.hosts.get(host);
     if (cached !== undefined) return cached;
+    // Known: answered at once, re-read in the background (no database wait on the hot path).
+    if (this.knownHosts.get(host)) {
+      this.refresh(`h:${host}`, () => this.lookUpHost(host));
+      return true;
+    }
     try {
       return await this.lookUpHost(host);
     } catch (error) {
@@ -77,6 +84,7 @@ export class CollectorDirectory {
     }
     this.hosts.set(host, found, found ? HOST_TTL_MS : MISS_TTL_MS);
     if (found) this.knownHosts.set(host, true, KNOWN_TTL_MS);
+    else this.knownHosts.delete(host);
     return found;
   }
 
@@ -84,6 +92,11 @@ export class CollectorDirectory {
   async tag(tagId: string): Promise<CollectorTag | null> {
     const cached = this.tagCache.get(tagId);
     if (cached !== undefined) return cached;
+    const stale = this.knownTags.get(tagId);
+    if (stale) {
+      this.refresh(`t:${tagId}`, () => this.lookUpTag(tagId));
+      return stale;
+    }
     try {
       return await this.lookUpTag(tagId);
     } catch (error) {
@@ -114,6 +127,16 @@ export class CollectorDirectory {
     }
     this.tagCache.set(tagId, result, result ? HOST_TTL_MS : MISS_TTL_MS);
     if (result) this.knownTags.set(tagId, result, KNOWN_TTL_MS);
+    else this.knownTags.delete(tagId);
     return result;
+  }
+
+  private refresh(key: string, read: () => Promise<unknown>): void {
+    if (this.refreshing.has(key)) return;
+    this.refreshing.add(key);
+    // A failure keeps the known answer (the database may be away); the next miss tries again.
+    void read()
+      .catch(() => {})
+      .finally(() => this.refreshing.delete(key));
   }
 }
