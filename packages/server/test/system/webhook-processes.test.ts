@@ -79,7 +79,7 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
 
   it('two processes deliver each message exactly once', async () => {
     const [a, b] = [await start(), await start()];
-    const endpoints = [];
+    const endpoints: string[] = [];
     for (let i = 0; i < 3; i++)
       endpoints.push((await api(a, 'POST', '/v1/partners/webhooks', { url: receiver.url })).webhookId as string);
     // Queue messages through both processes; both workers are woken by every commit.
