@@ -2,19 +2,38 @@
 // and the database of the run (PGlite, or PostgreSQL with TEST_DATABASE_URL), on a test schedule:
 // re-checks 1s, 2s, 4s (then 4s until the window ends), health checks every 2 s.
 import { and, asc, eq, sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookMessages } from '../src/db/schema/index.js';
-import { startTestServer, type TestServer } from '../src/testing/index.js';
+import {
+  startTestServer,
+  startWebhookReceiver,
+  type TestServer,
+  type TestWebhookReceiver,
+} from '../src/testing/index.js';
 import { api, type Json } from './helpers/api.js';
 import { collectOk, type GeneratedTag, generateTag, publishCname } from './helpers/fixtures.js';
 
 let server: TestServer;
+let receiver: TestWebhookReceiver;
 beforeAll(async () => {
   server = await startTestServer({
-    env: { TAG_RECHECK_SCHEDULE: '1s,2s,4s', TAG_HEALTH_INTERVAL: '2s', TAG_RECHECK_WINDOW: '1h' },
+    env: {
+      TAG_RECHECK_SCHEDULE: '1s,2s,4s',
+      TAG_HEALTH_INTERVAL: '2s',
+      TAG_RECHECK_WINDOW: '1h',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_POLL_MS: '50',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    },
   });
+  receiver = await startWebhookReceiver();
 });
-afterAll(() => server?.close());
+afterAll(async () => {
+  await server?.close();
+  await receiver?.close();
+});
 
 const getTag = async (tagId: string): Promise<Json> => {
   const res = await api(server, server.partner.apiKey).get(`/v1/partners/tag/${tagId}`);
@@ -178,5 +197,50 @@ describe('tag.activated', () => {
     const messages = await messagesOf(tag.tagId);
     expect(messages.map((m) => m.type)).toEqual(['tag.verified', 'tag.activated']);
     expect(messages[1]?.data).toMatchObject({ status: 'active', firstEventAt: live.firstEventAt });
+  });
+});
+
+describe('tag webhooks are delivered, signed', () => {
+  it('a receiver gets tag.verified, tag.activated, tag.disconnected, tag.reconnected for a tag, in order', async () => {
+    const partner = await server.createPartner('Webhook partner');
+    const client = api(server, partner.apiKey);
+    const created = await client.post('/v1/partners/webhooks', { url: receiver.url });
+    expect(created.status).toBe(201);
+    const secret = created.body.secret as string;
+
+    const tag = await generateTag(server, { key: partner.apiKey });
+    publishCname(server, tag);
+    const read = async () => (await client.get(`/v1/partners/tag/${tag.tagId}`)).body as Json;
+    const until = async (done: (t: Json) => boolean) => {
+      const end = Date.now() + 20_000;
+      for (let t = await read(); ; t = await read()) {
+        if (done(t)) return t;
+        if (Date.now() > end) throw new Error(`tag never reached the state: ${JSON.stringify(t)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    await until((t) => t.isVerified);
+    await collectOk(server, tag.tagId, [{ event_name: 'PageView' }]);
+    server.dns.clear(recordHost(tag));
+    await until((t) => !t.isConnected);
+    publishCname(server, tag);
+    await until((t) => t.isConnected);
+
+    const ofTag = () =>
+      receiver.received.filter((r) => (JSON.parse(r.body) as { data: { tagId: string } }).data.tagId === tag.tagId);
+    const end = Date.now() + 15_000;
+    while (ofTag().length < 4 && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 50));
+    const deliveries = ofTag();
+    const verifier = new Webhook(secret);
+    const events = deliveries.map((d) => verifier.verify(d.body, d.headers as Record<string, string>) as Json);
+    expect(events.map((e) => e.type)).toEqual(['tag.verified', 'tag.activated', 'tag.disconnected', 'tag.reconnected']);
+    expect(events[0].data).toMatchObject({ tagId: tag.tagId, isVerified: true, status: 'waiting_for_events' });
+    expect(events[1].data).toMatchObject({ status: 'active', firstEventAt: expect.any(String) });
+    expect(events[2].data).toMatchObject({
+      isConnected: false,
+      isVerified: true,
+      lastCheck: { reason: 'RECORD_NOT_FOUND' },
+    });
+    expect(events[3].data).toMatchObject({ isConnected: true, lastCheck: { ok: true } });
   });
 });
