@@ -164,7 +164,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     tagLiveness,
     logger,
   );
-  const limits = await createRateLimits(env, logger);
+  const limits = await createRateLimits(env, logger, database.db);
   const streams = new StreamHub({
     db: database.db,
     listen: database.listen,

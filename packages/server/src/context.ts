@@ -1,7 +1,7 @@
 import type { Database } from './db/client.js';
 import type { DnsResolver } from './dns/resolver.js';
 import type { Env } from './env.js';
-import type { RateLimits } from './http/rate-limit.js';
+import type { RateLimitClient, RateLimits } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { EventLog } from './services/events/event-log.js';
@@ -42,6 +42,13 @@ export interface Context extends AppDeps {
   requestId: string;
   /** The raw Authorization header, authenticated by the partner middleware. */
   authorization: string | string[] | undefined;
-  /** Set when the transport already authenticated the request (REST does, before reading the body). */
+  /**
+   * Set when the transport already authenticated the request and charged the key's budget (REST
+   * does, before reading the body); otherwise the partner middleware does both, per call.
+   */
   partner: AuthenticatedPartner | null;
+  /** The caller, for the rate-limit policy (http/rate-limit.ts); absent for in-process callers. */
+  client?: RateLimitClient;
+  /** True when the transport already charged the collector budget for this call (REST `/v1/collect`). */
+  collectorCharged?: boolean;
 }

@@ -115,10 +115,12 @@ export const EnvSchema = z.object({
   STREAM_BUFFER_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
   /** Event stream: interval of the keep-alive `: ping` comments (ms). */
   STREAM_PING_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(300_000).default(15_000)),
-  /** Requests per window per API key on /v1/partners/* and /trpc (0: no limit). */
+  /** Calls per window per API key on /v1/partners/* and /trpc, each call of a tRPC batch counted (0: no limit). */
   RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(600)),
-  /** Requests per window per client IP on the public collectors (0: no limit). */
+  /** Calls per window per client IP on the public collectors, every way in (`/v1/collect`, `collect.ingest`, `/e`) (0: no limit). */
   COLLECT_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(6000)),
+  /** Failed authentications per window per client IP before its requests are answered 429 (0: no limit). */
+  AUTH_FAILURE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(60)),
   /** Length of the rate-limit window; the two budgets above are per window (60 s: per minute). Tests shorten it. */
   RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(60)),
   /** Shares rate-limit budgets across instances; unset: in memory, per process. */

@@ -3,7 +3,7 @@ import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
 import { AppError, type ErrorReason, errorResponse, toAppError } from './errors.js';
 import { exceedsJsonDepth, TOO_DEEP_MESSAGE } from './http/body.js';
-import { authenticate } from './services/partner/authenticate.js';
+import type { RateLimitClient } from './http/rate-limit.js';
 
 export interface Meta extends OpenApiMeta {
   /** HTTP status of a successful REST answer (default 200). */
@@ -54,10 +54,28 @@ const inputDepthGuard = t.middleware(async ({ getRawInput, next }) => {
 
 export const publicProcedure = t.procedure.use(inputDepthGuard);
 
-/** Every partner procedure: authenticated before its input is parsed. */
+/** In-process callers (createCaller) share one budget; HTTP transports pass the real client. */
+const IN_PROCESS: RateLimitClient = { ip: 'in-process', setHeader: () => {} };
+
+/**
+ * The public collector procedure: one point of the client address's collector budget per call,
+ * whatever the transport (REST `/v1/collect` charges before reading the body and says so;
+ * each call of a /trpc batch is charged here), before the input is parsed.
+ */
+export const collectorProcedure = t.procedure
+  .use(async ({ ctx, next }) => {
+    if (!ctx.collectorCharged) await ctx.limits.limitCollector(ctx.client ?? IN_PROCESS);
+    return next();
+  })
+  .use(inputDepthGuard);
+
+/**
+ * Every partner procedure: authenticated (failed attempts throttled per address), then one point
+ * of the key's budget, per call, before its input is parsed (http/rate-limit.ts).
+ */
 export const partnerProcedure = t.procedure
   .use(async ({ ctx, next }) => {
-    const partner = ctx.partner ?? (await authenticate(ctx.db, ctx.authorization));
+    const partner = ctx.partner ?? (await ctx.limits.authenticate(ctx.authorization, ctx.client ?? IN_PROCESS));
     return next({ ctx: { ...ctx, partner } });
   })
   .use(inputDepthGuard);

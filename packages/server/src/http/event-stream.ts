@@ -4,8 +4,8 @@ import type { AppDeps } from '../context.js';
 import { AppError, errorResponse, toAppError } from '../errors.js';
 import { openEventStream } from '../services/events/open-stream.js';
 import type { EventSubscription, StreamedEvent } from '../services/events/subscription.js';
-import { authenticate } from '../services/partner/authenticate.js';
 import { sendUnrouted } from './allowed-methods.js';
+import { clientOf } from './rate-limit.js';
 import { sendError } from './respond.js';
 
 /** `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription. */
@@ -55,9 +55,8 @@ export async function handleEventStream(
   }
   let subscription: EventSubscription;
   try {
-    const partner = await authenticate(deps.db, req.headers.authorization);
-    // Opening a stream counts as one request of the key's budget (as every /v1/partners call).
-    await deps.limits.limitApiKey(req.headers.authorization, res);
+    // Opening a stream is one call of the key's budget, as every /v1/partners call (http/rate-limit.ts).
+    const partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
     const query = Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams);
     const header = req.headers['last-event-id'];
     // The query as it came: openEventStream validates it (StreamEventsQuery) like the tRPC input.

@@ -3,11 +3,12 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { AppDeps, Context } from '../context.js';
 import { type AppError, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
-import { type AuthenticatedPartner, authenticate } from '../services/partner/authenticate.js';
+import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { readJsonBody } from './body.js';
 import { rejectReservedQueryKeys } from './guards.js';
 import { applyIdempotency } from './idempotency.js';
 import { procedureMeta } from './procedure-meta.js';
+import { clientOf } from './rate-limit.js';
 import type { RequestPath } from './request-path.js';
 import { restErrorBody, sendError, sendJson } from './respond.js';
 
@@ -15,6 +16,7 @@ interface RestRequest extends IncomingMessage {
   body?: unknown;
   requestId: string;
   partner?: AuthenticatedPartner;
+  collectorCharged?: boolean;
 }
 
 const PARTNER_PREFIX = '/v1/partners';
@@ -41,13 +43,15 @@ export function createRestHandler(deps: AppDeps) {
 
   const openApiHandler = createOpenApiNodeHttpHandler({
     router: appRouter,
-    createContext: ({ req }): Context => {
+    createContext: ({ req, res }): Context => {
       const restReq = req as RestRequest;
       return {
         ...deps,
         requestId: restReq.requestId,
         authorization: req.headers.authorization,
         partner: restReq.partner ?? null,
+        client: clientOf(req, res as ServerResponse),
+        collectorCharged: restReq.collectorCharged === true,
       };
     },
     responseMeta: ({ errors, paths }) => {
@@ -69,10 +73,11 @@ export function createRestHandler(deps: AppDeps) {
     try {
       const method = req.method ?? 'GET';
       if (path.route.startsWith(PARTNER_PREFIX)) {
-        restReq.partner = await authenticate(deps.db, req.headers.authorization);
-        await deps.limits.limitApiKey(req.headers.authorization, res);
+        // The rate-limit policy of every transport (http/rate-limit.ts), applied before the body is read.
+        restReq.partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
       } else if (method === 'POST' && path.route === COLLECT_ROUTE) {
-        await deps.limits.limitCollector(req, res);
+        await deps.limits.limitCollector(clientOf(req, res));
+        restReq.collectorCharged = true;
       }
       rejectReservedQueryKeys(req.url);
       if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {

@@ -72,6 +72,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     // rate-limit tests pass their own.
     RATE_LIMIT_PER_MINUTE: '1000000',
     COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   });

@@ -85,6 +85,7 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '100000000',
         COLLECT_RATE_LIMIT_PER_MINUTE: '100000000',
+        AUTH_FAILURE_LIMIT_PER_MINUTE: '100000000',
         TAG_TARGET_HOST: 'tags.partner-tags.example',
       },
       30_000,

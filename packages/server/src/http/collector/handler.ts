@@ -9,6 +9,7 @@ import { ingestEvents } from '../../services/events/ingest-events.js';
 import { CollectorDirectory, hostOfHeader } from '../../services/tag/collector-directory.js';
 import { rootDomainOf } from '../../services/tag/domains.js';
 import { readJsonBody } from '../body.js';
+import { clientOf } from '../rate-limit.js';
 import { sendError, sendJson } from '../respond.js';
 import { pickEncoding, tagScript } from './script.js';
 
@@ -98,7 +99,7 @@ export function createCollector(deps: AppDeps): Collector {
   };
 
   const collect = async (req: IncomingMessage, res: ServerResponse, host: string, cors: Record<string, string>) => {
-    await deps.limits.limitCollector(req, res); // per client address, as POST /v1/collect (http/rate-limit.ts)
+    await deps.limits.limitCollector(clientOf(req, res)); // the collector policy of every way in (http/rate-limit.ts)
     const input = CollectInput.parse(await readJsonBody(req));
     const tag = await directory.tag(input.tagId.toLowerCase());
     if (!tag || tag.collectorHost !== host) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId} on ${host}`);

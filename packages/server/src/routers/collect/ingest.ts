@@ -1,8 +1,8 @@
 import { ingestEvents } from '../../services/events/ingest-events.js';
-import { publicProcedure } from '../../trpc.js';
+import { collectorProcedure } from '../../trpc.js';
 import { ingestMeta, ZIngestRequest, ZIngestResponse } from './ingest.types.js';
 
-export const ingestRoute = publicProcedure
+export const ingestRoute = collectorProcedure
   .meta(ingestMeta)
   .input(ZIngestRequest)
   .output(ZIngestResponse)
