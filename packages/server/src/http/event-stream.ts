@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../context.js';
-import { AppError, errorResponse, toAppError } from '../errors.js';
+import { errorResponse, toAppError } from '../errors.js';
 import { openEventStream } from '../services/events/open-stream.js';
 import type { EventSubscription, StreamedEvent } from '../services/events/subscription.js';
 import { sendUnrouted } from './allowed-methods.js';
