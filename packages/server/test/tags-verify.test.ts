@@ -299,7 +299,7 @@ describe('POST /v1/partners/tag/verify: input and ownership', () => {
 });
 
 describe('POST /v1/partners/tag/verify: preverified tags', () => {
-  it('answers { verified: true } without DNS and the tag stays active', async () => {
+  it('answers { verified: true } without DNS; the tag stays active and reads isVerified: true', async () => {
     const partner = await server.createPartner();
     const tag = await preverifiedTag(server, partner);
     const queriesBefore = server.dns.queries.length;
@@ -307,7 +307,7 @@ describe('POST /v1/partners/tag/verify: preverified tags', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ verified: true });
     expect(server.dns.queries.length).toBe(queriesBefore);
-    expect(await listedTag(server, tag, partner.apiKey)).toMatchObject({ status: 'active' });
+    expect(await listedTag(server, tag, partner.apiKey)).toMatchObject({ status: 'active', isVerified: true });
   });
 
   it("answers 400 for a subdomain outside the partner's domain", async () => {

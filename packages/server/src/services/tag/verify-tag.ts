@@ -28,6 +28,10 @@ export async function verifyTag(
     if (!isUnderDomain(input.subdomain, partner.domain)) {
       throw new AppError('VALIDATION_ERROR', `subdomain: ${input.subdomain} is not under ${partner.domain}`);
     }
+    // The answer says verified, so the tag says so too (isConnected stays: no DNS was checked).
+    if (!tag.isVerified) {
+      await db.update(tags).set({ isVerified: true, verifiedAt: sql`now()` }).where(eq(tags.id, tag.id));
+    }
     return { verified: true };
   }
 
