@@ -2,7 +2,7 @@ import { openDatabaseFromEnv, startApp } from './app.js';
 import { StoreLockedError } from './db/lock.js';
 import { EnvError, parseEnv } from './env.js';
 import { createLogger } from './logger.js';
-import { onboardDemoPartnerIfEmpty } from './services/partner/demo-partner.js';
+import { onboardDemoPartnerIfEmpty, restartBanner } from './services/partner/demo-partner.js';
 import { StartupError } from './startup-error.js';
 
 async function main(): Promise<void> {
@@ -14,10 +14,12 @@ async function main(): Promise<void> {
   const app = await startApp(env, { logger, database });
   logger.info({ url: app.url, database: database.driver }, 'Partner Tags API listening');
   if (demo) process.stdout.write(demo.banner(app.url));
-  else
+  else {
+    const embedded = database.driver === 'pglite';
     process.stdout.write(
-      `\nPartner Tags API on ${app.url} (${database.driver === 'pglite' ? `embedded database in ${env.DATA_DIR}` : 'PostgreSQL'})\n\n`,
+      restartBanner(app.url, embedded ? `embedded database in ${env.DATA_DIR}` : 'PostgreSQL', embedded),
     );
+  }
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
