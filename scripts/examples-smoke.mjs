@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every example in examples/ against a real server, as CI's smoke test of the public API:
 //   node scripts/examples-smoke.mjs [name ...]      (pnpm examples:smoke)
+// 0. builds what the examples run (the SDK, which the SDK example imports as a package);
 // 1. onboards a partner with the real CLI (`partner onboard --json`) into a fresh embedded
 //    database (PGlite in a temp DATA_DIR);
 // 2. starts the real server (src/main.ts) on a free port, with DNS_SERVERS pointing at a free
@@ -112,6 +113,14 @@ try {
     LOG_LEVEL: process.env.EXAMPLES_LOG_LEVEL ?? 'warn',
     DATABASE_URL: '',
   };
+
+  // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
+  // installed package would), which a fresh clone does not have.
+  if (examples.includes('sdk-quickstart')) {
+    log('building @partner/sdk (the SDK example imports its build)');
+    const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
+    if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
+  }
 
   log(`onboarding a partner (${partnerDomain}) with \`partner onboard --json\` into ${dataDir}`);
   const onboard = await run(
