@@ -25,7 +25,14 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.MerchantCreateResponse>().toEqualTypeOf<Schemas.CreateMerchantResponse>();
     expectTypeOf<Sdk.TagGenerateResponse>().toEqualTypeOf<Schemas.GenerateTagResponse>();
     expectTypeOf<Sdk.TagVerifyResponse>().toEqualTypeOf<Schemas.VerifyTagResponse>();
-    expectTypeOf<Sdk.PaginationInfo>().toEqualTypeOf<NormalizedPagination>();
+    expectTypeOf<Sdk.TagSnippet>().toEqualTypeOf<Schemas.TagSnippetResponse>();
+    expectTypeOf<Sdk.EventSendResponse>().toMatchTypeOf<Schemas.CollectResponse>();
+  });
+
+  it('pagination: the public type is assignable to the documented envelopes', () => {
+    expectTypeOf<Sdk.PaginationInfo>().toMatchTypeOf<Schemas.Pagination>();
+    expectTypeOf<Sdk.PaginationInfo>().toMatchTypeOf<Schemas.EventsPagination>();
+    expectTypeOf<Sdk.PaginationInfo>().toMatchTypeOf<Omit<NormalizedPagination, 'totalItems' | 'totalPages'>>();
   });
 
   it('error codes', () => {
@@ -36,6 +43,8 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.MerchantCreateParams>().toMatchTypeOf<Schemas.CreateMerchantInput>();
     expectTypeOf<Sdk.TagGenerateParams>().toMatchTypeOf<Schemas.GenerateTagInput>();
     expectTypeOf<Sdk.TagVerifyParams>().toMatchTypeOf<Schemas.VerifyTagInput>();
+    expectTypeOf<Sdk.EventInput>().toMatchTypeOf<Omit<Schemas.CollectEvent, 'event_time'>>();
+    expectTypeOf<Sdk.EventSendParams['tagId']>().toEqualTypeOf<Schemas.CollectInput['tagId']>();
     expectTypeOf<Sdk.MerchantListParams>().toMatchTypeOf<Schemas.ListMerchantsQuery>();
     expectTypeOf<Required<Sdk.EventListParams>['sortBy']>().toEqualTypeOf<
       NonNullable<Schemas.ListEventsQuery['sortBy']>

@@ -1,14 +1,21 @@
-import { normalizePagination } from '@partner/shared-schemas/normalize';
+import { type NormalizedPagination, normalizePagination } from '@partner/shared-schemas/normalize';
 import { PartnerError } from './errors.js';
 
 /** Pagination of a page, normalised from whichever envelope the server sent. */
 export interface PaginationInfo {
   currentPage: number;
   itemsPerPage: number;
-  /** Total matching items, or `null` when the server did not say. */
-  totalItems: number | null;
-  /** Total pages, or `null` when the server did not say. */
-  totalPages: number | null;
+  /**
+   * Total matching items. This API always states it; from a server that does not
+   * (`totalsKnown: false`), the count known from the pages up to this one: exact on the last page.
+   */
+  totalItems: number;
+  /** Alias of `totalItems`, as in the API's envelope. */
+  total: number;
+  /** Total pages (`totalsKnown: false`: the pages known so far, plus one while another follows). */
+  totalPages: number;
+  /** Whether the server stated the totals (always, from this API). */
+  totalsKnown: boolean;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   /**
@@ -52,7 +59,16 @@ export async function loadPage<T>(
   const data = itemsOf<T>(body, source.itemsKey);
   const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).pagination : undefined;
   const pagination = normalizePagination(raw, { page, limit: source.limit, itemCount: data.length });
-  return new Page(source, page, data, pagination, previousKey);
+  return new Page(source, page, data, paginationInfo(pagination, data.length), previousKey);
+}
+
+/** The public pagination: the API's envelope (every field a number), whatever the server sent. */
+function paginationInfo(normalized: NormalizedPagination, itemCount: number): PaginationInfo {
+  const { totalItems: stated, totalPages: statedPages, ...rest } = normalized;
+  const totalItems = stated ?? (normalized.currentPage - 1) * normalized.itemsPerPage + itemCount;
+  const totalPages =
+    statedPages ?? (totalItems === 0 ? 0 : normalized.currentPage + (normalized.hasNextPage ? 1 : 0));
+  return { ...rest, totalItems, total: totalItems, totalPages, totalsKnown: stated !== null };
 }
 
 /**
