@@ -66,8 +66,7 @@ export async function loadPage<T>(
 function paginationInfo(normalized: NormalizedPagination, itemCount: number): PaginationInfo {
   const { totalItems: stated, totalPages: statedPages, ...rest } = normalized;
   const totalItems = stated ?? (normalized.currentPage - 1) * normalized.itemsPerPage + itemCount;
-  const totalPages =
-    statedPages ?? (totalItems === 0 ? 0 : normalized.currentPage + (normalized.hasNextPage ? 1 : 0));
+  const totalPages = statedPages ?? (totalItems === 0 ? 0 : normalized.currentPage + (normalized.hasNextPage ? 1 : 0));
   return { ...rest, totalItems, total: totalItems, totalPages, totalsKnown: stated !== null };
 }
 

@@ -1,5 +1,7 @@
 import type { VerifyTagResponse } from '@partner/shared-schemas';
+import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { tags } from '../../db/schema/index.js';
 import type { DnsResolver } from '../../dns/resolver.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
