@@ -17,9 +17,12 @@ beforeAll(async () => {
   if (!available) return;
   server = await startTestServer({ env: { EVENT_LOG_URL: NATS_URL, EVENT_LOG_PREFIX: prefix } });
 }, 60_000);
+// Separate hooks: the stream is deleted even when closing the server fails (afterAll hooks run last-first).
+afterAll(async () => {
+  if (available) await deleteLogStream(prefix);
+});
 afterAll(async () => {
   await server?.close();
-  if (available) await deleteLogStream(prefix);
 });
 
 const rowsOf = (result: unknown) =>

@@ -71,10 +71,10 @@ describe.skipIf(!available)('log mode: NATS away (a proxy of our own in front of
       env: { EVENT_LOG_URL: `nats://127.0.0.1:${proxy.port}`, EVENT_LOG_PREFIX: prefix },
     });
   }, 60_000);
+  afterAll(() => deleteLogStream(prefix));
   afterAll(async () => {
     await server?.close();
     await proxy?.close();
-    await deleteLogStream(prefix);
   });
 
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After within 2 s while NATS is away, and recovers by itself', async () => {
@@ -140,11 +140,11 @@ describe.skipIf(!available)('log mode: PostgreSQL away for 30 s under steady col
       env: { EVENT_LOG_URL: NATS_URL, EVENT_LOG_PREFIX: prefix },
     });
   }, 60_000);
+  afterAll(() => deleteLogStream(prefix));
   afterAll(async () => {
     await server?.close();
     await proxy?.close();
     await scratch?.drop();
-    await deleteLogStream(prefix);
   });
 
   it('answers 202 to every collector request throughout; every acknowledged event is stored exactly once', async () => {

@@ -99,12 +99,12 @@ describe.skipIf(!available)('log mode across processes', () => {
     apiKey = (await onboardPartner(database.db, { name: 'Log partner', domain: partnerDomain }, TEST_TARGET_HOST))
       .apiKey;
   }, 60_000);
+  afterAll(() => deleteLogStream(prefix));
   afterAll(async () => {
     for (const p of processes) p.kill('SIGKILL');
     await Promise.all(processes.map((p) => p.exited));
     await database?.close();
     await scratch?.drop();
-    await deleteLogStream(prefix);
   });
 
   it('a writer killed with SIGKILL mid-drain: another writer finishes, 0 lost, 0 duplicated', async () => {

@@ -42,11 +42,13 @@ describe.skipIf(!hasChromium || !natsUp)('the tag re-sends after a 503', () => {
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   }, 60_000);
   afterAll(async () => {
+    if (natsUp) await deleteLogStream(prefix);
+  });
+  afterAll(async () => {
     await browser?.close();
     await new Promise((resolve) => site?.close(resolve));
     await server?.close();
     await proxy?.close();
-    if (natsUp) await deleteLogStream(prefix);
   });
 
   it('keeps a batch answered 503 across a page load and re-sends it with the same ids once the collector accepts', async () => {
