@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
@@ -12,7 +12,7 @@ import { handleMetrics, METRICS_PATH } from './http/metrics.js';
 import { createRateLimits } from './http/rate-limit.js';
 import { MAX_HEADER_BYTES } from './http/request-path.js';
 import { sendError } from './http/respond.js';
-import { createRequestListener } from './http/server.js';
+import { createDrainState, createRequestListener, startDrain } from './http/server.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
@@ -90,20 +90,30 @@ export async function openDatabaseFromEnv(env: Env, owner = 'the server'): Promi
 }
 
 /**
- * Stops accepting and resolves once in-flight requests are answered. Keep-alive sockets are closed
- * as soon as they fall idle (checked every 50 ms), not at the end of their keep-alive timeout;
- * whatever is still open after `graceMs` is cut.
+ * Stops accepting and resolves once every connection has ended. Unlike `server.close()` (which in
+ * Node 20 closes idle keep-alive sockets at once, so a request a client is sending on one meets a
+ * reset), idle sockets stay open for the keep-alive timeout: a request arriving on one is answered
+ * 503 with `Connection: close` (DrainState), and clients drop idle sockets themselves before that
+ * timeout (Node's `Keep-Alive: timeout=5` hint). Then idle sockets are closed every 50 ms; whatever
+ * is still open after `graceMs` is cut.
  */
 function drainServer(server: http.Server, graceMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
-    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    let idle: NodeJS.Timeout | undefined;
+    const linger = setTimeout(
+      () => {
+        server.closeIdleConnections();
+        idle = setInterval(() => server.closeIdleConnections(), 50);
+      },
+      Math.min(server.keepAliveTimeout, graceMs),
+    );
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
-    server.close(() => {
+    net.Server.prototype.close.call(server, () => {
+      clearTimeout(linger);
       clearInterval(idle);
       clearTimeout(force);
       resolve();
     });
-    server.closeIdleConnections();
   });
 }
 
@@ -263,13 +273,14 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const address = server.address() as AddressInfo;
   const host = env.HOST === '0.0.0.0' || env.HOST === '::' ? 'localhost' : env.HOST;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
-  server.on('request', createRequestListener(deps, database, env.PUBLIC_BASE_URL));
+  const drain = createDrainState();
+  server.on('request', createRequestListener(deps, database, env.PUBLIC_BASE_URL, { drain }));
   // COLLECTOR_PORT: a second listener that answers collector hosts only (the tag script, POST /e).
   let collectorServer: http.Server | undefined;
   if (env.COLLECTOR_PORT !== undefined) {
     // The same slow-client protection as the main port (headers and request deadlines, JSON 408).
     const collector = createListener(env);
-    collector.on('request', createRequestListener(deps, database, url, { collectorOnly: true }));
+    collector.on('request', createRequestListener(deps, database, url, { collectorOnly: true, drain }));
     await listen(collector, env.COLLECTOR_PORT, env.HOST, 'COLLECTOR_PORT');
     collectorServer = collector;
   }
@@ -299,6 +310,8 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000) => {
     closing ??= (async () => {
+      // From now on every response closes its connection and new requests are answered 503.
+      startDrain(drain);
       // From now on the ingestion queue writes at once (no batching delay).
       eventQueue.hurry();
       // No new background check starts; the one running ends by its deadline (its claim expires if cut).

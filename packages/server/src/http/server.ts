@@ -16,6 +16,27 @@ import { createTrpcHandler, TRPC_PREFIX } from './trpc.js';
 
 type TracedRequest = IncomingMessage & { requestId: string };
 
+/**
+ * Shutdown (app.ts `close`): once `draining`, every response still to be sent carries
+ * `Connection: close`, and a request arriving on a kept-alive socket is answered 503
+ * SERVICE_UNAVAILABLE with Retry-After and `Connection: close` (never a reset).
+ */
+export interface DrainState {
+  draining: boolean;
+  /** Responses whose request was read and not yet answered. */
+  readonly inFlight: Set<ServerResponse>;
+}
+
+export function createDrainState(): DrainState {
+  return { draining: false, inFlight: new Set() };
+}
+
+/** Starts the drain: responses not yet begun will close their connection. */
+export function startDrain(state: DrainState): void {
+  state.draining = true;
+  for (const res of state.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+}
+
 const SECURITY_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -61,7 +82,7 @@ export function createRequestListener(
   deps: AppDeps,
   database: DatabaseHandle,
   baseUrl: string | undefined,
-  options: { collectorOnly?: boolean } = {},
+  options: { collectorOnly?: boolean; drain?: DrainState } = {},
 ) {
   const collector = createCollector(deps);
   const rest = createRestHandler(deps);
@@ -75,6 +96,22 @@ export function createRequestListener(
     res.setHeader('x-request-id', req.requestId);
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const started = performance.now();
+    const drain = options.drain;
+    if (drain) {
+      if (drain.draining) {
+        res.setHeader('connection', 'close');
+        req.resume();
+        sendError(
+          res,
+          new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly', {
+            headers: { 'retry-after': '1' },
+          }),
+        );
+        return;
+      }
+      drain.inFlight.add(res);
+      res.once('close', () => drain.inFlight.delete(res));
+    }
     // The path is worked out once, here, before anything else (over 8 KB: 414 at once).
     let path: RequestPath | undefined;
     let collectorRequest = options.collectorOnly === true;

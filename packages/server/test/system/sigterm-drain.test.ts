@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { inArray } from 'drizzle-orm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/client.js';
+import { events } from '../../src/db/schema/index.js';
+import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { uniquePartnerDomain } from '../../src/testing/index.js';
+import { createScratchDatabase, postgresAnswers, type ScratchDatabase, spawnServer } from '../helpers/hardening.js';
+
+/** The network error code of a failed fetch (undici puts it on the cause). */
+function failureCode(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? String(error);
+}
+
+describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', async () => {
+  const available = await postgresAnswers();
+  let scratch: ScratchDatabase | undefined;
+  afterAll(async () => {
+    await scratch?.drop();
+  });
+
+  it.skipIf(!available)(
+    'answers every request (202, or 503 with Connection: close), resets none, stores every 202, exits 0',
+    async () => {
+      scratch = await createScratchDatabase('h_ops_sigterm');
+      const setup = await openDatabase({ kind: 'postgres', url: scratch.url, maxConnections: 2 });
+      const domain = uniquePartnerDomain();
+      const { apiKey } = await onboardPartner(setup.db, { name: 'Drain', domain }, 'tags.partner-tags.example');
+      await setup.close();
+      const server = await spawnServer({ DATABASE_URL: scratch.url, COLLECT_RATE_LIMIT_PER_MINUTE: '0' });
+      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      const { merchantId } = (await (
+        await fetch(`${server.url}/v1/partners/merchant`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ name: 'Drain shop' }),
+        })
+      ).json()) as { merchantId: string };
+      const { tagId } = (await (
+        await fetch(`${server.url}/v1/partners/tag/generate`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ merchantId, domain: `shop.${domain}` }),
+        })
+      ).json()) as { tagId: string };
+
+      const acked: string[] = [];
+      const outcomes = {
+        accepted: 0,
+        refused503: 0,
+        refused503WithoutClose: 0,
+        connectionRefused: 0,
+        reset: 0,
+        other: 0,
+      };
+      const resets: string[] = [];
+      let signalled = false;
+      const worker = async () => {
+        while (server.child.exitCode === null) {
+          const ids = Array.from({ length: 10 }, () => randomUUID());
+          try {
+            const res = await fetch(`${server.url}/v1/collect`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ tagId, events: ids.map((id) => ({ id, event_name: 'PageView' })) }),
+            });
+            await res.arrayBuffer();
+            if (res.status === 202) {
+              outcomes.accepted += 1;
+              acked.push(...ids);
+            } else if (res.status === 503) {
+              outcomes.refused503 += 1;
+              if (res.headers.get('connection') !== 'close' && !res.headers.get('retry-after')) {
+                outcomes.refused503WithoutClose += 1;
+              }
+            } else {
+              outcomes.other += 1;
+            }
+          } catch (error) {
+            const code = failureCode(error);
+            if (code === 'ECONNREFUSED') {
+              outcomes.connectionRefused += 1;
+              if (signalled) return;
+            } else {
+              outcomes.reset += 1;
+              resets.push(code);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        }
+      };
+      const workers = Array.from({ length: 64 }, () => worker());
+      for (let waited = 0; acked.length < 2_000 && waited < 30_000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const ackedBefore = acked.length;
+      signalled = true;
+      server.kill('SIGTERM');
+      const code = await server.exited;
+      await Promise.all(workers);
+      console.log(`sigterm drain figures: ${JSON.stringify({ ...outcomes, ackedEvents: acked.length, resets })}`);
+
+      expect(code).toBe(0);
+      expect(ackedBefore).toBeGreaterThanOrEqual(2_000);
+      expect(outcomes.reset).toBe(0);
+      expect(outcomes.other).toBe(0);
+      expect(outcomes.refused503WithoutClose).toBe(0);
+
+      const check = await openDatabase({ kind: 'postgres', url: scratch.url, maxConnections: 2 });
+      try {
+        const stored = new Set<string>();
+        for (let i = 0; i < acked.length; i += 5_000) {
+          const rows = await check.db
+            .select({ id: events.id })
+            .from(events)
+            .where(inArray(events.id, acked.slice(i, i + 5_000)));
+          for (const row of rows) stored.add(row.id);
+        }
+        expect(acked.filter((id) => !stored.has(id))).toEqual([]);
+      } finally {
+        await check.close();
+      }
+    },
+    120_000,
+  );
+});
