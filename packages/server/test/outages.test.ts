@@ -182,7 +182,11 @@ describe('DNS resolver dropping packets', () => {
       expect(peak).toBeGreaterThan(before);
       for (const r of answers) {
         expect(r.status).toBe(503);
-        expect(r.body).toEqual({ message: expect.any(String), code: 'EXTERNAL_SERVICE_ERROR' });
+        expect(r.body).toEqual({
+          message: expect.any(String),
+          code: 'EXTERNAL_SERVICE_ERROR',
+          details: expect.objectContaining({ reason: 'RESOLVER_UNAVAILABLE' }),
+        });
         expect(r.ms).toBeLessThan(800 + 4000); // the lookup budget, with room for a loaded machine: no hang
       }
       figures.dnsDropSlowestMs = Math.round(Math.max(...answers.map((r) => r.ms)));
