@@ -5,7 +5,7 @@ import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
 import { parseEnv } from '../src/env.js';
 import { createLogger } from '../src/logger.js';
 import { onboardPartner } from '../src/services/partner/onboard-partner.js';
-import { startTestDnsServer, type TestDnsServer, uniquePartnerDomain } from '../src/testing/index.js';
+import { openTestPglite, startTestDnsServer, type TestDnsServer, uniquePartnerDomain } from '../src/testing/index.js';
 import { sendRaw } from './helpers/fuzz.js';
 
 /** Everything the server logs at trace level, as text. */
@@ -24,9 +24,7 @@ let apiKey: string;
 
 beforeAll(async () => {
   const url = process.env.TEST_DATABASE_URL;
-  database = url
-    ? await openDatabase({ kind: 'postgres', url, maxConnections: 4 })
-    : await openDatabase({ kind: 'pglite' });
+  database = url ? await openDatabase({ kind: 'postgres', url, maxConnections: 4 }) : await openTestPglite();
   dns = await startTestDnsServer();
   const env = parseEnv({
     NODE_ENV: 'test',

@@ -35,10 +35,14 @@ export interface DeadlineOptions {
 
 export type DatabaseOptions =
   | ({ kind: 'postgres'; url: string; maxConnections?: number } & DeadlineOptions)
-  /** `dataDir` undefined: in memory (tests). Otherwise a directory, guarded by a lock file. */
-  | { kind: 'pglite'; dataDir?: string; lockOwner?: string };
+  /**
+   * `dataDir` undefined: in memory (tests). Otherwise a directory, guarded by a lock file.
+   * `loadDataDir`: an in-memory store starts from this dump (`dumpDataDir`) instead of an empty
+   * cluster (the tests' migrated template, src/testing/pglite-template.ts).
+   */
+  | { kind: 'pglite'; dataDir?: string; lockOwner?: string; loadDataDir?: Blob };
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
 const MIGRATION_LOCK_KEY = 7_316_402_011;
 const PREPARE_MAX_CHARS = 8_000;
 const PREPARE_MAX_PARAMS = 200;
@@ -123,7 +127,7 @@ async function openPostgres(
   };
 }
 
-async function openPglite(dataDir: string | undefined, lockOwner: string): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string | undefined, lockOwner: string, loadDataDir?: Blob): Promise<DatabaseHandle> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle } = await import('drizzle-orm/pglite');
   const { migrate } = await import('drizzle-orm/pglite/migrator');
@@ -136,7 +140,7 @@ async function openPglite(dataDir: string | undefined, lockOwner: string): Promi
     storeDir = path.join(dataDir, 'pglite');
   }
   try {
-    const client = storeDir ? new PGlite(storeDir) : new PGlite();
+    const client = storeDir ? new PGlite(storeDir) : new PGlite(loadDataDir ? { loadDataDir } : {});
     await client.waitReady;
     const db = drizzle({ client, schema });
     await migrate(db, { migrationsFolder: MIGRATIONS_DIR });
@@ -165,5 +169,5 @@ async function openPglite(dataDir: string | undefined, lockOwner: string): Promi
 export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
   return options.kind === 'postgres'
     ? openPostgres(options.url, options.maxConnections ?? 10, options)
-    : openPglite(options.dataDir, options.lockOwner ?? 'a process');
+    : openPglite(options.dataDir, options.lockOwner ?? 'a process', options.loadDataDir);
 }

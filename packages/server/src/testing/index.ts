@@ -11,10 +11,12 @@ import { createCallerFactory } from '../trpc.js';
 const createCaller = createCallerFactory(appRouter);
 
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
+import { openTestPglite } from './pglite-template.js';
 import { recordResponses } from './record-responses.js';
 
 export { type DnsBehaviour, startTestDnsServer, type TestDnsServer } from './dns-server.js';
 export { freePort } from './net.js';
+export { openTestPglite, pgliteTemplate } from './pglite-template.js';
 export { type RecordedResponse, recordResponses } from './record-responses.js';
 export { SERVER_DIR, type ServerProcess, type SpawnServerOptions, spawnServer } from './server-process.js';
 export { quantile } from './stats.js';
@@ -84,7 +86,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
         migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
       })
-    : await openDatabase({ kind: 'pglite' });
+    : await openTestPglite();
   const app = await startApp(env, { database, logger: createLogger(env) });
   // RECORD_RESPONSES=<dir>: every REST response lands there for the OpenAPI contract check.
   if (process.env.RECORD_RESPONSES) recordResponses(app.server, process.env.RECORD_RESPONSES);

@@ -4,7 +4,7 @@ import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from '../../src/db/schema/index.js';
 import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
 import { enqueueWebhookEvent, WEBHOOK_WAKE_CHANNEL } from '../../src/services/webhooks/outbox.js';
-import { uniquePartnerDomain } from '../../src/testing/index.js';
+import { openTestPglite, uniquePartnerDomain } from '../../src/testing/index.js';
 
 // The outbox on the database the suite runs on (TEST_DATABASE_URL: PostgreSQL; else PGlite).
 let database: DatabaseHandle;
@@ -13,7 +13,7 @@ let otherPartnerId: string;
 
 beforeAll(async () => {
   const url = process.env.TEST_DATABASE_URL;
-  database = url ? await openDatabase({ kind: 'postgres', url }) : await openDatabase({ kind: 'pglite' });
+  database = url ? await openDatabase({ kind: 'postgres', url }) : await openTestPglite();
   partnerId = (await onboardPartner(database.db, { name: 'a', domain: uniquePartnerDomain() }, 'tags.example.com'))
     .partnerId;
   otherPartnerId = (await onboardPartner(database.db, { name: 'b', domain: uniquePartnerDomain() }, 'tags.example.com'))
