@@ -9,11 +9,26 @@ const sdk = JSON.parse(readFileSync(new URL('../sdk/package.json', import.meta.u
 export default defineConfig({
   define: { __SDK_VERSION__: JSON.stringify(sdk.version) },
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Each file starts its own server and database; two at a time fits two cores.
     maxWorkers: 2,
     pool: 'forks',
+    // Three tiers (`pnpm test` runs all; `pnpm test:unit` / `test:integration` / `test:system` one):
+    // unit = pure logic in milliseconds, no database or socket; system = several processes, a
+    // browser, outages, fuzzing, bench smokes; integration = the app over HTTP or createCaller on a
+    // database (everything else under test/).
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/unit/**', 'test/system/**', '**/node_modules/**'],
+        },
+      },
+    ],
   },
 });

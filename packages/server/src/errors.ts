@@ -193,7 +193,7 @@ export function isDatabaseError(error: unknown): boolean {
 
 /**
  * PostgreSQL cannot store U+0000 in text (22021) or jsonb (22P05): the client sent it, so it is a
- * 400, not a database failure. (Found by the fuzzer, test/fuzz.test.ts.)
+ * 400, not a database failure. (Found by the fuzzer, test/system/fuzz.test.ts.)
  */
 function isUnstorableText(error: unknown): boolean {
   return causes(error).some((e) => {

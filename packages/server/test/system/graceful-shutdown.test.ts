@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { inArray } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
-import { events, merchants } from '../src/db/schema/index.js';
-import { onboardPartner } from '../src/services/partner/onboard-partner.js';
-import { uniquePartnerDomain } from '../src/testing/index.js';
-import { createScratchDatabase, postgresAnswers, spawnServer } from './helpers/hardening.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { events, merchants } from '../../src/db/schema/index.js';
+import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { uniquePartnerDomain } from '../../src/testing/index.js';
+import { createScratchDatabase, postgresAnswers, spawnServer } from '../helpers/hardening.js';
 
 /**
  * SIGTERM to a real server process (`node --import tsx src/main.ts`) while 16 clients keep

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../src/testing/index.js';
-import { type GeneratedTag, generateTag } from './helpers/fixtures.js';
+import { startTestServer, type TestServer } from '../../src/testing/index.js';
+import { type GeneratedTag, generateTag } from '../helpers/fixtures.js';
 import {
   createScratchDatabase,
   postgresAnswers,
@@ -9,7 +9,7 @@ import {
   startTcpProxy,
   type TcpProxy,
   viaPort,
-} from './helpers/hardening.js';
+} from '../helpers/hardening.js';
 
 /** Measured figures, printed at the end (the closing note quotes them). */
 const figures: Record<string, unknown> = {};

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PartnerClient } from '../../sdk/src/index.js';
-import { openDatabase } from '../src/db/client.js';
-import { onboardPartner } from '../src/services/partner/onboard-partner.js';
-import { startTestServer, type TestServer, uniquePartnerDomain } from '../src/testing/index.js';
+import { PartnerClient } from '../../../sdk/src/index.js';
+import { openDatabase } from '../../src/db/client.js';
+import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { startTestServer, type TestServer, uniquePartnerDomain } from '../../src/testing/index.js';
 import {
   createScratchDatabase,
   postgresAnswers,
@@ -11,7 +11,7 @@ import {
   redisAnswers,
   type ServerProcess,
   spawnServer,
-} from './helpers/hardening.js';
+} from '../helpers/hardening.js';
 
 const get = (url: string, key: string) =>
   fetch(`${url}/v1/partners/merchant`, { headers: { authorization: `Bearer ${key}` } });

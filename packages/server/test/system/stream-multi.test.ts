@@ -3,11 +3,11 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
-import { onboardPartner } from '../src/services/partner/onboard-partner.js';
-import { type ServerProcess, spawnServer, TEST_TARGET_HOST } from '../src/testing/index.js';
-import { api, type Json } from './helpers/api.js';
-import { SseClient } from './helpers/sse.js';
+import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { type ServerProcess, spawnServer, TEST_TARGET_HOST } from '../../src/testing/index.js';
+import { api, type Json } from '../helpers/api.js';
+import { SseClient } from '../helpers/sse.js';
 
 const DATABASE_URL = process.env.TEST_DATABASE_URL;
 
