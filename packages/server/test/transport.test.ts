@@ -113,7 +113,7 @@ describe('error bodies', () => {
 
   it.each([
     ['DELETE', '/v1/partners/merchant', 'GET, POST'],
-    ['GET', '/v1/partners/tag/verify', 'POST'],
+    ['DELETE', '/v1/partners/tag/verify', 'POST'],
     ['PUT', '/v1/partners/tag/generate/', 'POST'],
     ['POST', `/v1/partners/tag/${randomUUID()}/snippet`, 'GET'],
     ['POST', '/v1/partners/events', 'GET'],

@@ -5,7 +5,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { sendError } from './respond.js';
 
 /** Paths served outside the REST operations, with the methods they answer. */
-const OTHER_ROUTES: Array<[RegExp, string[]]> = [
+const OTHER_ROUTES: Array<[RegExp, string[], boolean?]> = [
   [/^\/healthz$/, ['GET', 'HEAD']],
   [/^\/readyz$/, ['GET', 'HEAD']],
   [/^\/openapi\.json$/, ['GET']],
@@ -14,19 +14,20 @@ const OTHER_ROUTES: Array<[RegExp, string[]]> = [
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
-let routes: Array<[RegExp, string[]]> | undefined;
+/** A path pattern, its methods, and whether it has a `{param}` segment. */
+let routes: Array<[RegExp, string[], boolean?]> | undefined;
 
 /** Every known path pattern with its methods: the REST operations come from the OpenAPI document. */
-function knownRoutes(): Array<[RegExp, string[]]> {
+function knownRoutes(): Array<[RegExp, string[], boolean?]> {
   if (routes) return routes;
   const paths = (buildOpenApiDocument().paths ?? {}) as Record<string, Record<string, unknown>>;
-  const rest: Array<[RegExp, string[]]> = Object.entries(paths).map(([template, item]) => {
+  const rest: Array<[RegExp, string[], boolean?]> = Object.entries(paths).map(([template, item]) => {
     const pattern = template
       .toLowerCase()
       .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
       .replace(/\{[^/}]+\}/g, '[^/]+');
     const methods = HTTP_METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
-    return [new RegExp(`^${pattern}$`), methods];
+    return [new RegExp(`^${pattern}$`), methods, template.includes('{')];
   });
   routes = [...rest, ...OTHER_ROUTES];
   return routes;
@@ -34,9 +35,10 @@ function knownRoutes(): Array<[RegExp, string[]]> {
 
 /** The methods a known path answers, or null for an unknown path. `route`: lower-cased, no trailing slash. */
 export function allowedMethods(route: string): string[] | null {
-  const methods = knownRoutes()
-    .filter(([pattern]) => pattern.test(route))
-    .flatMap(([, list]) => list);
+  const matches = knownRoutes().filter(([pattern]) => pattern.test(route));
+  // A literal path (`/v1/partners/tag/generate`) wins over a template it also fits (`/v1/partners/tag/{tagId}`).
+  const literal = matches.filter(([, , templated]) => !templated);
+  const methods = (literal.length > 0 ? literal : matches).flatMap(([, list]) => list);
   return methods.length > 0 ? [...new Set(methods)] : null;
 }
 
