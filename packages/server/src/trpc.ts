@@ -1,3 +1,4 @@
+import { isWellFormedDeep, WELL_FORMED_MESSAGE } from '@partner/shared-schemas';
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
@@ -48,7 +49,10 @@ export const createCallerFactory = t.createCallerFactory;
 
 /** Input nested absurdly deep is a 400 on /trpc as on REST (where http/body.ts checks it). */
 const inputDepthGuard = t.middleware(async ({ getRawInput, next }) => {
-  if (exceedsJsonDepth(await getRawInput())) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  const raw = await getRawInput();
+  if (exceedsJsonDepth(raw)) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  // Every text input of every procedure, whatever the transport: no lone surrogates (PostgreSQL refuses them).
+  if (!isWellFormedDeep(raw)) throw new AppError('VALIDATION_ERROR', `Invalid request: ${WELL_FORMED_MESSAGE}`);
   return next();
 });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Timestamp, Uuid } from './common.js';
 import { parseIsoInstant } from './dates.js';
 import { Pagination, paginationQuery } from './pagination.js';
+import { EVENT_DATA_MAX_CHARS, isWellFormedDeep, isWellFormedText, WELL_FORMED_MESSAGE } from './text.js';
 
 /** Longest accepted `cursor` value. */
 export const CURSOR_MAX = 1024;
@@ -149,11 +150,12 @@ export const EventName = z
   .string()
   .trim()
   .min(1, { message: 'must not be empty' })
-  .max(EVENT_NAME_MAX, { message: `must be at most ${EVENT_NAME_MAX} characters` });
+  .max(EVENT_NAME_MAX, { message: `must be at most ${EVENT_NAME_MAX} characters` })
+  .refine(isWellFormedText, { message: WELL_FORMED_MESSAGE });
 
 /** One event sent to the collector. */
 export const CollectEvent = z.object({
-  id: z.string().min(1).max(EVENT_ID_MAX).optional().meta({
+  id: z.string().min(1).max(EVENT_ID_MAX).refine(isWellFormedText, { message: WELL_FORMED_MESSAGE }).optional().meta({
     description:
       'Client-made id (1..128 characters); an id already stored for the merchant is dropped, so a retried batch is stored once.',
     example: 'evt_01HZX3K9QF',
@@ -171,13 +173,18 @@ export const CollectEvent = z.object({
     .string()
     .min(1)
     .max(MUID_MAX)
+    .refine(isWellFormedText, { message: WELL_FORMED_MESSAGE })
     .optional()
     .meta({ description: 'The visitor id (1..128 characters); one is assigned when absent.', example: 'muid_7d2f9a' }),
   data: z
     .unknown()
+    .refine(isWellFormedDeep, { message: WELL_FORMED_MESSAGE })
+    .refine((data) => data === undefined || (JSON.stringify(data)?.length ?? 0) <= EVENT_DATA_MAX_CHARS, {
+      message: `must be at most ${EVENT_DATA_MAX_CHARS} characters as JSON`,
+    })
     .optional()
     .meta({
-      description: 'Any JSON value; returned as the `raw_data` string.',
+      description: `Any JSON value of at most ${EVENT_DATA_MAX_CHARS} characters serialized (16 KB; more: 400 VALIDATION_ERROR); returned as the \`raw_data\` string.`,
       example: { value: 42, currency: 'EUR' },
     }),
 });
@@ -189,7 +196,11 @@ export const CollectInput = z
       description: 'The live tag the events are for.',
       example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f',
     }),
-    events: z.array(CollectEvent).min(1).max(COLLECT_MAX_EVENTS).meta({ description: '1..500 events.' }),
+    events: z
+      .array(CollectEvent)
+      .min(1)
+      .max(COLLECT_MAX_EVENTS)
+      .meta({ description: '1..500 events (more: 400 VALIDATION_ERROR; the whole body at most 1 MB: 413).' }),
   })
   .meta({ id: 'CollectInput' });
 export type CollectInput = z.input<typeof CollectInput>;

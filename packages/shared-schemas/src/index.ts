@@ -8,4 +8,5 @@ export * from './normalize.js';
 export * from './pagination.js';
 export * from './snippet.js';
 export * from './tag.js';
+export * from './text.js';
 export * from './webhook.js';
