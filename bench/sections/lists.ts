@@ -3,7 +3,9 @@
  * against the bare node:http server (bare-server.ts) running them; at the small scale, then grown
  * to the large one (growth), with EXPLAIN ANALYZE of every shape.
  */
-import { eventListQueries, type ListEventsParams } from '@partner/server/bench';
+
+import { PartnerClient } from '@partner/sdk';
+import { encodeCursor, eventListQueries, type ListEventsParams } from '@partner/server/bench';
 import {
   BENCH_CURSOR_KEY,
   BENCH_CURSOR_SECRET,
@@ -14,19 +16,45 @@ import {
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { type SeedMerchant, windowEnd } from '../lib/seed.js';
-import { int, type Latency, latency, ms, ratio, since } from '../lib/stats.js';
+import { int, type Latency, latency, ms, quantile, ratio, since } from '../lib/stats.js';
 import { mark, type Section, type TargetCheck } from './types.js';
 
 const DAY_MS = 86_400_000;
 const ymd = (instant: number) => new Date(instant).toISOString().slice(0, 10);
 
-type ShapeKind = 'shallow' | 'offset';
+type ShapeKind = 'shallow' | 'offset' | 'cursor';
 
 interface Shape {
   key: string;
   label: string;
   kind: ShapeKind;
   params: (merchantId: string) => ListEventsParams;
+  /** Runs before the shape is measured at a scale (the cursor shape makes its cursors). */
+  prepare?: (ctx: BenchContext) => Promise<void>;
+}
+
+/** The deep cursor page: page 10,000 of 100 when a merchant holds 1M events (the last page). */
+const CURSOR_PAGE = 10_000;
+const deepCursors = new Map<string, { cursor: string; page: number }>();
+
+/**
+ * Makes, for every merchant, the cursor a client holds after walking to page min(10,000, last):
+ * the key of the last row before that page, signed as the server signs it (same key).
+ */
+async function prepareDeepCursors(ctx: BenchContext): Promise<void> {
+  deepCursors.clear();
+  const page = Math.max(2, Math.min(CURSOR_PAGE, Math.floor(ctx.perMerchant() / 100)));
+  for (const merchant of ctx.merchants) {
+    const [row] = await ctx.raw`select id, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as t
+      from events where merchant_id = ${merchant.merchantId}::uuid
+      order by event_time desc, id desc offset ${(page - 1) * 100 - 1} limit 1`;
+    if (!row) throw new Error('deep cursor: the merchant has too few events');
+    const { binding } = eventListQueries(ctx.partner.partnerId, base(merchant.merchantId), BENCH_CURSOR_KEY);
+    deepCursors.set(merchant.merchantId, {
+      page,
+      cursor: encodeCursor(BENCH_CURSOR_KEY, binding, { page, time: String(row.t), id: String(row.id) }),
+    });
+  }
 }
 
 const base = (merchantId: string): ListEventsParams => ({
@@ -62,6 +90,13 @@ export const SHAPES: Shape[] = [
     kind: 'offset',
     params: (id) => ({ ...base(id), page: 1000 }),
   },
+  {
+    key: 'cursor10000',
+    label: 'cursor page 10,000, limit 100',
+    kind: 'cursor',
+    prepare: prepareDeepCursors,
+    params: (id) => ({ ...base(id), cursor: deepCursors.get(id)?.cursor }),
+  },
 ];
 
 export interface ShapeResult {
@@ -85,9 +120,65 @@ export interface ScaleResult {
   plans: Record<string, string>;
 }
 
+export interface SdkIteration {
+  events: number;
+  pageSize: number;
+  /** Median seconds of `for await` over `client.events.list(...)` (follows nextCursor). */
+  sdkSeconds: number;
+  /** Median seconds of the same pages with bare `fetch` + `JSON.parse`, following nextCursor. */
+  bareSeconds: number;
+  /** sdk / bare - 1: what the SDK adds. */
+  overhead: number;
+}
+
 export interface ListsResult {
   small: ScaleResult;
   large: ScaleResult;
+  sdk: SdkIteration;
+}
+
+const SDK_TARGET = 0.05;
+
+/** 10k events of one merchant: the SDK's for-await against bare fetch + JSON.parse of the same pages. */
+async function measureSdk(ctx: BenchContext): Promise<SdkIteration> {
+  const merchant = ctx.merchants[0] as SeedMerchant;
+  const events = Math.min(10_000, ctx.perMerchant());
+  const pageSize = 100;
+  const client = new PartnerClient({ apiKey: ctx.partner.apiKey, baseURL: ctx.api.url, maxRetries: 0 });
+  const viaSdk = async () => {
+    const start = process.hrtime.bigint();
+    let n = 0;
+    for await (const _event of client.events.list({ merchantId: merchant.merchantId, limit: pageSize })) {
+      if (++n >= events) break;
+    }
+    return since(start) / 1000;
+  };
+  const viaFetch = async () => {
+    const start = process.hrtime.bigint();
+    let n = 0;
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ merchantId: merchant.merchantId, limit: String(pageSize) });
+      if (cursor) query.set('cursor', cursor);
+      const res = await fetch(`${ctx.api.url}/v1/partners/events?${query}`, { headers: ctx.auth });
+      const body = JSON.parse(await res.text()) as { events: unknown[]; pagination: { nextCursor: string | null } };
+      n += body.events.length;
+      cursor = body.pagination.nextCursor;
+    } while (cursor && n < events);
+    return since(start) / 1000;
+  };
+  await viaSdk();
+  await viaFetch();
+  const sdk: number[] = [];
+  const bare: number[] = [];
+  for (let round = 0; round < (ctx.settings.quick ? 3 : 5); round++) {
+    sdk.push(await viaSdk());
+    bare.push(await viaFetch());
+  }
+  const sdkSeconds = quantile(sdk, 0.5);
+  const bareSeconds = quantile(bare, 0.5);
+  log(`  lists: SDK for-await ${events} events ${sdkSeconds.toFixed(2)} s, bare fetch ${bareSeconds.toFixed(2)} s`);
+  return { events, pageSize, sdkSeconds, bareSeconds, overhead: sdkSeconds / bareSeconds - 1 };
 }
 
 export function queryString(params: ListEventsParams | Record<string, string | number | undefined>): string {
@@ -139,8 +230,9 @@ async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Prom
     const body = JSON.parse(fromApi.body) as { events: unknown[]; pagination: { totalItems: number } };
     const bareBody = JSON.parse(fromBare.body) as { events: unknown[] };
     if (
-      body.events.length !== data.length ||
-      bareBody.events.length !== data.length ||
+      // The data statement reads one row past the page (to know a next page exists).
+      body.events.length !== Math.min(data.length, params.limit) ||
+      bareBody.events.length !== body.events.length ||
       body.pagination.totalItems !== Number(count[0]?.total)
     ) {
       throw new Error(`events ${shape.key}: the API, the bare server and the raw SQL disagree`);
@@ -184,6 +276,7 @@ async function explainShapes(ctx: BenchContext, scale: string): Promise<Record<s
 async function measureScale(ctx: BenchContext, bare: Target, scale: string): Promise<ScaleResult['shapes']> {
   const out: ShapeResult[] = [];
   for (const shape of SHAPES) {
+    await shape.prepare?.(ctx);
     const result = await measureShape(ctx, bare, shape);
     out.push(result);
     log(
@@ -212,6 +305,7 @@ export async function startBare(ctx: BenchContext) {
 const SHALLOW_TARGET = 1.15;
 const OFFSET_TARGET = 1.5;
 const GROWTH_TARGET = 2;
+const CURSOR_TARGET = 1.2;
 
 export const lists: Section<ListsResult> = {
   title: 'Event list',
@@ -236,7 +330,7 @@ export const lists: Section<ListsResult> = {
         shapes: await measureScale(ctx, bare, 'large'),
         plans: await explainShapes(ctx, 'large'),
       };
-      return { small, large };
+      return { small, large, sdk: await measureSdk(ctx) };
     } finally {
       await bareChild.stop();
     }
@@ -251,6 +345,15 @@ export const lists: Section<ListsResult> = {
           value: ratio(shape.apiOverBare),
           met: shape.apiOverBare <= SHALLOW_TARGET,
         });
+      } else if (shape.kind === 'cursor') {
+        const first = result.large.shapes.find((s) => s.key === 'page1');
+        const deep = first ? shape.api.p50 / first.api.p50 : Number.NaN;
+        checks.push({
+          what: `event list, ${shape.label}: API p50 / page 1 API p50`,
+          target: `<= ${CURSOR_TARGET}x`,
+          value: ratio(deep),
+          met: deep <= CURSOR_TARGET,
+        });
       } else {
         checks.push({
           what: `event list, ${shape.label}: API / raw (p50)`,
@@ -260,6 +363,12 @@ export const lists: Section<ListsResult> = {
         });
       }
     }
+    checks.push({
+      what: `SDK for-await over ${int(result.sdk.events)} events against bare fetch + JSON.parse`,
+      target: `< ${SDK_TARGET * 100}% more`,
+      value: `${(result.sdk.overhead * 100).toFixed(1)}%`,
+      met: result.sdk.overhead < SDK_TARGET,
+    });
     for (const big of result.large.shapes) {
       const little = result.small.shapes.find((s) => s.key === big.key);
       if (!little || big.kind !== 'shallow') continue;
@@ -283,10 +392,20 @@ export const lists: Section<ListsResult> = {
       '|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of large.shapes) {
-      const shallow = r.kind === 'shallow';
-      const value = shallow ? r.apiOverBare : r.apiOverRaw;
-      const target = shallow ? `API / bare <= ${SHALLOW_TARGET}x` : `API / raw <= ${OFFSET_TARGET}x`;
-      const met = shallow ? value <= SHALLOW_TARGET : value <= OFFSET_TARGET;
+      const page1 = large.shapes.find((s) => s.key === 'page1');
+      const deep = page1 ? r.api.p50 / page1.api.p50 : Number.NaN;
+      const target =
+        r.kind === 'cursor'
+          ? `API / page-1 API <= ${CURSOR_TARGET}x: ${ratio(deep)}`
+          : r.kind === 'shallow'
+            ? `API / bare <= ${SHALLOW_TARGET}x`
+            : `API / raw <= ${OFFSET_TARGET}x`;
+      const met =
+        r.kind === 'cursor'
+          ? deep <= CURSOR_TARGET
+          : r.kind === 'shallow'
+            ? r.apiOverBare <= SHALLOW_TARGET
+            : r.apiOverRaw <= OFFSET_TARGET;
       lines.push(
         `| ${r.label} | ${r.rows} | ${int(r.totalItems)} | ${ms(r.api.p50)} | ${ms(r.api.p95)} | ${ms(r.bare.p50)} | ${ms(r.raw.p50)} | ${ratio(r.apiOverBare)} | ${ratio(r.apiOverRaw)} | ${target} | ${mark(met)} |`,
       );
@@ -309,6 +428,16 @@ export const lists: Section<ListsResult> = {
         `| ${big.label} | ${ms(little.api.p50)} | ${ms(big.api.p50)} | ${ratio(growth)} | ${ratio(big.raw.p50 / little.raw.p50)} | ${shallow ? `<= ${GROWTH_TARGET}x` : '(none: past the end at the small scale)'} | ${shallow ? mark(growth <= GROWTH_TARGET) : '-'} |`,
       );
     }
+    const { sdk } = result;
+    lines.push(
+      '',
+      `### The SDK: \`for await\` over ${int(sdk.events)} events (pages of ${sdk.pageSize}, by nextCursor)`,
+      '',
+      '| path | seconds (median) | against bare |',
+      '|---|---|---|',
+      `| @partner/sdk \`client.events.list(...)\` for await | ${sdk.sdkSeconds.toFixed(3)} | ${(sdk.overhead * 100).toFixed(1)}% more (target < ${SDK_TARGET * 100}%: ${mark(sdk.overhead < SDK_TARGET)}) |`,
+      `| bare \`fetch\` + \`JSON.parse\`, same pages | ${sdk.bareSeconds.toFixed(3)} | |`,
+    );
     lines.push('', '### Query plans (EXPLAIN ANALYZE, first merchant)', '');
     for (const [name, plan] of Object.entries({ ...small.plans, ...large.plans })) {
       lines.push(`<details><summary>${name}</summary>`, '', '```', plan, '```', '', '</details>', '');

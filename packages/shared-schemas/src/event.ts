@@ -146,6 +146,36 @@ export const ListEventsResponse = z
   .meta({ id: 'ListEventsResponse' });
 export type ListEventsResponse = z.infer<typeof ListEventsResponse>;
 
+/** `GET /v1/partners/events/export`: the list's filters and sort, no pages; `afterId` resumes a cut download. */
+export const ExportEventsQuery = ListEventsQuery.omit({ page: true, limit: true })
+  .extend({
+    afterId: z
+      .string()
+      .min(1)
+      .max(EVENT_ID_MAX)
+      .meta({
+        description:
+          'Resume a cut download: the `id` of the last event line received (same filters and sort); the export continues after it.',
+        example: 'evt_01HZX3K9QF',
+      })
+      .optional(),
+  })
+  .meta({ id: 'ExportEventsQuery' });
+export type ExportEventsQuery = z.input<typeof ExportEventsQuery>;
+
+/** The last line of a complete export (a line without `complete: true` at the end means the download was cut). */
+export const ExportSummary = z
+  .object({
+    complete: z.literal(true),
+    count: z.number().int().min(0).meta({ description: 'Event lines in this response.' }),
+    cursor: z.string().nullable().meta({
+      description:
+        'Position after the last event exported: pass as `cursor` to a later export (or the list) to get only what sorts after it.',
+    }),
+  })
+  .meta({ id: 'ExportSummary' });
+export type ExportSummary = z.infer<typeof ExportSummary>;
+
 export const EventName = z
   .string()
   .trim()

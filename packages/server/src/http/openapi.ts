@@ -3,6 +3,7 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorReason } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
+import { addEventExportOperation } from './openapi-export.js';
 import { componentSchema, exampleFor } from './openapi-schemas.js';
 import { addEventStreamOperation } from './openapi-stream.js';
 import { allProcedureMeta } from './procedure-meta.js';
@@ -308,6 +309,9 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
       );
   }
   addEventStreamOperation(doc, errorResponses, (operation) =>
+    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: false }),
+  );
+  addEventExportOperation(doc, errorResponses, (operation) =>
     finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: false }),
   );
   const used = new Set<string>();

@@ -5,6 +5,7 @@ import { AppError, toAppError } from '../errors.js';
 import { sendUnrouted } from './allowed-methods.js';
 import { createCollector } from './collector/handler.js';
 import { DOCS_PATH, handleDocs } from './docs.js';
+import { EVENT_EXPORT_PATH, handleEventExport } from './event-export.js';
 import { EVENT_STREAM_PATH, handleEventStream } from './event-stream.js';
 import { createRouteTemplates, handleMetrics, METRICS_PATH, observeRequest } from './metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -172,6 +173,8 @@ export function createRequestListener(
         await trpc(req, res, pathname);
       } else if (route === EVENT_STREAM_PATH) {
         await handleEventStream(deps, req, res);
+      } else if (route === EVENT_EXPORT_PATH) {
+        await handleEventExport(deps, req, res);
       } else if (route.startsWith('/v1/')) {
         res.setHeader('cache-control', 'no-store');
         await rest(req, res, path, () => sendUnrouted(res, route, method));

@@ -108,7 +108,7 @@ function totalExpression(merchantId: string, { names, start, end }: Filters): SQ
  * The count behind the access check: its subqueries are InitPlans, which PostgreSQL runs only
  * when the merchant row is found, so another partner's merchant costs one index probe.
  */
-function countQuery(partnerId: string, merchantId: string, filters: Filters): SQL {
+export function countQuery(partnerId: string, merchantId: string, filters: Filters): SQL {
   return sql`select exists (select 1 from tags where tags.merchant_id = m.id) as tagged,
       ${totalExpression(merchantId, filters)}::float8 as total
     from merchants m where m.id = ${merchantId}::uuid and m.partner_id = ${partnerId}::uuid`;
@@ -129,11 +129,30 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  *   reads its first offset+limit+1 keys from the (merchant, name, time, id) index and the per-name
  *   runs are merged (Merge Append), instead of sorting every matching row.
  */
-function dataQuery(
+/**
+ * What a page row holds: the five fields (the list), or one `line` of text that is exactly
+ * `JSON.stringify` of the event as the list gives it (the export: PostgreSQL writes the JSON, and
+ * its string escaping is JSON.stringify's).
+ */
+type RowShape = 'fields' | 'line';
+
+function selectList(shape: RowShape, prefix: '' | 'e.'): SQL {
+  const col = (name: string) => sql.raw(`${prefix}${name}`);
+  const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
+  if (shape === 'fields') {
+    return sql`${col('id')}, ${col('muid')}, ${col('event_name')}, ${time} as event_time, ${col('raw_data')}`;
+  }
+  return sql`'{"id":' || to_json(${col('id')})::text || ',"muid":' || to_json(${col('muid')})::text
+    || ',"event_name":' || to_json(${col('event_name')})::text || ',"event_time":"' || ${time}
+    || '","raw_data":' || to_json(${col('raw_data')})::text || '}' as line`;
+}
+
+export function dataQuery(
   merchantId: string,
-  params: ListEventsParams,
+  params: Pick<ListEventsParams, 'sortBy' | 'sortOrder' | 'limit' | 'page'>,
   { names, start, end }: Filters,
   position: CursorPosition | null,
+  shape: RowShape = 'fields',
 ): SQL {
   const desc = params.sortOrder !== 'asc';
   const dir = sql.raw(desc ? 'desc' : 'asc');
@@ -165,7 +184,7 @@ function dataQuery(
     }
     // ORDER BY names the table's columns: the output column `event_time` is the ISO text, and
     // ordering by it would sort every matching row instead of reading the index in order.
-    return sql`select id, muid, event_name, to_char(event_time at time zone 'UTC', ${ISO}) as event_time, raw_data
+    return sql`select ${selectList(shape, '')}
       from events where ${where(names, ...after)}
       order by ${order('events.')} limit ${take}`;
   }
@@ -191,13 +210,16 @@ function dataQuery(
       ? sql`select ${cols} from events where ${where(names)}
           order by ${order()} limit ${take} offset ${offset}`
       : sql`select ${cols} from (${sql.join(branches, sql` union all `)}) runs order by ${order()} limit ${take} offset ${offset}`;
-  return sql`select e.id, e.muid, e.event_name, to_char(e.event_time at time zone 'UTC', ${ISO}) as event_time, e.raw_data
+  return sql`select ${selectList(shape, 'e.')}
     from (${keys}) k join events e on e.merchant_id = ${merchantId}::uuid and e.id = k.id
     order by ${order('k.')}`;
 }
 
+/** The list's filters, validated (400 on bad input). */
+export { type Filters as EventFilters, parseFilters as parseEventFilters };
+
 /** What the list's cursors are bound to: the partner, the merchant, the sort and the filters. */
-function bindingOf(partnerId: string, params: ListEventsParams, filters: Filters): CursorBinding {
+export function bindingOf(partnerId: string, params: ListEventsParams, filters: Filters): CursorBinding {
   return {
     partnerId,
     merchantId: params.merchantId,

@@ -1,0 +1,100 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { readRows } from '../../db/read-rows.js';
+import { AppError } from '../../errors.js';
+import type { AuthenticatedPartner } from '../partner/authenticate.js';
+import { type CursorPosition, decodeCursor, encodeCursor } from './cursor.js';
+import { bindingOf, countQuery, dataQuery, type ListEventsParams, parseEventFilters } from './list-events.js';
+
+/** Events per keyset batch: one short statement each (well inside the statement deadline). */
+export const EXPORT_BATCH = 2_000;
+
+export type ExportEventsParams = Omit<ListEventsParams, 'page' | 'limit'> & {
+  /** Resume a cut download after this event (the `id` of the last line received). */
+  afterId?: string | undefined;
+};
+
+/** One batch of the export: NDJSON text (one line per event, each ending in `\n`) and its size. */
+export interface ExportBatch {
+  text: string;
+  count: number;
+}
+
+/** What the export ends with: `{"complete": true, "count": N, "cursor": "..."}`. */
+export interface ExportSummary {
+  complete: true;
+  count: number;
+  /** Continues after the last exported event (as `cursor` of a later export or of the list); null when nothing was read. */
+  cursor: string | null;
+}
+
+export interface EventExport {
+  batches: AsyncGenerator<ExportBatch, ExportSummary, undefined>;
+}
+
+/**
+ * Opens an export of a merchant's events with the list's filters and sort: validates the filters
+ * and the cursor (400), checks the merchant is the partner's and has a tag (404) before anything
+ * is sent, then yields keyset batches of NDJSON lines, each line exactly the list's JSON for the
+ * event, written by PostgreSQL. The next batch is read only when the caller asks for it: a slow
+ * reader slows the reads, memory holds one batch. Every batch is its own short statement (no
+ * long transaction: vacuum is never held back, and each statement keeps the normal deadline), so
+ * events inserted during an export appear if they sort after the position reached, like a cursor walk.
+ */
+export async function openEventExport(
+  db: Database,
+  partner: AuthenticatedPartner,
+  params: ExportEventsParams,
+  cursorKey: Buffer,
+): Promise<EventExport> {
+  const filters = parseEventFilters({ ...params, page: 1, limit: EXPORT_BATCH });
+  const binding = bindingOf(partner.id, { ...params, page: 1, limit: EXPORT_BATCH }, filters);
+  if (params.cursor && params.afterId) throw new AppError('VALIDATION_ERROR', 'send cursor or afterId, not both');
+  let position: CursorPosition | null = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
+  const [countRows, afterRows] = await readRows(db, [
+    countQuery(partner.id, params.merchantId, filters),
+    sql`select id, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time
+      from events where merchant_id = ${params.merchantId}::uuid and id = ${params.afterId ?? ''}`,
+  ]);
+  const [access] = countRows ?? [];
+  if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
+  if (!access.tagged) {
+    throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
+  }
+  if (params.afterId !== undefined) {
+    const after = afterRows?.[0];
+    if (!after) throw new AppError('VALIDATION_ERROR', `afterId: no event ${params.afterId} for this merchant`);
+    position = { page: 2, time: after.event_time as string, id: after.id as string, name: after.event_name as string };
+  }
+  const byName = params.sortBy === 'event_name';
+  const sort = { sortBy: params.sortBy, sortOrder: params.sortOrder, page: 1, limit: EXPORT_BATCH };
+  async function* batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
+    let count = 0;
+    for (;;) {
+      const [rows = []] = await readRows(db, [dataQuery(params.merchantId, sort, filters, position, 'line')]);
+      // The query reads one row more than a batch (to know a next page exists, as the list does).
+      const n = Math.min(rows.length, EXPORT_BATCH);
+      if (n > 0) {
+        let text = '';
+        for (let i = 0; i < n; i++) text += `${(rows[i] as { line: string }).line}\n`;
+        const last = JSON.parse((rows[n - 1] as { line: string }).line) as {
+          id: string;
+          event_name: string;
+          event_time: string;
+        };
+        position = { page: 2, time: last.event_time, id: last.id, name: byName ? last.event_name : undefined };
+        count += n;
+        yield { text, count: n };
+      }
+      if (rows.length <= EXPORT_BATCH) break;
+    }
+    return {
+      complete: true,
+      count,
+      cursor: position
+        ? encodeCursor(cursorKey, binding, { ...position, name: byName ? position.name : undefined })
+        : null,
+    };
+  }
+  return { batches: batches() };
+}
