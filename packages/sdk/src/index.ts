@@ -19,6 +19,12 @@ export {
 export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
 export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
 export {
+  EventExport,
+  type EventExportOptions,
+  type EventExportParams,
+  type ExportSummary,
+} from './resources/event-export.js';
+export {
   EventStream,
   type EventStreamOptions,
   type EventStreamParams,

@@ -214,6 +214,30 @@ describe('SDK against the real server', () => {
     expect(resumed.pagination.currentPage).toBe(2);
   });
 
+  it('exports every event as typed events, the same as the list, with a summary; raw() gives the bytes', async () => {
+    const exported = client.events.export({ merchantId, sortOrder: 'asc' });
+    const got: TrackingEvent[] = [];
+    for await (const event of exported) got.push(event);
+    const listed = await client.events.list({ merchantId, sortOrder: 'asc', limit: 100 });
+    expect(got).toEqual(listed.data);
+    expect(exported.summary).toEqual({ complete: true, count: got.length, cursor: expect.any(String) });
+    expect(exported.lastId).toBe(got[got.length - 1]?.id);
+    const resumed = [];
+    for await (const event of client.events.export({ merchantId, sortOrder: 'asc', afterId: got[9]?.id as string })) {
+      resumed.push(event);
+    }
+    expect(resumed).toEqual(got.slice(10));
+    const raw = await client.events.export({ merchantId, events: ['Purchase'] }).raw();
+    expect(raw.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
+    const lines = (await raw.text()).trim().split('\n');
+    expect(JSON.parse(lines[lines.length - 1] as string)).toMatchObject({ complete: true, count: lines.length - 1 });
+    const missing = await client.events
+      .export({ merchantId: '00000000-0000-4000-8000-000000000000' })
+      .raw()
+      .catch((e) => e);
+    expect(missing).toBeInstanceOf(NotFoundError);
+  });
+
   it('maps server errors to the SDK classes', async () => {
     const unknownMerchant = '00000000-0000-4000-8000-000000000000';
     const notFound = await client.events.list({ merchantId: unknownMerchant }).catch((e: unknown) => e);

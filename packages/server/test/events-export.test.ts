@@ -3,7 +3,7 @@ import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
-import { api, type Json } from './helpers/api.js';
+import { api } from './helpers/api.js';
 import { collectOk, type GeneratedTag, listEvents, preverifiedTag } from './helpers/fixtures.js';
 
 // GET /v1/partners/events/export: NDJSON of exactly the list's JSON per event, a final summary

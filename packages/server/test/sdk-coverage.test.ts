@@ -18,6 +18,7 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'tag-get': 'tags.retrieve',
   'events-list': 'events.list',
   'events-stream': 'events.stream',
+  'events-export': 'events.export',
   'collect-ingest': 'events.send',
   'webhooks-create': 'webhooks.create',
   'webhooks-list': 'webhooks.list',

@@ -2,6 +2,7 @@ import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { makeIdempotencyKey } from '../internal/idempotency.js';
 import { buildQuery } from '../internal/query.js';
+import { EventExport, type EventExportOptions, type EventExportParams } from './event-export.js';
 import { EventStream, type EventStreamOptions, type EventStreamParams } from './event-stream.js';
 
 /** A tracking event (spec 2.4). */
@@ -108,6 +109,15 @@ export class Events {
    */
   stream(params: EventStreamParams, options?: EventStreamOptions): EventStream {
     return new EventStream(this.#transport, params, options);
+  }
+
+  /**
+   * `GET /v1/partners/events/export`: every matching event as a stream (NDJSON, constant memory):
+   * `for await (const event of client.events.export({ merchantId }))`; `.raw()` for the bytes,
+   * `.summary` once complete. A cut download throws; resume with `afterId` (see {@link EventExport}).
+   */
+  export(params: EventExportParams, options?: EventExportOptions): EventExport {
+    return new EventExport(this.#transport, params, options);
   }
 
   /** `GET /v1/partners/events`: a page of a merchant's events, iterable over all matching events. */
