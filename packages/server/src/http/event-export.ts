@@ -4,8 +4,8 @@ import { ExportEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../context.js';
 import { errorResponse, toAppError } from '../errors.js';
 import { type EventExport, openEventExport } from '../services/events/export-events.js';
-import { authenticate } from '../services/partner/authenticate.js';
 import { sendUnrouted } from './allowed-methods.js';
+import { clientOf } from './rate-limit.js';
 import { sendError } from './respond.js';
 
 /** `GET /v1/partners/events/export`: a merchant's events as NDJSON, streamed. */
@@ -57,8 +57,8 @@ export async function handleEventExport(
   }
   let exported: EventExport;
   try {
-    const partner = await authenticate(deps.db, req.headers.authorization);
-    await deps.limits.limitApiKey(req.headers.authorization, res);
+    // One call of the key's budget, as every /v1/partners call (http/rate-limit.ts).
+    const partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
     const url = new URL(req.url ?? '/', 'http://localhost');
     const parsed = ExportEventsQuery.safeParse(Object.fromEntries(url.searchParams));
     if (!parsed.success) throw toAppError(parsed.error);
