@@ -22,6 +22,7 @@ import { loadCursorKey } from './services/events/cursor.js';
 import { EventLog } from './services/events/event-log.js';
 import { StreamHub } from './services/events/hub.js';
 import { EventQueue } from './services/events/queue.js';
+import { StreamCaps } from './services/events/stream-caps.js';
 import { TagLiveness } from './services/events/tag-liveness.js';
 import { IdempotencyStore } from './services/idempotency/store.js';
 import { watchApiKeys } from './services/partner/key-cache.js';
@@ -261,6 +262,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     idempotency: new IdempotencyStore(database.db, logger),
     limits,
     metrics,
+    streamCaps: new StreamCaps(env.STREAM_MAX_PER_PARTNER, env.STREAM_MAX_PER_PROCESS),
     eventLog,
     cursorKey,
     tagState,

@@ -7,6 +7,7 @@ import type { Metrics } from './metrics.js';
 import type { EventLog } from './services/events/event-log.js';
 import type { StreamHub } from './services/events/hub.js';
 import type { EventQueue } from './services/events/queue.js';
+import type { StreamCaps } from './services/events/stream-caps.js';
 import type { TagLiveness } from './services/events/tag-liveness.js';
 import type { IdempotencyStore } from './services/idempotency/store.js';
 import type { AuthenticatedPartner } from './services/partner/authenticate.js';
@@ -34,6 +35,8 @@ export interface AppDeps {
   idempotency: IdempotencyStore;
   /** This app's Prometheus registry and instruments (metrics.ts); register new metrics through it. */
   metrics: Metrics;
+  /** Concurrent event-stream caps (services/events/stream-caps.ts). */
+  streamCaps: StreamCaps;
   /** The key that signs event-list cursors (services/events/cursor.ts: CURSOR_SECRET or the database's own). */
   cursorKey: Buffer;
 }

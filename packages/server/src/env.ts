@@ -111,6 +111,9 @@ export const EnvSchema = z.object({
     emptyAsUndefined,
     z.string().min(16, { message: 'must be at least 16 characters' }).optional(),
   ),
+  /** Concurrent event streams (REST SSE and tRPC) per partner and per process; over: 429 RATE_LIMITED. */
+  STREAM_MAX_PER_PARTNER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(100)),
+  STREAM_MAX_PER_PROCESS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
   /** Event stream: events a connection may hold unsent before it is cut off as too slow. */
   STREAM_BUFFER_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
   /** Event stream: interval of the keep-alive `: ping` comments (ms). */

@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import { findOwnMerchant } from '../merchant/find-merchant.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
 import type { StreamHub } from './hub.js';
+import type { StreamCaps } from './stream-caps.js';
 import type { EventSubscription } from './subscription.js';
 
 /** Parses a client's `Last-Event-ID`: a non-negative integer (the `seq` of the last event seen). */
@@ -24,12 +25,21 @@ export function parseLastEventId(value: string | undefined | null): number | und
  * the hub's subscription is returned ready: an event committed after this resolves is delivered.
  */
 export async function openEventStream(
-  deps: { db: Database; streams: StreamHub },
+  deps: { db: Database; streams: StreamHub; streamCaps?: StreamCaps | undefined },
   partner: AuthenticatedPartner,
   input: StreamEventsQuery,
 ): Promise<EventSubscription> {
   const query = StreamEventsQuery.parse(input);
   const afterSeq = parseLastEventId(query.lastEventId);
-  await findOwnMerchant(deps.db, partner, query.merchantId);
-  return deps.streams.subscribe({ merchantId: query.merchantId, names: query.events, afterSeq });
+  // Over a cap: 429 before anything else happens (stream-caps.ts); the slot is held until the stream ends.
+  const release = deps.streamCaps?.take(partner.id) ?? (() => {});
+  try {
+    await findOwnMerchant(deps.db, partner, query.merchantId);
+    const subscription = await deps.streams.subscribe({ merchantId: query.merchantId, names: query.events, afterSeq });
+    void subscription.ended.then(release, release);
+    return subscription;
+  } catch (error) {
+    release();
+    throw error;
+  }
 }

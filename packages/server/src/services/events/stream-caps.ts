@@ -1,0 +1,42 @@
+import { AppError } from '../../errors.js';
+
+/** Seconds a client over a stream cap is told to wait. */
+export const STREAM_CAP_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Caps on concurrent event streams (REST SSE and tRPC subscriptions alike, through
+ * `openEventStream`): per partner (STREAM_MAX_PER_PARTNER, default 100) and per process
+ * (STREAM_MAX_PER_PROCESS). Over a cap: 429 RATE_LIMITED with Retry-After, before any stream starts.
+ */
+export class StreamCaps {
+  private readonly byPartner = new Map<string, number>();
+  private total = 0;
+
+  constructor(
+    private readonly perPartner: number,
+    private readonly perProcess: number,
+  ) {}
+
+  /** Takes a slot for the partner, or throws 429; the returned function gives it back (once). */
+  take(partnerId: string): () => void {
+    const mine = this.byPartner.get(partnerId) ?? 0;
+    if (mine >= this.perPartner || this.total >= this.perProcess) {
+      const which =
+        mine >= this.perPartner ? `${this.perPartner} open streams per partner` : 'this server’s stream limit';
+      throw new AppError('RATE_LIMITED', `Too many open event streams (${which}); close one or retry later`, {
+        headers: { 'retry-after': String(STREAM_CAP_RETRY_AFTER_SECONDS) },
+      });
+    }
+    this.byPartner.set(partnerId, mine + 1);
+    this.total += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.total -= 1;
+      const left = (this.byPartner.get(partnerId) ?? 1) - 1;
+      if (left <= 0) this.byPartner.delete(partnerId);
+      else this.byPartner.set(partnerId, left);
+    };
+  }
+}
