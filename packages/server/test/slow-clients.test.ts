@@ -1,19 +1,11 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../src/app.js';
-import { startTestServer, type TestServer } from '../src/testing/index.js';
+import { freePort, startTestServer, type TestServer } from '../src/testing/index.js';
 
 let server: TestServer;
 let app: RunningApp;
 let collectorPort: number;
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   server = await startTestServer();
