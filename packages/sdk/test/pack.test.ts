@@ -24,6 +24,7 @@ const EXPECTED_EXPORTS = [
   'AuthenticationError',
   'BadRequestError',
   'ConflictError',
+  'EventExport',
   'EventStream',
   'Events',
   'InternalServerError',
@@ -38,6 +39,11 @@ const EXPECTED_EXPORTS = [
   'Tags',
   'UnprocessableEntityError',
   'VERSION',
+  'WEBHOOK_TOLERANCE_SECONDS',
+  'WebhookDeliveries',
+  'WebhookVerificationError',
+  'Webhooks',
+  'unwrapWebhook',
 ];
 
 function newestMtime(path: string): number {
