@@ -12,6 +12,8 @@ export interface RecordedResponse {
   url?: string;
   status: number;
   contentType: string | null;
+  /** `Content-Encoding` of the body (e.g. `gzip`): such a body is recorded as sent, not decoded. */
+  contentEncoding?: string | null;
   /** The body text (empty for HEAD and bodiless answers). */
   body: string;
 }
@@ -61,6 +63,7 @@ export function recordResponses(server: Server, dir: string): string {
           url: (req.url ?? '/').slice(0, 500),
           status: res.statusCode,
           contentType: contentType === undefined ? null : String(contentType),
+          contentEncoding: res.hasHeader('content-encoding') ? String(res.getHeader('content-encoding')) : null,
           body: Buffer.concat(chunks).toString('utf8'),
         };
         appendFileSync(file, `${JSON.stringify(record)}\n`);
