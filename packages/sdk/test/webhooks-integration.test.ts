@@ -16,6 +16,7 @@ describe('client.webhooks against the real server', () => {
 
   beforeAll(async () => {
     server = await startRealServer({
+      WEBHOOK_DELIVERY: 'on',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '100ms,100ms',
       WEBHOOK_POLL_MS: '50',

@@ -19,6 +19,8 @@ let receiver: TestWebhookReceiver;
 beforeAll(async () => {
   server = await startTestServer({
     env: {
+      TAG_MONITOR: 'on',
+      WEBHOOK_DELIVERY: 'on',
       TAG_RECHECK_SCHEDULE: '1s,2s,4s',
       TAG_HEALTH_INTERVAL: '2s',
       TAG_RECHECK_WINDOW: '1h',

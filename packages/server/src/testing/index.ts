@@ -75,6 +75,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     RATE_LIMIT_PER_MINUTE: '1000000',
     COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
+    // Background jobs claim work from the whole database: on a shared PostgreSQL test database one
+    // file's worker would take another file's deliveries and checks (with its own settings). Off
+    // unless a test turns them on.
+    TAG_MONITOR: 'off',
+    WEBHOOK_DELIVERY: 'off',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...options.env,
   });

@@ -20,6 +20,7 @@ let otherClient: Api;
 beforeAll(async () => {
   server = await startTestServer({
     env: {
+      WEBHOOK_DELIVERY: 'on',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
       WEBHOOK_POLL_MS: '50',
