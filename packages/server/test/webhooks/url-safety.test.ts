@@ -13,7 +13,9 @@ let server: TestServer;
 let receiver: TestWebhookReceiver;
 
 beforeAll(async () => {
-  server = await startTestServer({ env: { WEBHOOK_DELIVERY: 'on', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '10s' } });
+  server = await startTestServer({
+    env: { WEBHOOK_DELIVERY: 'on', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '10s' },
+  });
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
