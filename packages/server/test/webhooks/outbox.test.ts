@@ -45,16 +45,19 @@ describe('enqueueWebhookEvent', () => {
     const woken: string[] = [];
     const unlisten = await database.listen(WEBHOOK_WAKE_CHANNEL, (payload) => woken.push(payload));
 
-    const result = await database.db.transaction((tx) =>
-      enqueueWebhookEvent(tx, { partnerId, type: 'tag.verified', data: { tagId: 'x' } }),
-    );
+    // Read back inside the transaction: what enqueue wrote, before any worker (on a shared test
+    // database, another file's) can claim it.
+    const { result, message, deliveries } = await database.db.transaction(async (tx) => {
+      const result = await enqueueWebhookEvent(tx, { partnerId, type: 'tag.verified', data: { tagId: 'x' } });
+      const [message] = await tx.select().from(webhookMessages).where(eq(webhookMessages.id, result.messageId));
+      const deliveries = await tx
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.messageId, result.messageId));
+      return { result, message, deliveries };
+    });
     expect(result.deliveries).toBe(2);
-    const [message] = await database.db.select().from(webhookMessages).where(eq(webhookMessages.id, result.messageId));
     expect(message).toMatchObject({ partnerId, type: 'tag.verified', data: { tagId: 'x' } });
-    const deliveries = await database.db
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.messageId, result.messageId));
     expect(deliveries.map((d) => d.endpointId).sort()).toEqual([all, tagsOnly].sort());
     for (const d of deliveries) expect(d).toMatchObject({ status: 'pending', attempts: 0, claimedUntil: null });
     for (let i = 0; i < 100 && woken.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
