@@ -93,7 +93,8 @@ export async function handleEventStream(
     }
   } catch (error) {
     const appError = toAppError(error);
-    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW') {
+    // A slow consumer and a key revoked or expired mid-stream (key-watch.ts) are the client's story.
+    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED') {
       deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed');
     }
     if (!res.destroyed) res.write(errorFrame(appError));

@@ -3,6 +3,7 @@ import type { Database } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { findOwnMerchant } from '../merchant/find-merchant.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
+import { keyWatchFor } from '../partner/key-watch.js';
 import type { StreamHub } from './hub.js';
 import type { StreamCaps } from './stream-caps.js';
 import type { EventSubscription } from './subscription.js';
@@ -23,6 +24,8 @@ export function parseLastEventId(value: string | undefined | null): number | und
  * `events.stream`) start one. The input is validated (the events filter of shared-schemas, the
  * resume position), the merchant must be the partner's (MERCHANT_NOT_FOUND before any event), then
  * the hub's subscription is returned ready: an event committed after this resolves is delivered.
+ * The stream lives as long as the key it was opened with: revoked or expired (on any process), it
+ * ends with UNAUTHORIZED (services/partner/key-watch.ts).
  */
 export async function openEventStream(
   deps: { db: Database; streams: StreamHub; streamCaps?: StreamCaps | undefined },
@@ -36,7 +39,14 @@ export async function openEventStream(
   try {
     await findOwnMerchant(deps.db, partner, query.merchantId);
     const subscription = await deps.streams.subscribe({ merchantId: query.merchantId, names: query.events, afterSeq });
-    void subscription.ended.then(release, release);
+    const unwatch = partner.key
+      ? keyWatchFor(deps.db).watch(partner.key, (error) => subscription.fail(error))
+      : () => {};
+    const ended = () => {
+      unwatch();
+      release();
+    };
+    void subscription.ended.then(ended, ended);
     return subscription;
   } catch (error) {
     release();

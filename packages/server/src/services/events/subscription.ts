@@ -84,7 +84,8 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     this.wake();
   }
 
-  private fail(error: unknown): void {
+  /** Ends the stream with `error` (buffered events are dropped): the consumer's next read throws it. */
+  fail(error: unknown): void {
     if (this.isEnded) return;
     this.failure = error;
     this.close();

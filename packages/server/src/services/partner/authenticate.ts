@@ -12,6 +12,19 @@ export interface AuthenticatedPartner {
   name: string;
   domain: string;
   recordName: string;
+  /**
+   * The key the request was authenticated with (absent for partners built in process): what an
+   * event stream watches so that it ends when the key is revoked or expires (key-watch.ts).
+   */
+  key?: AuthenticatedKey;
+}
+
+export interface AuthenticatedKey {
+  id: string;
+  /** Epoch ms; null when the key never expires. */
+  expiresAt: number | null;
+  /** The key cache's generation when the key was read: a change since then means "check again". */
+  generation: number;
 }
 
 /** Thrown when no bearer token was sent at all: answered with the spec's `{statusCode, message, error}` body. */
@@ -50,7 +63,8 @@ export async function authenticate(db: Database, header: string | string[] | und
   const cached = cache.get(hash);
   if (cached) {
     touchApiKey(db, cached.keyId);
-    return cached.partner;
+    // An entry still cached is current: every invalidation empties the cache.
+    return { ...cached.partner, key: { id: cached.keyId, expiresAt: cached.expiresAt, generation: cache.version } };
   }
   const token0 = cache.begin();
   const [row] = await db
@@ -76,6 +90,7 @@ export async function authenticate(db: Database, header: string | string[] | und
   if (!row || !hashesEqual(row.keyHash, hash)) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
   touchApiKey(db, row.keyId);
   const partner = { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
-  cache.set(token0, { keyId: row.keyId, keyHash: row.keyHash, expiresAt: row.expiresAt?.getTime() ?? null, partner });
-  return partner;
+  const expiresAt = row.expiresAt?.getTime() ?? null;
+  cache.set(token0, { keyId: row.keyId, keyHash: row.keyHash, expiresAt, partner });
+  return { ...partner, key: { id: row.keyId, expiresAt, generation: token0 } };
 }

@@ -27,6 +27,7 @@ export interface CachedKey {
 export class ApiKeyCache {
   private readonly entries = new Map<string, { key: CachedKey; storedAt: number }>();
   private generation = 0;
+  private readonly listeners = new Set<() => void>();
   /** Processes' apps listening for invalidations on this database (tests share one database). */
   private watchers = 0;
 
@@ -60,10 +61,26 @@ export class ApiKeyCache {
     this.entries.set(key.keyHash, { key, storedAt: now });
   }
 
+  /** The current generation: it moves on every invalidation (a key or partner changed somewhere). */
+  get version(): number {
+    return this.generation;
+  }
+
+  /**
+   * Calls `listener` on every invalidation (a notification, a reconnect of the LISTEN, a change made
+   * by this process): open event streams recheck their keys (services/partner/key-watch.ts).
+   * Returns the function that stops it.
+   */
+  onInvalidate(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Forgets every key (any key or partner changed). */
   invalidate(): void {
     this.generation += 1;
     this.entries.clear();
+    for (const listener of [...this.listeners]) listener();
   }
 
   /** @internal Counts a listener in (on) or out; the cache is emptied either way. */
