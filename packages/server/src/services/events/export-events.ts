@@ -4,7 +4,14 @@ import { readRows } from '../../db/read-rows.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
 import { type CursorPosition, decodeCursor, encodeCursor } from './cursor.js';
-import { bindingOf, countQuery, dataQuery, type ListEventsParams, parseEventFilters } from './list-events.js';
+import {
+  bindingOf,
+  countQuery,
+  dataQuery,
+  type ListEventsParams,
+  ownedMerchant,
+  parseEventFilters,
+} from './list-events.js';
 
 /** Events per keyset batch: one short statement each (well inside the statement deadline). */
 export const EXPORT_BATCH = 2_000;
@@ -54,7 +61,8 @@ export async function openEventExport(
   const [countRows, afterRows] = await readRows(db, [
     countQuery(partner.id, params.merchantId, filters),
     sql`select id, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time
-      from events where merchant_id = ${params.merchantId}::uuid and id = ${params.afterId ?? ''}`,
+      from events where merchant_id = ${params.merchantId}::uuid and id = ${params.afterId ?? ''}
+        and ${ownedMerchant(partner.id, params.merchantId)}`,
   ]);
   const [access] = countRows ?? [];
   if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
@@ -71,7 +79,9 @@ export async function openEventExport(
   async function* batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
     let count = 0;
     for (;;) {
-      const [rows = []] = await readRows(db, [dataQuery(params.merchantId, sort, filters, position, 'line')]);
+      const [rows = []] = await readRows(db, [
+        dataQuery(partner.id, params.merchantId, sort, filters, position, 'line'),
+      ]);
       // The query reads one row more than a batch (to know a next page exists, as the list does).
       const n = Math.min(rows.length, EXPORT_BATCH);
       if (n > 0) {

@@ -74,6 +74,17 @@ function eventWhere(merchantId: string, names: string[], from: SQL | null, to: S
   return sql.join(parts, sql` and `);
 }
 
+/**
+ * The ownership gate of every statement that reads a merchant's events: true only when the
+ * merchant is the partner's. It holds no column of `events`, so PostgreSQL evaluates it once, first
+ * (an InitPlan behind a One-Time Filter), and never starts the events scan below it for another
+ * partner's merchant: a statement sent in parallel with the access check touches no other tenant's
+ * rows (finding 9 of the security round).
+ */
+export function ownedMerchant(partnerId: string, merchantId: string): SQL {
+  return sql`exists (select 1 from merchants where merchants.id = ${merchantId}::uuid and merchants.partner_id = ${partnerId}::uuid)`;
+}
+
 const countWhere = (where: SQL) => sql`(select count(*) from events where ${where})`;
 
 /**
@@ -148,6 +159,7 @@ function selectList(shape: RowShape, prefix: '' | 'e.'): SQL {
 }
 
 export function dataQuery(
+  partnerId: string,
   merchantId: string,
   params: Pick<ListEventsParams, 'sortBy' | 'sortOrder' | 'limit' | 'page'>,
   { names, start, end }: Filters,
@@ -185,7 +197,7 @@ export function dataQuery(
     // ORDER BY names the table's columns: the output column `event_time` is the ISO text, and
     // ordering by it would sort every matching row instead of reading the index in order.
     return sql`select ${selectList(shape, '')}
-      from events where ${where(names, ...after)}
+      from events where ${where(names, ...after)} and ${ownedMerchant(partnerId, merchantId)}
       order by ${order('events.')} limit ${take}`;
   }
   const cols = sql.raw(keyCols.join(', '));
@@ -212,6 +224,7 @@ export function dataQuery(
       : sql`select ${cols} from (${sql.join(branches, sql` union all `)}) runs order by ${order()} limit ${take} offset ${offset}`;
   return sql`select ${selectList(shape, 'e.')}
     from (${keys}) k join events e on e.merchant_id = ${merchantId}::uuid and e.id = k.id
+    where ${ownedMerchant(partnerId, merchantId)}
     order by ${order('k.')}`;
 }
 
@@ -240,7 +253,7 @@ export function planEventList(partnerId: string, params: ListEventsParams, curso
   const binding = bindingOf(partnerId, params, filters);
   const position = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
   return {
-    data: dataQuery(params.merchantId, params, filters, position),
+    data: dataQuery(partnerId, params.merchantId, params, filters, position),
     count: countQuery(partnerId, params.merchantId, filters),
     page: position?.page ?? params.page,
     binding,
@@ -298,7 +311,8 @@ export function eventListResponse(
 
 /**
  * One page of a merchant's events: two statements in parallel, the page and the access check with
- * the count; the page is dropped unless the merchant is the partner's and has a tag.
+ * the count; the page is dropped unless the merchant is the partner's and has a tag. The page's
+ * statement is gated by `ownedMerchant`: for another partner's merchant it reads no event.
  */
 export async function listEvents(
   db: Database,
