@@ -21,6 +21,18 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.StreamedEvent>().toEqualTypeOf<Schemas.StreamedEvent>();
   });
 
+  it('webhook events: tag.* data is the shared Tag (GET /v1/partners/tag/{tagId})', () => {
+    expectTypeOf<Sdk.WebhookEvent>().toEqualTypeOf<Schemas.WebhookEvent>();
+    expectTypeOf<Sdk.WebhookTag>().toEqualTypeOf<Schemas.Tag>();
+    expectTypeOf<Sdk.WebhookEventType>().toEqualTypeOf<Schemas.WebhookEventType>();
+    for (const type of ['tag.verified', 'tag.activated', 'tag.disconnected', 'tag.reconnected'] as const) {
+      expectTypeOf<Extract<Sdk.WebhookEvent, { type: typeof type }>['data']>().toEqualTypeOf<Schemas.Tag>();
+    }
+    expectTypeOf<Extract<Sdk.WebhookEvent, { type: 'webhook.test' }>['data']>().toEqualTypeOf<
+      Extract<Schemas.WebhookEvent, { type: 'webhook.test' }>['data']
+    >();
+  });
+
   it('responses', () => {
     expectTypeOf<Sdk.MerchantCreateResponse>().toEqualTypeOf<Schemas.CreateMerchantResponse>();
     expectTypeOf<Sdk.TagGenerateResponse>().toEqualTypeOf<Schemas.GenerateTagResponse>();

@@ -1,19 +1,35 @@
 // client.webhooks.unwrap against the reference `standardwebhooks` library, both directions: what
 // the library signs, unwrap accepts; and on the same requests (good and tampered) unwrap and the
 // library's verify always agree.
+import { Tag as TagSchema, WebhookEvent as WebhookEventSchema } from '@partner/shared-schemas';
 import { Webhook } from 'standardwebhooks';
-import { describe, expect, it } from 'vitest';
-import { PartnerClient, unwrapWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { PartnerClient, type Tag, unwrapWebhook, type WebhookEvent, WebhookVerificationError } from '../src/index.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const OTHER = 'whsec_dGhpcyBpcyBhbm90aGVyIHNlY3JldCBrZXkgMzI=';
 const client = new PartnerClient({ apiKey: 'mp_live_test', baseURL: 'http://127.0.0.1:1' });
 
-const event: WebhookEvent = {
-  type: 'tag.verified',
-  timestamp: '2026-11-23T20:00:00.000Z',
-  data: { tagId: '0b9e5c1e-8a8c-4d4a-9a53-1f2b3c4d5e6f', status: 'waiting_for_events', isVerified: true },
+/** A tag as `GET /v1/partners/tag/{tagId}` returns it right after a successful check. */
+const tag: Tag = {
+  tagId: '0b9e5c1e-8a8c-4d4a-9a53-1f2b3c4d5e6f',
+  merchantId: '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+  hostname: 'edge-k3j9x2.shop-example.com',
+  domain: 'shop-example.com',
+  domainType: 'custom',
+  status: 'waiting_for_events',
+  isConnected: true,
+  isVerified: true,
+  record: { type: 'CNAME', name: 'edge-k3j9x2', value: 'q7w2e9r4t6y1.tags.partner-tags.example', ttl: 300 },
+  createdAt: '2026-11-23T19:59:00.000Z',
+  verifiedAt: '2026-11-23T20:00:00.000Z',
+  firstEventAt: null,
+  lastEventAt: null,
+  lastCheck: { checkedAt: '2026-11-23T20:00:00.000Z', ok: true, found: [] },
+  nextCheckAt: '2026-11-24T20:00:00.000Z',
 };
+
+const event: WebhookEvent = { type: 'tag.verified', timestamp: '2026-11-23T20:00:00.000Z', data: tag };
 
 function signed(secret = SECRET, body = JSON.stringify(event), at = new Date(), id = 'msg_2b4c') {
   return {
@@ -53,6 +69,30 @@ describe('client.webhooks.unwrap', () => {
     if (unwrapped.type === 'tag.verified') expect(unwrapped.data.tagId).toBe(event.data.tagId);
     // Headers as a fetch Headers object and the body as bytes work too.
     expect(await unwrapWebhook(new TextEncoder().encode(body), new Headers(headers), SECRET)).toEqual(event);
+  });
+
+  it('tag.* events carry the full Tag (the shared schema), narrowed by `type`', async () => {
+    expect(TagSchema.parse(tag)).toEqual(tag); // the fixture is a valid GET /v1/partners/tag/{tagId} answer
+    const activated = {
+      type: 'tag.activated',
+      timestamp: '2026-11-23T20:01:00.000Z',
+      data: {
+        ...tag,
+        status: 'active',
+        firstEventAt: '2026-11-23T20:01:00.000Z',
+        lastEventAt: '2026-11-23T20:01:00.000Z',
+      },
+    };
+    const { body, headers } = signed(SECRET, JSON.stringify(activated));
+    const unwrapped = await client.webhooks.unwrap(body, headers, SECRET);
+    expect(WebhookEventSchema.parse(unwrapped)).toEqual(activated);
+    if (unwrapped.type !== 'tag.activated') throw new Error(`unexpected ${unwrapped.type}`);
+    expectTypeOf(unwrapped.data).toEqualTypeOf<Tag>();
+    expect(unwrapped.data.status).toBe('active');
+    expect(unwrapped.data.firstEventAt).toBe('2026-11-23T20:01:00.000Z');
+    expect(unwrapped.data.record.value).toBe(tag.record.value);
+    // A partial tag is not a tag.* event of this API.
+    expect(WebhookEventSchema.safeParse({ ...activated, data: { tagId: tag.tagId } }).success).toBe(false);
   });
 
   it('accepts either of two signatures (secret rotation)', async () => {

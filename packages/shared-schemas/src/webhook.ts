@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.js';
 import { Pagination, paginationQuery } from './pagination.js';
+import { Tag } from './tag.js';
 
 export const WEBHOOKS_DEFAULT_LIMIT = 10;
 export const WEBHOOK_URL_MAX = 2048;
@@ -170,8 +171,8 @@ export type RetryWebhookDeliveryInput = z.input<typeof RetryWebhookDeliveryInput
 const event = <T extends WebhookEventType, D extends z.ZodType>(type: T, data: D) =>
   z.object({ type: z.literal(type), timestamp: Timestamp, data });
 
-/** The tag as `GET /v1/partners/tag/{tagId}` returns it (typed loosely until that schema lands here). */
-export const WebhookTagData = z.object({ tagId: Uuid }).catchall(z.unknown());
+/** The `data` of every `tag.*` event: the tag exactly as `GET /v1/partners/tag/{tagId}` returns it after the change. */
+export const WebhookTagData = Tag;
 
 export const WebhookEvent = z.discriminatedUnion('type', [
   event('tag.verified', WebhookTagData),

@@ -2,7 +2,7 @@ import { PartnerError } from '../core/errors.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
-import type { DnsRecord, TagStatus } from './tags.js';
+import type { Tag } from './tags.js';
 
 /** Event types a webhook endpoint can receive. */
 export type WebhookEventType =
@@ -67,22 +67,11 @@ export interface WebhookDelivery {
 
 export interface WebhookDeliveryListParams extends WebhookListParams {}
 
-/** The tag as `GET /v1/partners/tag/{tagId}` returns it: the `data` of every `tag.*` event. */
-export interface WebhookTag {
-  tagId: string;
-  merchantId?: string;
-  hostname?: string;
-  domain?: string;
-  status?: TagStatus;
-  isConnected?: boolean;
-  isVerified?: boolean;
-  record?: DnsRecord;
-  createdAt?: string;
-  verifiedAt?: string | null;
-  firstEventAt?: string | null;
-  lastEventAt?: string | null;
-  [field: string]: unknown;
-}
+/**
+ * The `data` of every `tag.*` event: the tag exactly as `GET /v1/partners/tag/{tagId}` returns it
+ * after the change (`client.tags.retrieve`), i.e. {@link Tag}.
+ */
+export type WebhookTag = Tag;
 
 interface EventOf<T extends WebhookEventType, D> {
   type: T;
