@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { parseDuration } from './cli/duration.js';
 
@@ -67,6 +68,43 @@ const DurationList = z.string().transform((value, ctx) => {
   return ms as number[];
 });
 
+/**
+ * TRUST_PROXY: off (unset, `false`, `0`); `true` (every hop is a trusted proxy); a hop count N
+ * (the N proxies nearest to us are trusted); or a comma list of proxy addresses and CIDRs (also
+ * `loopback`, `linklocal`, `uniquelocal`). http/client-address.ts applies it.
+ */
+export type TrustProxy =
+  | { kind: 'off' }
+  | { kind: 'all' }
+  | { kind: 'hops'; hops: number }
+  | { kind: 'list'; list: string[] };
+
+const TrustProxySetting = z.string().transform((value, ctx): TrustProxy => {
+  const trimmed = value.trim().toLowerCase();
+  if (trimmed === '' || trimmed === 'false' || trimmed === '0') return { kind: 'off' };
+  if (trimmed === 'true') return { kind: 'all' };
+  if (/^\d+$/.test(trimmed)) {
+    const hops = Number(trimmed);
+    if (hops <= 100) return { kind: 'hops', hops };
+  }
+  const list = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  try {
+    if (list.length === 0) throw new Error('empty');
+    proxyAddr.compile(list);
+    return { kind: 'list', list };
+  } catch {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'must be true, false, a hop count (1..100), or comma-separated proxy addresses/CIDRs, e.g. 10.0.0.0/8,loopback',
+    });
+    return z.NEVER;
+  }
+});
+
 const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
 
 export const EnvSchema = z.object({
@@ -126,6 +164,12 @@ export const EnvSchema = z.object({
   AUTH_FAILURE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(60)),
   /** Length of the rate-limit window; the two budgets above are per window (60 s: per minute). Tests shorten it. */
   RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(60)),
+  /**
+   * Behind a proxy or load balancer: whose X-Forwarded-For / X-Forwarded-Proto to believe (the
+   * client address of the rate limits and collectors; https for the `muid` cookie). Off by default:
+   * no forwarding header is read.
+   */
+  TRUST_PROXY: z.preprocess(emptyAsUndefined, TrustProxySetting.default({ kind: 'off' })),
   /** Shares rate-limit budgets across instances; unset: in memory, per process. */
   REDIS_URL: z.preprocess(
     emptyAsUndefined,

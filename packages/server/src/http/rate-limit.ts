@@ -8,6 +8,7 @@ import type { Logger } from '../logger.js';
 import { type AuthenticatedPartner, authenticate, bearerToken } from '../services/partner/authenticate.js';
 import { hashApiKey } from '../services/partner/key-hash.js';
 import { errorCode, maskUrl, StartupError } from '../startup-error.js';
+import { clientAddress } from './client-address.js';
 
 /**
  * Who a call comes from, as the rate-limit policy sees it: the client address, and where the
@@ -55,9 +56,9 @@ function limitHeaders(limit: number, result: RateLimiterRes): Record<string, str
   };
 }
 
-/** The client address of a request: the socket's peer (no proxy header is trusted). */
+/** The client address of a request: the socket's peer, or per TRUST_PROXY (http/client-address.ts). */
 export function clientIp(req: IncomingMessage): string {
-  return req.socket.remoteAddress ?? 'unknown';
+  return clientAddress(req);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { AppDeps } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
 import { AppError, toAppError } from '../errors.js';
 import { sendUnrouted } from './allowed-methods.js';
+import { createProxyTrust, setProxyTrust } from './client-address.js';
 import { createCollector } from './collector/handler.js';
 import { DOCS_PATH, handleDocs } from './docs.js';
 import { EVENT_EXPORT_PATH, handleEventExport } from './event-export.js';
@@ -89,11 +90,14 @@ export function createRequestListener(
   const rest = createRestHandler(deps);
   const trpc = createTrpcHandler(deps);
   const routeTemplate = createRouteTemplates();
+  // TRUST_PROXY (env.ts): who may tell us the client's address and scheme (http/client-address.ts).
+  const proxyTrust = deps.env.TRUST_PROXY.kind === 'off' ? null : createProxyTrust(deps.env.TRUST_PROXY);
   let openApiJson: string | undefined;
 
   return async (incoming: IncomingMessage, res: ServerResponse): Promise<void> => {
     const req = incoming as TracedRequest;
     req.requestId = requestIdOf(req);
+    if (proxyTrust) setProxyTrust(req, proxyTrust);
     res.setHeader('x-request-id', req.requestId);
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     const started = performance.now();

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { TLSSocket } from 'node:tls';
 import { CollectInput } from '@partner/shared-schemas';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { AppDeps } from '../../context.js';
@@ -9,6 +8,7 @@ import { ingestEvents } from '../../services/events/ingest-events.js';
 import { CollectorDirectory, hostOfHeader } from '../../services/tag/collector-directory.js';
 import { rootDomainOf } from '../../services/tag/domains.js';
 import { readJsonBody } from '../body.js';
+import { clientUsesHttps } from '../client-address.js';
 import { clientOf } from '../rate-limit.js';
 import { sendError, sendJson } from '../respond.js';
 import { pickEncoding, tagScript } from './script.js';
@@ -36,13 +36,6 @@ export function originOnDomain(origin: string, rootDomain: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isHttps(req: IncomingMessage): boolean {
-  if ((req.socket as TLSSocket).encrypted) return true;
-  const forwarded = req.headers['x-forwarded-proto'];
-  const proto = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim().toLowerCase();
-  return proto === 'https';
 }
 
 /**
@@ -114,7 +107,7 @@ export function createCollector(deps: AppDeps): Collector {
         path: '/',
         maxAge: MUID_MAX_AGE_SECONDS,
         sameSite: 'lax',
-        secure: isHttps(req),
+        secure: clientUsesHttps(req), // X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY)
         httpOnly: true,
       });
     }

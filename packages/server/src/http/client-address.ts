@@ -1,0 +1,78 @@
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
+import proxyAddr from 'proxy-addr';
+import type { TrustProxy } from '../env.js';
+
+/**
+ * Who sent a request and over what, as every part of the server sees it (rate limits, the
+ * collectors, the `muid` cookie's `Secure`): with TRUST_PROXY off, the socket's peer and whether
+ * the socket is TLS; no header is ever read. With TRUST_PROXY on, `proxy-addr` (the library
+ * Express uses) walks `X-Forwarded-For` from the right, past every trusted hop, to the first
+ * untrusted address; `X-Forwarded-Proto` (its first value) decides https, but only when the socket's
+ * peer itself is a trusted proxy. Decision: docs/decisions.md, "TRUST_PROXY".
+ */
+export interface ProxyTrust {
+  /** The client address of a request. */
+  address(req: IncomingMessage): string;
+  /** True when the client reached us over https (TLS here, or at a trusted proxy). */
+  https(req: IncomingMessage): boolean;
+}
+
+type TrustFn = (addr: string, hop: number) => boolean;
+
+function trustFunction(setting: TrustProxy): TrustFn | null {
+  switch (setting.kind) {
+    case 'off':
+      return null;
+    case 'all':
+      return () => true;
+    case 'hops':
+      // Express's semantics: the socket's peer is hop 0; N trusted hops in front of us.
+      return (_addr, hop) => hop < setting.hops;
+    case 'list':
+      return proxyAddr.compile(setting.list);
+  }
+}
+
+function peerOf(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
+}
+
+function socketIsTls(req: IncomingMessage): boolean {
+  return (req.socket as TLSSocket).encrypted === true;
+}
+
+/** The request listener's view of TRUST_PROXY (built once per listener from the parsed env). */
+export function createProxyTrust(setting: TrustProxy): ProxyTrust {
+  const trust = trustFunction(setting);
+  if (!trust) return { address: peerOf, https: socketIsTls };
+  return {
+    address: (req) => (req.socket.remoteAddress === undefined ? 'unknown' : proxyAddr(req, trust)),
+    https: (req) => {
+      if (socketIsTls(req)) return true;
+      const peer = req.socket.remoteAddress;
+      if (peer === undefined || !trust(peer, 0)) return false;
+      const header = req.headers['x-forwarded-proto'];
+      const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim().toLowerCase();
+      return first === 'https';
+    },
+  };
+}
+
+const UNTRUSTED = createProxyTrust({ kind: 'off' });
+const trustOf = new WeakMap<IncomingMessage, ProxyTrust>();
+
+/** Set once per request by the listener (http/server.ts) when TRUST_PROXY is on. */
+export function setProxyTrust(req: IncomingMessage, trust: ProxyTrust): void {
+  trustOf.set(req, trust);
+}
+
+/** The client address of a request (the socket's peer unless TRUST_PROXY says otherwise). */
+export function clientAddress(req: IncomingMessage): string {
+  return (trustOf.get(req) ?? UNTRUSTED).address(req);
+}
+
+/** True when the client's connection is https (TLS here, or X-Forwarded-Proto from a trusted proxy). */
+export function clientUsesHttps(req: IncomingMessage): boolean {
+  return (trustOf.get(req) ?? UNTRUSTED).https(req);
+}
