@@ -1,11 +1,11 @@
 import { type DnsRecord, DomainInput } from '@partner/shared-schemas';
-import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
 import { newRecordLabel } from '../tag/domains.js';
 import { cnameRecord } from '../tag/record.js';
 import { generateApiKey } from './key-hash.js';
+import { checkPartnerDomain } from './partner-domain.js';
 
 export interface OnboardedPartner {
   partnerId: string;
@@ -30,8 +30,8 @@ export async function onboardPartner(
     throw new AppError('VALIDATION_ERROR', `domain: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   }
   const domain = parsed.data;
-  const [existing] = await db.select({ id: partners.id }).from(partners).where(eq(partners.domain, domain)).limit(1);
-  if (existing) throw new AppError('VALIDATION_ERROR', `domain: a partner with domain ${domain} already exists`);
+  // Registrable, not a public suffix, no overlap with another partner's domain (docs/decisions.md).
+  await checkPartnerDomain(db, domain);
 
   const key = generateApiKey();
   const recordName = newRecordLabel();
