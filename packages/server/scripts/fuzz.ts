@@ -4,7 +4,7 @@
  * FUZZ_RUNS and FUZZ_SEED override the count and the seed.
  */
 import { startTestServer } from '../src/testing/index.js';
-import { runFuzz, setupFuzzTarget } from '../test/helpers/fuzz.js';
+import { runFuzz, setupFuzzTarget } from './lib/fuzz.js';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const seed = process.env.FUZZ_SEED === undefined ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED);

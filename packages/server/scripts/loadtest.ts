@@ -7,7 +7,7 @@
  * grew by more than 20%. LOADTEST_DURATION, LOADTEST_CONNECTIONS, LOADTEST_WARMUP and
  * LOADTEST_DB (postgres | pglite; default postgres when 127.0.0.1:5432 answers) override.
  */
-import { runLoadtest } from '../test/helpers/loadtest.js';
+import { runLoadtest } from './lib/loadtest.js';
 
 const report = await runLoadtest({
   durationSeconds: Number(process.env.LOADTEST_DURATION ?? 60),

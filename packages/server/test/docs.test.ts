@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
+import { listOperations } from '../src/testing/openapi-contract.js';
 import { CHROMIUM, chromiumArgs, hasChromium } from './helpers/chromium.js';
-import { listOperations } from './helpers/openapi-contract.js';
 
 const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../.ci/artifacts');
 

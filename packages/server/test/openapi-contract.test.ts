@@ -5,8 +5,8 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../src/http/openapi.js';
 import { recordResponses, startTestServer, type TestServer } from '../src/testing/index.js';
+import { createContractChecker, listOperations, readRecordedResponses } from '../src/testing/openapi-contract.js';
 import { api } from './helpers/api.js';
-import { createContractChecker, listOperations, readRecordedResponses } from './helpers/openapi-contract.js';
 
 // The whole suite's responses are checked by `pnpm --filter @partner/server contract:check <dir>`
 // after `RECORD_RESPONSES=<dir> pnpm test` (.ci/run). This file proves the mechanism on a

@@ -1,12 +1,12 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendRaw } from '../scripts/lib/fuzz.js';
 import { type RunningApp, startApp } from '../src/app.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
 import { parseEnv } from '../src/env.js';
 import { createLogger } from '../src/logger.js';
 import { onboardPartner } from '../src/services/partner/onboard-partner.js';
 import { openTestPglite, startTestDnsServer, type TestDnsServer, uniquePartnerDomain } from '../src/testing/index.js';
-import { sendRaw } from './helpers/fuzz.js';
 
 /** Everything the server logs at trace level, as text. */
 let logs = '';

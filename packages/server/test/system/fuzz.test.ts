@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FuzzTarget, runFuzz, setupFuzzTarget } from '../../scripts/lib/fuzz.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
-import { type FuzzTarget, runFuzz, setupFuzzTarget } from '../helpers/fuzz.js';
 
 // The small run of the property-based fuzzer; `pnpm fuzz` runs the full >= 10,000 inputs.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);

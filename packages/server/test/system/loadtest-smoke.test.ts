@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runLoadtest } from '../helpers/loadtest.js';
+import { runLoadtest } from '../../scripts/lib/loadtest.js';
 
 // A 2-second smoke run of `pnpm loadtest` (which runs 60 s at 64 connections): the harness works
 // end to end and mixed traffic completes without a single failed request. No timing is asserted.

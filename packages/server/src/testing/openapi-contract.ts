@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { RecordedResponse } from '../../src/testing/index.js';
+import type { RecordedResponse } from './record-responses.js';
 
 // ajv-formats is CommonJS with a default export; under NodeNext its type is the module object.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

@@ -5,8 +5,8 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { openDatabase } from '../../src/db/client.js';
 import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
-import { uniquePartnerDomain } from '../../src/testing/index.js';
-import { createScratchDatabase, postgresAnswers, type ServerProcess, spawnServer } from './hardening.js';
+import { type ServerProcess, spawnServer, uniquePartnerDomain } from '../../src/testing/index.js';
+import { createScratchDatabase, postgresAnswers } from '../../src/testing/services.js';
 
 export interface LoadtestOptions {
   durationSeconds: number;
@@ -79,8 +79,8 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
 
   let server: ServerProcess | undefined;
   try {
-    server = await spawnServer(
-      {
+    server = await spawnServer({
+      env: {
         ...env,
         LOG_LEVEL: 'warn',
         RATE_LIMIT_PER_MINUTE: '100000000',
@@ -88,11 +88,10 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
         AUTH_FAILURE_LIMIT_PER_MINUTE: '100000000',
         TAG_TARGET_HOST: 'tags.partner-tags.example',
       },
-      30_000,
       // The server logs every GC: the live heap after each full (mark-compact) GC tells a leak
       // (growing live heap) from a heap that is still sizing itself (growing RSS, flat live heap).
-      ['--trace-gc'],
-    );
+      nodeArgs: ['--trace-gc'],
+    });
     const base = server.url;
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const post = async (p: string, body: unknown) => {

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { buildOpenApiDocument } from '../src/http/openapi.js';
-import { createContractChecker, readRecordedResponses } from './helpers/openapi-contract.js';
+import { createContractChecker, readRecordedResponses } from '../src/testing/openapi-contract.js';
 
 const dir = process.argv[2] ?? process.env.RECORD_RESPONSES;
 if (!dir) {
