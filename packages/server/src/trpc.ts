@@ -30,12 +30,15 @@ const t = initTRPC
       // A read may always be retried (an unavailable database is a 503 then); see toAppError.
       const appError = toAppError(error, { retrySafe: type === 'query' || type === 'subscription' });
       const { status, body } = errorResponse(appError);
+      // The retry hint of a 429/503 (a cap, a shutdown, an outage): REST has it as Retry-After.
+      const retryAfter = Object.entries(appError.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after');
       return {
         code: shape.code,
         message: body.message,
         data: {
           code: body.code,
           ...(body.details ? { details: body.details } : {}),
+          ...(retryAfter && /^\d+$/.test(retryAfter[1]) ? { retryAfter: Number(retryAfter[1]) } : {}),
           httpStatus: status,
           path: shape.data.path,
           requestId: ctx?.requestId,

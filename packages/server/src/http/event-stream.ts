@@ -19,9 +19,17 @@ export function eventFrame(event: StreamedEvent): string {
   return `id: ${event.seq}\nevent: event\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
-function errorFrame(error: unknown): string {
-  const { body } = errorResponse(toAppError(error, { retrySafe: true }));
-  return `event: error\ndata: ${JSON.stringify(body)}\n\n`;
+/**
+ * The final frame of a stream that ends with an error: `event: error` with the `{ message, code }`
+ * body; an error that says when to come back (Retry-After: a shutdown, a cap) also sets the SSE
+ * reconnection delay (`retry:`, ms), which EventSource clients honour.
+ */
+export function errorFrame(error: unknown): string {
+  const appError = toAppError(error, { retrySafe: true });
+  const { body } = errorResponse(appError);
+  const retryAfter = Object.entries(appError.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+  const retry = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? `retry: ${Number(retryAfter) * 1000}\n` : '';
+  return `${retry}event: error\ndata: ${JSON.stringify(body)}\n\n`;
 }
 
 function waitDrain(res: ServerResponse): Promise<void> {
@@ -93,8 +101,9 @@ export async function handleEventStream(
     }
   } catch (error) {
     const appError = toAppError(error);
-    // A slow consumer and a key revoked or expired mid-stream (key-watch.ts) are the client's story.
-    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED') {
+    // A slow consumer, a key revoked or expired mid-stream (key-watch.ts) and a shutdown are expected endings.
+    const shutdown = appError.reason === 'SERVICE_UNAVAILABLE' && deps.streams.isClosed;
+    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED' && !shutdown) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed');
     }
     if (!res.destroyed) res.write(errorFrame(appError));

@@ -1,9 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
+// tRPC's own shape builder (what its adapters use), so a refusal answered here is the body tRPC would send.
+import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import type { AppDeps, Context } from '../context.js';
-import { AppError, toAppError } from '../errors.js';
+import { AppError, errorResponse, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
+import { authenticate } from '../services/partner/authenticate.js';
 import { MAX_BODY_BYTES } from './body.js';
+import { markRateLimitScope } from './metrics.js';
 import { clientOf } from './rate-limit.js';
 import { restErrorBody, sendError } from './respond.js';
 
@@ -18,6 +22,61 @@ function batchSize(path: string): number {
   return calls;
 }
 
+/** The tRPC subscription that opens an event stream. */
+const STREAM_PROCEDURE = 'events.stream';
+
+/**
+ * The stream cap before the stream starts, as on REST: tRPC answers a subscription 200 and starts
+ * its SSE body before the procedure runs, so a 429 thrown by `openEventStream` would only reach
+ * the client as an error frame after a 200. Here, before tRPC: a caller whose key is valid and
+ * whose partner is at its cap (or the process at its) gets tRPC's own error body for the call
+ * (`{ error: { code, message, data: { code: 'RATE_LIMITED', httpStatus: 429, retryAfter } } }`)
+ * with HTTP 429 and Retry-After. Anything else (no or a bad key, a free slot) goes on to tRPC,
+ * which authenticates and charges as for every call; `take` in openEventStream stays the one
+ * that holds a slot (two opens racing for the last slot: the loser gets the error frame).
+ * Returns true when it answered.
+ */
+async function refuseOverStreamCap(
+  deps: AppDeps,
+  req: IncomingMessage & { requestId: string },
+  res: ServerResponse,
+  client: Context['client'],
+): Promise<boolean> {
+  let partnerId: string;
+  try {
+    partnerId = (await authenticate(deps.db, req.headers.authorization)).id;
+  } catch {
+    return false;
+  }
+  const refusal = deps.streamCaps.refusal(partnerId);
+  if (!refusal) return false;
+  const ctx: Context = {
+    ...deps,
+    requestId: req.requestId,
+    authorization: req.headers.authorization,
+    partner: null,
+    client,
+  };
+  const shape = getErrorShape({
+    config: appRouter._def._config,
+    ctx,
+    error: refusal,
+    input: undefined,
+    path: STREAM_PROCEDURE,
+    type: 'subscription',
+  });
+  const body = JSON.stringify({ error: shape });
+  req.resume();
+  markRateLimitScope(res, 'streams');
+  res.writeHead(errorResponse(refusal).status, {
+    ...refusal.headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+  return true;
+}
+
 /** tRPC over HTTP at /trpc: the same procedures, errors carrying the same `code` in `error.data`. */
 export function createTrpcHandler(deps: AppDeps) {
   return async (req: IncomingMessage & { requestId: string }, res: ServerResponse, pathname: string) => {
@@ -30,6 +89,7 @@ export function createTrpcHandler(deps: AppDeps) {
       return;
     }
     const client = clientOf(req, res);
+    if (path === STREAM_PROCEDURE && (await refuseOverStreamCap(deps, req, res, client))) return;
     return nodeHTTPRequestHandler({
       router: appRouter,
       req,
@@ -51,7 +111,10 @@ export function createTrpcHandler(deps: AppDeps) {
         return { headers };
       },
       onError: ({ error }) => {
-        if (restErrorBody(toAppError(error)).status >= 500) {
+        const appError = toAppError(error);
+        // A subscription ended by the shutdown (its final frame) is not a failure.
+        if (appError.reason === 'SERVICE_UNAVAILABLE' && deps.streams.isClosed) return;
+        if (restErrorBody(appError).status >= 500) {
           deps.logger.error({ err: error, requestId: req.requestId }, 'request failed');
         }
       },

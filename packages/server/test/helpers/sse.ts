@@ -2,6 +2,8 @@ import http from 'node:http';
 
 export interface SseFrame {
   id?: string;
+  /** The frame's `retry:` field (reconnection delay, ms), when it has one. */
+  retry?: number;
   event: string;
   data: string;
 }
@@ -94,6 +96,7 @@ export class SseClient {
         if (field === 'id') frame.id = value;
         else if (field === 'event') frame.event = value;
         else if (field === 'data') data.push(value);
+        else if (field === 'retry' && /^\d+$/.test(value)) frame.retry = Number(value);
       }
       if (isFrame) {
         frame.data = data.join('\n');

@@ -48,4 +48,41 @@ describe('concurrent event-stream cap per partner (STREAM_MAX_PER_PARTNER)', () 
     expect(reopened).toBe(200);
     second.close();
   });
+
+  it("tRPC events.stream over the cap: HTTP 429 with Retry-After and tRPC's error body, before any stream (no 200)", async () => {
+    const partner = await server.createPartner('Trpc cap');
+    const merchantId = await createMerchant(server, partner.apiKey);
+    const url = `${server.url}/trpc/events.stream?${new URLSearchParams({ input: JSON.stringify({ merchantId }) })}`;
+    const open = async () => {
+      const controller = new AbortController();
+      const res = await fetch(url, {
+        headers: { authorization: `Bearer ${partner.apiKey}` },
+        signal: controller.signal,
+      });
+      return { res, close: () => controller.abort() };
+    };
+    const first = await open();
+    const second = await open();
+    expect(first.res.status).toBe(200);
+    expect(second.res.status).toBe(200);
+    expect(first.res.headers.get('content-type')).toMatch(/text\/event-stream/);
+    // Both slots are held once the subscriptions started (their first frame arrived).
+    for (const { res } of [first, second]) await res.body?.getReader().read();
+    const over = await open();
+    expect(over.res.status).toBe(429);
+    expect(over.res.headers.get('retry-after')).toBe('5');
+    expect(over.res.headers.get('content-type')).toMatch(/application\/json/);
+    expect(await over.res.json()).toMatchObject({
+      error: {
+        message: expect.stringMatching(/Too many open event streams/),
+        data: { code: 'RATE_LIMITED', httpStatus: 429, retryAfter: 5, path: 'events.stream' },
+      },
+    });
+    // A bad key is still tRPC's own 401 path, not a cap answer.
+    const bad = await fetch(url, { headers: { authorization: 'Bearer pt_live_nope' } });
+    expect(bad.status).not.toBe(429);
+    await bad.arrayBuffer().catch(() => {});
+    first.close();
+    second.close();
+  });
 });

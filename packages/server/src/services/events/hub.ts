@@ -28,6 +28,16 @@ export interface SubscribeOptions {
  * only says "look": a lost or merged notification delays nothing past the next one, and a re-listen
  * after a dropped connection wakes every subscription.
  */
+/** Seconds a stream ended by a shutdown tells its client to wait before reconnecting (another instance). */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+/** The final error of every stream open when its server shuts down. */
+export function streamShutdownError(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; reconnect with the last event id', {
+    headers: { 'retry-after': String(SHUTDOWN_RETRY_AFTER_SECONDS) },
+  });
+}
+
 export class StreamHub {
   readonly db: Database;
   private readonly listenFn: DatabaseHandle['listen'];
@@ -83,7 +93,7 @@ export class StreamHub {
    * this resolves is delivered). Ownership of the merchant is the caller's to check first.
    */
   async subscribe(options: SubscribeOptions): Promise<EventSubscription> {
-    if (this.closed) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; reconnect');
+    if (this.closed) throw streamShutdownError();
     const subscription = new EventSubscription(this.db, options.merchantId, options.names, this.bufferLimit, (s) =>
       this.remove(s),
     );
@@ -101,7 +111,7 @@ export class StreamHub {
       subscription.close();
       throw error;
     }
-    if (this.closed) subscription.close();
+    if (this.closed) subscription.fail(streamShutdownError());
     return subscription;
   }
 
@@ -112,10 +122,21 @@ export class StreamHub {
     if (set.size === 0) this.byMerchant.delete(subscription.merchantId);
   }
 
-  /** Ends every subscription and stops listening. */
+  /** True once `close()` began (shutdown): no new subscription, open ones end with SHUTDOWN_RETRY_AFTER_SECONDS. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Ends every subscription and stops listening. Each ends through `fail` with the shutdown error
+   * (503 SERVICE_UNAVAILABLE, Retry-After): the one "end a stream with a final frame" path, the
+   * same as a revoked key's UNAUTHORIZED (open-stream.ts): the REST stream writes its
+   * `event: error` frame, the tRPC subscription its `serialized-error` frame, then each ends.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    for (const set of [...this.byMerchant.values()]) for (const subscription of [...set]) subscription.close();
+    for (const set of [...this.byMerchant.values()])
+      for (const subscription of [...set]) subscription.fail(streamShutdownError());
     const listening = this.listening;
     this.listening = null;
     if (!listening) return;

@@ -17,16 +17,26 @@ export class StreamCaps {
     private readonly perProcess: number,
   ) {}
 
+  /**
+   * The 429 a new stream of the partner would get now, or null when a slot is free. The tRPC
+   * transport asks before handing a subscription to tRPC (which answers 200 before the procedure
+   * runs: http/trpc.ts); `take` stays the one that holds the slot.
+   */
+  refusal(partnerId: string): AppError | null {
+    const mine = this.byPartner.get(partnerId) ?? 0;
+    if (mine < this.perPartner && this.total < this.perProcess) return null;
+    const which =
+      mine >= this.perPartner ? `${this.perPartner} open streams per partner` : 'this server’s stream limit';
+    return new AppError('RATE_LIMITED', `Too many open event streams (${which}); close one or retry later`, {
+      headers: { 'retry-after': String(STREAM_CAP_RETRY_AFTER_SECONDS) },
+    });
+  }
+
   /** Takes a slot for the partner, or throws 429; the returned function gives it back (once). */
   take(partnerId: string): () => void {
+    const refused = this.refusal(partnerId);
+    if (refused) throw refused;
     const mine = this.byPartner.get(partnerId) ?? 0;
-    if (mine >= this.perPartner || this.total >= this.perProcess) {
-      const which =
-        mine >= this.perPartner ? `${this.perPartner} open streams per partner` : 'this server’s stream limit';
-      throw new AppError('RATE_LIMITED', `Too many open event streams (${which}); close one or retry later`, {
-        headers: { 'retry-after': String(STREAM_CAP_RETRY_AFTER_SECONDS) },
-      });
-    }
     this.byPartner.set(partnerId, mine + 1);
     this.total += 1;
     let released = false;
