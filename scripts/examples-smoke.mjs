@@ -9,7 +9,13 @@
 //    custom-domain verification step;
 // 3. runs each example's one command (`pnpm --filter @partner/example-<name> start`) with
 //    PARTNER_BASE_URL, the onboarding output, PARTNER_DOMAIN and EXAMPLE_DNS_PORT set, and fails
-//    when any of them fails (an example exits non-zero on any unexpected answer).
+//    when any of them fails (an example exits non-zero on any unexpected answer);
+// 4. webhook-receiver (a long-running receiver, not a one-shot walk): starts it, and drives a new
+//    custom tag pending -> verified -> active with no verify call: the CNAME is published on a
+//    loopback DNS server and the server's monitor (TAG_RECHECK_SCHEDULE=1s here) verifies it, then
+//    one event through the collector activates it. It passes when the receiver has printed the
+//    three webhooks (unwrap-verified): `webhook.test` (asked for at registration), `tag.verified`
+//    and `tag.activated` of that tag, and the tag reads back `active`.
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +26,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const serverDir = path.join(root, 'packages/server');
-const ORDER = ['rest-curl', 'trpc-client', 'sdk-quickstart'];
+const ORDER = ['rest-curl', 'trpc-client', 'sdk-quickstart', 'webhook-receiver'];
 const available = readdirSync(path.join(root, 'examples'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
@@ -98,6 +104,162 @@ async function waitReady(url, child, timeoutMs = 90_000) {
   throw new Error(`the server did not answer ${url}/readyz within ${timeoutMs / 1000} s`);
 }
 
+/** A line-oriented child process: every stdout line is streamed (prefixed) and kept for `waitFor`. */
+function spawnLines(command, args, { cwd, env, prefix }) {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines = [];
+  const waiters = new Set();
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      newline = buffered.indexOf('\n');
+      process.stdout.write(`  ${prefix} | ${line}\n`);
+      lines.push(line);
+      for (const waiter of waiters) waiter();
+    }
+  });
+  child.stderr.on('data', (chunk) => {
+    for (const line of chunk.toString().split('\n')) if (line) process.stderr.write(`  ${prefix} | ${line}\n`);
+  });
+  child.on('close', () => {
+    for (const waiter of waiters) waiter();
+  });
+  /** Resolves with the first line (seen or to come) matching `pattern`; rejects after `timeoutMs` or on exit. */
+  const waitFor = (pattern, what, timeoutMs = 30_000) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const line = lines.find((l) => pattern.test(l));
+        if (line !== undefined) return done(() => resolve(line));
+        if (child.exitCode !== null || child.signalCode !== null) {
+          return done(() =>
+            reject(new Error(`${prefix} exited (${child.exitCode ?? child.signalCode}) before ${what}`)),
+          );
+        }
+      };
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`no ${what} within ${timeoutMs / 1000} s`))),
+        timeoutMs,
+      );
+      const done = (settle) => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        settle();
+      };
+      waiters.add(check);
+      check();
+    });
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
+      const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('close', (code) => {
+        clearTimeout(force);
+        resolve(code);
+      });
+      child.kill('SIGTERM');
+    });
+  return { child, lines, waitFor, stop };
+}
+
+/** REST call with the partner key; throws on an unexpected status. */
+async function api(baseUrl, apiKey, method, route, body, want) {
+  const res = await fetch(`${baseUrl}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status !== want) throw new Error(`${method} ${route}: HTTP ${res.status} (wanted ${want}): ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * examples/webhook-receiver, driven end to end (see the header): the receiver runs as printed in its
+ * README (tsx src/main.ts); the lifecycle is driven over REST; no verify call is made.
+ */
+async function webhookReceiverStep({ baseUrl, apiKey, dnsPort }) {
+  const prefix = 'webhook-receiver';
+  const call = (method, route, body, want) => api(baseUrl, apiKey, method, route, body, want);
+  const receiverPort = await freeTcpPort();
+  const receiverDir = path.join(root, 'examples/webhook-receiver');
+  log(`--- ${prefix}: tsx src/main.ts (RECEIVER_PORT=${receiverPort}), then a tag pending -> verified -> active`);
+  const receiver = spawnLines(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: receiverDir,
+    env: { PARTNER_BASE_URL: baseUrl, PARTNER_API_KEY: apiKey, RECEIVER_PORT: String(receiverPort) },
+    prefix,
+  });
+  // The loopback DNS server the server resolves through (the rest-curl example's helper process).
+  const dns = spawnLines(process.execPath, ['--import', 'tsx', 'loopback-dns.ts', '--port', String(dnsPort)], {
+    cwd: path.join(root, 'examples/rest-curl'),
+    env: {},
+    prefix: 'loopback-dns',
+  });
+  try {
+    await dns.waitFor(/^ready /, 'loopback DNS ready line');
+    const registered = await receiver.waitFor(/^registered webhook /, 'registration', 60_000);
+    const webhookId = registered.split(' ')[2];
+    await receiver.waitFor(/^received webhook\.test /, 'webhook.test event');
+
+    const runId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const { merchantId } = await call('POST', '/v1/partners/merchant', { name: `Webhook Store ${runId}` }, 201);
+    const domain = `webhook-store-${runId}.com`;
+    const tag = await call('POST', '/v1/partners/tag/generate', { merchantId, domain }, 200);
+    const pending = await call('GET', `/v1/partners/tag/${tag.tagId}`, undefined, 200);
+    if (pending.status !== 'inactive' || pending.isVerified) {
+      throw new Error(`a new custom tag should be pending (inactive, unverified): ${JSON.stringify(pending)}`);
+    }
+    log(`tag ${tag.tagId} pending (status ${pending.status}); publishing its CNAME, no verify call`);
+    const published = Date.now();
+    dns.child.stdin.write(`cname ${tag.record.name}.${domain} ${tag.record.value}\n`);
+    const escaped = tag.tagId.replace(/[-]/g, '\\-');
+    await receiver.waitFor(new RegExp(`^received tag\\.verified .*tag=${escaped} `), `tag.verified for ${tag.tagId}`);
+    log(`tag.verified received ${((Date.now() - published) / 1000).toFixed(1)} s after publishing the record`);
+    const verified = await call('GET', `/v1/partners/tag/${tag.tagId}`, undefined, 200);
+    if (verified.status !== 'waiting_for_events' || !verified.isVerified || !verified.isConnected) {
+      throw new Error(
+        `after tag.verified the tag should be waiting_for_events, verified, connected: ${JSON.stringify(verified)}`,
+      );
+    }
+
+    const collect = await fetch(`${baseUrl}/v1/collect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        tagId: tag.tagId,
+        events: [
+          { id: `${runId}-1`, event_name: 'PageView', event_time: new Date().toISOString(), data: { path: '/' } },
+        ],
+      }),
+    });
+    if (collect.status !== 202) throw new Error(`POST /v1/collect: HTTP ${collect.status}: ${await collect.text()}`);
+    await receiver.waitFor(new RegExp(`^received tag\\.activated .*tag=${escaped} `), `tag.activated for ${tag.tagId}`);
+    const active = await call('GET', `/v1/partners/tag/${tag.tagId}`, undefined, 200);
+    if (active.status !== 'active' || !active.firstEventAt) {
+      throw new Error(`after tag.activated the tag should be active with firstEventAt: ${JSON.stringify(active)}`);
+    }
+    const received = receiver.lines.filter((l) => l.startsWith('received ')).map((l) => l.split(' ')[1]);
+    log(`the receiver verified and printed ${received.length} webhooks: ${received.join(', ')}`);
+
+    const code = await receiver.stop();
+    if (code !== 0) throw new Error(`the receiver exited with ${code} on SIGTERM`);
+    const { webhooks } = await call('GET', '/v1/partners/webhooks?limit=100', undefined, 200);
+    if (webhooks.some((w) => w.webhookId === webhookId))
+      throw new Error('the receiver did not remove its webhook on exit');
+    return true;
+  } catch (error) {
+    log(`${prefix}: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  } finally {
+    await receiver.stop();
+    dns.child.stdin.end();
+    await dns.stop();
+  }
+}
+
 const started = Date.now();
 const work = mkdtempSync(path.join(tmpdir(), 'partner-examples-'));
 const dataDir = path.join(work, 'data');
@@ -116,7 +278,7 @@ try {
 
   // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
   // installed package would), which a fresh clone does not have.
-  if (examples.includes('sdk-quickstart')) {
+  if (examples.includes('sdk-quickstart') || examples.includes('webhook-receiver')) {
     log('building @partner/sdk (the SDK example imports its build)');
     const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
     if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
@@ -152,6 +314,11 @@ try {
       HOST: '127.0.0.1',
       DNS_SERVERS: `127.0.0.1:${dnsPort}`,
       DNS_TIMEOUT_MS: '2000',
+      // The webhook receiver registers a loopback http URL; the monitor re-checks pending tags every
+      // second (the other examples verify by call, before or after the monitor: same effect).
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      TAG_RECHECK_SCHEDULE: '1s',
+      WEBHOOK_POLL_MS: '200',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -167,6 +334,13 @@ try {
 
   for (const name of examples) {
     const t0 = Date.now();
+    if (name === 'webhook-receiver') {
+      const ok = await webhookReceiverStep({ baseUrl, apiKey: onboarding.apiKey, dnsPort });
+      const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+      results.push({ name, ok, seconds });
+      log(`${ok ? 'PASS' : 'FAIL'} ${name} in ${seconds} s`);
+      continue;
+    }
     log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
     const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start'], {
       env: {
