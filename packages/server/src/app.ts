@@ -246,10 +246,59 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       "Failed writes this process's log writers retried since start (the database did not answer)",
       () => writers.reduce((sum, w) => sum + w.stats.retries, 0),
     );
+    // The log lag, sampled from NATS at scrape time with a deadline (a scrape never hangs on NATS).
+    // prom-client starts every metric's collect of a scrape at once: the three below share one sample.
+    let lagSample: Promise<{ pending: number; ackPending: number } | null> | undefined;
+    const sampleLag = () => {
+      lagSample ??= eventLog.consumerLag(1_000).then(
+        (sample) => sample,
+        () => null,
+      );
+      const current = lagSample;
+      // Every metric's collect of one scrape starts in the same tick: they all got this sample.
+      void current.then(() => {
+        if (lagSample === current) lagSample = undefined;
+      });
+      return current;
+    };
+    metrics.gauge({
+      name: 'partner_tags_event_log_pending_messages',
+      help: 'Log mode: messages in the log not yet written to the database, by state: pending (not yet delivered to a writer), ack_pending (delivered, not yet acknowledged)',
+      labelNames: ['state'] as const,
+      async collect() {
+        const sample = await sampleLag();
+        if (!sample) return; // keeps its last value; the two below say why
+        this.set({ state: 'pending' }, sample.pending);
+        this.set({ state: 'ack_pending' }, sample.ackPending);
+      },
+    });
+    metrics.gauge({
+      name: 'partner_tags_event_log_lag_sampled',
+      help: 'Log mode: 1 when this scrape read the log lag from NATS within 1 s, 0 when it could not',
+      async collect() {
+        this.set((await sampleLag()) ? 1 : 0);
+      },
+    });
+    let lagErrors = 0;
+    const failedSamples = new WeakSet<object>();
+    metrics.counter({
+      name: 'partner_tags_event_log_lag_scrape_errors_total',
+      help: 'Log mode: scrapes that could not read the log lag from NATS within 1 s',
+      async collect() {
+        const current = sampleLag();
+        if ((await current) === null && !failedSamples.has(current)) {
+          failedSamples.add(current);
+          lagErrors++;
+        }
+        this.reset();
+        this.inc(lagErrors);
+      },
+    });
   }
   const cursorKey = await loadCursorKey(database.db, env.CURSOR_SECRET);
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
-  const webhookWorker = env.WEBHOOK_DELIVERY === 'on' ? createWebhookDeliveryWorker(database, env, logger) : undefined;
+  const webhookWorker =
+    env.WEBHOOK_DELIVERY === 'on' ? createWebhookDeliveryWorker(database, env, logger, metrics) : undefined;
   await webhookWorker?.start();
   const deps: AppDeps = {
     db: database.db,

@@ -39,6 +39,7 @@ export function createTagMonitor(options: TagMonitorOptions): PollLoop {
     help: 'Background DNS checks of tags by outcome (ok, a failure reason, overtaken by a verify call, error)',
     labelNames: ['outcome'] as const,
   });
+  for (const outcome of ['ok', 'error']) checks.inc({ outcome }, 0);
   return createPollLoop({
     name: 'tag-monitor',
     intervalMs,

@@ -2,8 +2,10 @@ import { Agent, request } from 'undici';
 import type { DatabaseHandle } from '../db/client.js';
 import type { Env } from '../env.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import {
   type AttemptOutcome,
+  attemptStatus,
   type ClaimedDelivery,
   claimDueDeliveries,
   recordAttempt,
@@ -57,8 +59,17 @@ export function createWebhookDeliveryWorker(
   database: Pick<DatabaseHandle, 'db' | 'listen'>,
   config: WebhookDeliveryConfig,
   logger: Logger,
+  metrics?: Metrics,
 ): WebhookDeliveryWorker {
   const { db } = database;
+  // Attempts by what they made of their delivery: succeeded, retried (failed, another attempt
+  // scheduled), failed (failed with no attempt left). An attempt whose lease was lost counts nowhere.
+  const deliveries = metrics?.counter({
+    name: 'partner_tags_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: succeeded, retried (failed, retry scheduled), failed (no retry left)',
+    labelNames: ['outcome'] as const,
+  });
+  for (const outcome of ['succeeded', 'retried', 'failed']) deliveries?.inc({ outcome }, 0);
   const log = logger.child({ worker: 'webhook-delivery' });
   const timeoutMs = config.WEBHOOK_TIMEOUT_MS;
   const perEndpoint = config.WEBHOOK_ENDPOINT_CONCURRENCY;
@@ -114,6 +125,10 @@ export function createWebhookDeliveryWorker(
       const outcome = await attempt(claim);
       try {
         const recorded = await recordAttempt(db, claim, outcome, config.WEBHOOK_RETRY_SCHEDULE);
+        if (recorded) {
+          const status = attemptStatus(claim, outcome, config.WEBHOOK_RETRY_SCHEDULE);
+          deliveries?.inc({ outcome: status === 'pending' ? 'retried' : status });
+        }
         if (!recorded)
           log.warn({ deliveryId: claim.deliveryId }, 'delivery lease lost before the outcome was recorded');
       } catch (error) {

@@ -188,6 +188,26 @@ export class EventLog {
     }
   }
 
+  /**
+   * The writers' consumer, for GET /metrics: `pending` messages not yet delivered to a writer and
+   * `ackPending` delivered and not yet acknowledged (their sum is the log lag in messages).
+   * Rejects after `ms` (NATS away or slow).
+   */
+  async consumerLag(ms: number): Promise<{ pending: number; ackPending: number }> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const info = await Promise.race([
+        this.jsm.consumers.info(this.names.stream, this.names.durable),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no consumer info within ${ms} ms`)), ms);
+        }),
+      ]);
+      return { pending: info.num_pending, ackPending: info.num_ack_pending };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Messages in the stream not yet drained (for metrics and tests). */
   async backlog(): Promise<number> {
     const info = await this.jsm.streams.info(this.names.stream);

@@ -88,6 +88,16 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
+/** What an attempt makes of its delivery: `succeeded`, `pending` (another attempt is scheduled) or `failed` (none left). */
+export function attemptStatus(
+  claim: Pick<ClaimedDelivery, 'attempts'>,
+  outcome: Pick<AttemptOutcome, 'ok'>,
+  schedule: number[],
+): 'succeeded' | 'pending' | 'failed' {
+  if (outcome.ok) return 'succeeded';
+  return schedule[claim.attempts] === undefined ? 'failed' : 'pending';
+}
+
 /**
  * Records an attempt of a claimed delivery: `succeeded`, or `pending` with the next attempt after
  * `schedule[attempts - 1]`, or `failed` once the schedule is used up. Only while the lease is still
@@ -102,7 +112,7 @@ export async function recordAttempt(
 ): Promise<boolean> {
   const attempts = claim.attempts + 1;
   const delayMs = outcome.ok ? null : (schedule[attempts - 1] ?? null);
-  const status = outcome.ok ? 'succeeded' : delayMs === null ? 'failed' : 'pending';
+  const status = attemptStatus(claim, outcome, schedule);
   const result = await db.execute(sql`
     update webhook_deliveries set
       status = ${status},
