@@ -5,10 +5,10 @@ import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import type { AppDeps, Context } from '../context.js';
 import { AppError, errorResponse, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
-import { authenticate } from '../services/partner/authenticate.js';
+import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { markRateLimitScope } from './metrics.js';
-import { clientOf } from './rate-limit.js';
+import { clientOf, type RateLimitClient } from './rate-limit.js';
 import { restErrorBody, sendError } from './respond.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -26,35 +26,39 @@ function batchSize(path: string): number {
 const STREAM_PROCEDURE = 'events.stream';
 
 /**
- * The stream cap before the stream starts, as on REST: tRPC answers a subscription 200 and starts
- * its SSE body before the procedure runs, so a 429 thrown by `openEventStream` would only reach
- * the client as an error frame after a 200. Here, before tRPC: a caller whose key is valid and
- * whose partner is at its cap (or the process at its) gets tRPC's own error body for the call
- * (`{ error: { code, message, data: { code: 'RATE_LIMITED', httpStatus: 429, retryAfter } } }`)
- * with HTTP 429 and Retry-After. Anything else (no or a bad key, a free slot) goes on to tRPC,
- * which authenticates and charges as for every call; `take` in openEventStream stays the one
+ * Authentication and the stream cap before the stream starts, as on REST: tRPC answers a
+ * subscription 200 and starts its SSE body before any middleware or the procedure runs, so a 401
+ * or the 429 thrown by `openEventStream` would only reach the client as an error frame after a 200.
+ * Here, before tRPC, through the same policy as every call (`deps.limits.authenticate`: one point
+ * of the key's budget, failed keys counted per address): a refused key, or a partner (or process)
+ * at its stream cap, gets tRPC's own error body for the call
+ * (`{ error: { code, message, data: { code, httpStatus, retryAfter? } } }`) with its HTTP status
+ * and Retry-After. Otherwise the authenticated partner goes into the context (the procedure's
+ * middleware does not authenticate or charge again), and `take` in openEventStream stays the one
  * that holds a slot (two opens racing for the last slot: the loser gets the error frame).
- * Returns true when it answered.
+ * Returns the partner, or null when it answered.
  */
-async function refuseOverStreamCap(
+async function admitStream(
   deps: AppDeps,
   req: IncomingMessage & { requestId: string },
   res: ServerResponse,
-  client: Context['client'],
-): Promise<boolean> {
-  let partnerId: string;
+  client: RateLimitClient,
+): Promise<AuthenticatedPartner | null> {
+  let refusal: AppError | null;
+  let partner: AuthenticatedPartner | null = null;
   try {
-    partnerId = (await authenticate(deps.db, req.headers.authorization)).id;
-  } catch {
-    return false;
+    partner = await deps.limits.authenticate(req.headers.authorization, client);
+    refusal = deps.streamCaps.refusal(partner.id);
+    if (refusal) markRateLimitScope(res, 'streams');
+  } catch (error) {
+    refusal = toAppError(error, { retrySafe: true });
   }
-  const refusal = deps.streamCaps.refusal(partnerId);
-  if (!refusal) return false;
+  if (!refusal) return partner;
   const ctx: Context = {
     ...deps,
     requestId: req.requestId,
     authorization: req.headers.authorization,
-    partner: null,
+    partner,
     client,
   };
   const shape = getErrorShape({
@@ -67,14 +71,13 @@ async function refuseOverStreamCap(
   });
   const body = JSON.stringify({ error: shape });
   req.resume();
-  markRateLimitScope(res, 'streams');
   res.writeHead(errorResponse(refusal).status, {
     ...refusal.headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
   });
   res.end(body);
-  return true;
+  return null;
 }
 
 /** tRPC over HTTP at /trpc: the same procedures, errors carrying the same `code` in `error.data`. */
@@ -89,7 +92,11 @@ export function createTrpcHandler(deps: AppDeps) {
       return;
     }
     const client = clientOf(req, res);
-    if (path === STREAM_PROCEDURE && (await refuseOverStreamCap(deps, req, res, client))) return;
+    let partner: AuthenticatedPartner | null = null;
+    if (path === STREAM_PROCEDURE) {
+      partner = await admitStream(deps, req, res, client);
+      if (!partner) return;
+    }
     return nodeHTTPRequestHandler({
       router: appRouter,
       req,
@@ -101,7 +108,7 @@ export function createTrpcHandler(deps: AppDeps) {
         ...deps,
         requestId: req.requestId,
         authorization: req.headers.authorization,
-        partner: null,
+        partner,
         client,
       }),
       // Retry-After (and the RateLimit-* headers) of a refused call, as on REST.

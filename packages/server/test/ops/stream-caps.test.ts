@@ -78,10 +78,10 @@ describe('concurrent event-stream cap per partner (STREAM_MAX_PER_PARTNER)', () 
         data: { code: 'RATE_LIMITED', httpStatus: 429, retryAfter: 5, path: 'events.stream' },
       },
     });
-    // A bad key is still tRPC's own 401 path, not a cap answer.
+    // A bad key: 401 before any stream too, in the same tRPC error body.
     const bad = await fetch(url, { headers: { authorization: 'Bearer pt_live_nope' } });
-    expect(bad.status).not.toBe(429);
-    await bad.arrayBuffer().catch(() => {});
+    expect(bad.status).toBe(401);
+    expect(await bad.json()).toMatchObject({ error: { data: { code: 'UNAUTHORIZED', httpStatus: 401 } } });
     first.close();
     second.close();
   });
