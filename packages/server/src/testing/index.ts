@@ -48,6 +48,8 @@ export interface TestServerOptions {
   /** Real PostgreSQL; default: TEST_DATABASE_URL when set, else an in-memory PGlite. */
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Where the app's log lines go (default stdout); with `env.LOG_LEVEL` a test can read its logs. */
+  logDestination?: { write(line: string): void };
 }
 
 /** A unique partner domain for tests, e.g. `p-1a2b3c4d.partner-tags-test.com`. */
@@ -92,7 +94,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
       })
     : await openTestPglite();
-  const app = await startApp(env, { database, logger: createLogger(env) });
+  const app = await startApp(env, { database, logger: createLogger(env, options.logDestination) });
   // RECORD_RESPONSES=<dir>: every REST response lands there for the OpenAPI contract check.
   if (process.env.RECORD_RESPONSES) recordResponses(app.server, process.env.RECORD_RESPONSES);
 
