@@ -226,7 +226,12 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
               database.db,
               eventLog,
               tagLiveness,
-              { maxBatch: env.INGEST_BATCH_MAX, maxMessages: Math.min(1_000, env.EVENT_LOG_MAX_ACK_PENDING) },
+              {
+                maxBatch: env.INGEST_BATCH_MAX,
+                maxMessages: Math.min(1_000, env.EVENT_LOG_MAX_ACK_PENDING),
+                // Log mode: `stored` counts what the writers commit (accepted is counted at publish).
+                onStored: (count) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
+              },
               logger,
             ),
         )

@@ -14,6 +14,8 @@ export interface LogWriterOptions {
   /** Backoff while the database does not answer: first and largest wait (ms). */
   retryMinMs?: number;
   retryMaxMs?: number;
+  /** Called with the number of events of each committed write (the `stored` collector metric). */
+  onStored?: (count: number) => void;
 }
 
 /**
@@ -160,5 +162,6 @@ export class LogWriter {
     this.stats.writes += 1;
     this.stats.events += rows.length;
     this.stats.messages += msgs.length;
+    this.options.onStored?.(rows.length);
   }
 }

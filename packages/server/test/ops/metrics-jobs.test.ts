@@ -135,3 +135,36 @@ describe.skipIf(!natsAvailable)('metrics in log mode: the log lag, sampled from 
     expect(after.value('partner_tags_event_log_lag_scrape_errors_total')).toBe(0);
   });
 });
+
+describe.skipIf(!natsAvailable)('metrics in log mode with writers: stored moves, the lag drains', () => {
+  const prefix = uniqueLogPrefix();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { METRICS_TOKEN: TOKEN, EVENT_LOG_URL: NATS_URL, EVENT_LOG_PREFIX: prefix, ROLE: 'all' },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    await deleteLogStream(prefix);
+  });
+
+  it('accepted at publish, stored once the writer committed, nothing left pending', async () => {
+    const name = 'partner_tags_collector_events_total';
+    const before = await scrape(server);
+    const tag = await preverifiedTag(server);
+    for (let i = 0; i < 3; i++) {
+      expect((await collect(server, tag.tagId, [{ event_name: 'PageView' }, { event_name: 'Purchase' }])).status).toBe(
+        202,
+      );
+    }
+    const moved = (s: Scrape, outcome: string) => s.value(name, { outcome }) - before.value(name, { outcome });
+    const after = await scrapeUntil(server, (s) => moved(s, 'stored') >= 6, 15_000);
+    expect(moved(after, 'accepted')).toBe(6);
+    expect(moved(after, 'stored')).toBe(6);
+    const drained = await scrapeUntil(server, (s) => s.value('partner_tags_event_log_pending_messages') === 0, 15_000);
+    expect(drained.value('partner_tags_event_log_pending_messages', { state: 'pending' })).toBe(0);
+    expect(drained.value('partner_tags_event_log_pending_messages', { state: 'ack_pending' })).toBe(0);
+    expect(drained.value('partner_tags_event_log_lag_sampled')).toBe(1);
+  });
+});
