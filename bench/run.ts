@@ -1,6 +1,6 @@
 /**
  * `pnpm bench`: every part of the API against a baseline measured in the same run, on real
- * PostgreSQL, reported as ratios. Sections: lists, merchants, ingestion, log, stream, export
+ * PostgreSQL, reported as ratios. Sections: lists, merchants, ingestion, log, stream, export, webhooks
  * (`--section=lists,export` runs some; `--quick` a small scale). See README.md.
  */
 
@@ -16,6 +16,7 @@ import { type LogResult, logSection } from './sections/log.js';
 import { type MerchantsResult, merchants } from './sections/merchants.js';
 import { type StreamResult, stream } from './sections/stream.js';
 import { mark, type Section, type TargetCheck } from './sections/types.js';
+import { type WebhooksResult, webhooksSection } from './sections/webhooks.js';
 
 interface SectionResults {
   lists: ListsResult;
@@ -24,6 +25,7 @@ interface SectionResults {
   log: LogResult;
   stream: StreamResult;
   export: ExportResult;
+  webhooks: WebhooksResult;
 }
 
 const SECTIONS: { [K in SectionName]: Section<SectionResults[K]> } = {
@@ -33,6 +35,7 @@ const SECTIONS: { [K in SectionName]: Section<SectionResults[K]> } = {
   log: logSection,
   stream,
   export: exportSection,
+  webhooks: webhooksSection,
 };
 
 export interface BenchResults {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** The sections of `pnpm bench`, in the order a full run takes them. */
-export const SECTION_NAMES = ['lists', 'merchants', 'ingestion', 'log', 'stream', 'export'] as const;
+export const SECTION_NAMES = ['lists', 'merchants', 'ingestion', 'log', 'stream', 'export', 'webhooks'] as const;
 export type SectionName = (typeof SECTION_NAMES)[number];
 
 export interface Settings {
@@ -25,7 +25,7 @@ export interface Settings {
   outDir: string;
 }
 
-const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export] [--quick] [--events N] [--merchants N]
+const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks] [--quick] [--events N] [--merchants N]
   [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR]`;
 
 function positive(name: string, value: number): number {

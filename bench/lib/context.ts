@@ -46,7 +46,7 @@ export interface BenchContext {
   close(): Promise<void>;
 }
 
-/** The server's environment for bench runs: production mode, rate limits off, the bench's pool. */
+/** The server's environment for bench runs: production mode, rate limits off, background jobs off, the bench's pool. */
 export function serverEnv(settings: Settings, url: string): Record<string, string> {
   return {
     DATABASE_URL: url,
@@ -57,6 +57,9 @@ export function serverEnv(settings: Settings, url: string): Record<string, strin
     COLLECT_RATE_LIMIT_PER_MINUTE: '0',
     TAG_TARGET_HOST: TARGET_HOST,
     CURSOR_SECRET: BENCH_CURSOR_SECRET,
+    // Background jobs off: only the webhooks section's own API process delivers and checks tags.
+    WEBHOOK_DELIVERY: 'off',
+    TAG_MONITOR: 'off',
   };
 }
 

@@ -11,3 +11,5 @@ export { deleteLogStream } from './services/events/event-log.js';
 export { eventListQueries, eventListResponse, type ListEventsParams } from './services/events/list-events.js';
 export { merchantListSql } from './services/merchant/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './services/partner/onboard-partner.js';
+export { enqueueWebhookEvent } from './services/webhooks/outbox.js';
+export { startWebhookReceiver, type TestWebhookReceiver } from './testing/webhook-receiver.js';

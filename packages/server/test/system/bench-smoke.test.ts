@@ -78,6 +78,7 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
       '## Log mode ingestion',
       '## Event stream',
       '## GET /v1/partners/events/export',
+      '## Webhooks',
     ]) {
       expect(table).toContain(heading);
     }
@@ -100,6 +101,12 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(stream.latency.deliveredP50).toBeGreaterThan(0);
     expect(stream.ordering.rounds).toHaveLength(3);
     expect(results.sections.export.copy.events).toBe(1000);
+    const { webhooks } = results.sections;
+    expect(webhooks.alone.perSecond).toBeGreaterThan(0);
+    expect(webhooks.besideDead.deadRequestsSeen).toBeGreaterThan(0);
+    expect(webhooks.deadRatio).toBeGreaterThan(0);
+    expect(webhooks.recordToVerified.webhookMs.length).toBeGreaterThan(0);
+    for (const ms of webhooks.recordToVerified.webhookMs) expect(ms).toBeGreaterThan(0);
     // Log mode runs when NATS answers (and says why when it does not).
     const logMode = results.sections.log;
     if (logMode.skipped) expect(logMode.skipped).toContain('NATS');

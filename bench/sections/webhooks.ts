@@ -1,0 +1,255 @@
+/**
+ * webhooks (issue 14's closing figures), on the bench database, with a second API process that
+ * runs the delivery worker and the tag monitor (`WEBHOOK_DELIVERY=on`, `TAG_MONITOR=on`; the
+ * other bench API processes run with both off) and real receivers on loopback:
+ * 1. deliveries/s: messages fanned out to 8 endpoints of one live receiver, from the first commit
+ *    of the transactional outbox until the receiver got every delivery;
+ * 2. the same beside a dead endpoint (accepts the connection, never answers) holding pending
+ *    deliveries, the production timeout (10 s) and concurrency: its rate as a ratio of (1);
+ * 3. record -> verified: custom tags generated under the test schedule (`TAG_RECHECK_SCHEDULE=1s,2s,4s`),
+ *    their CNAME published on a loopback DNS server at staggered moments, no verify call: time
+ *    until `tag.verified` reaches the receiver (and until the tag's `verifiedAt`).
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  enqueueWebhookEvent,
+  openDatabase,
+  startWebhookReceiver,
+  type TestWebhookReceiver,
+} from '@partner/server/bench';
+import { startTestDnsServer } from '@partner/server/testing/dns-server';
+import { startChild } from '../lib/children.js';
+import { apiServer, type BenchContext, serverEnv } from '../lib/context.js';
+import { requestJson } from '../lib/http.js';
+import { log } from '../lib/log.js';
+import { int, quantile, ratio } from '../lib/stats.js';
+import { mark, type Section } from './types.js';
+
+export const RECHECK_SCHEDULE = '1s,2s,4s';
+const ENDPOINTS = 8;
+/** Dead-endpoint cost target: the live endpoints keep at least this share of their rate. */
+const DEAD_RATIO_TARGET = 0.8;
+/** record -> verified target in the test schedule: the longest interval (4 s) plus a second of slack. */
+const VERIFIED_TARGET_MS = 5_000;
+
+export interface DeliveryRun {
+  deliveries: number;
+  seconds: number;
+  perSecond: number;
+}
+
+export interface WebhooksResult {
+  endpoints: number;
+  alone: DeliveryRun;
+  besideDead: DeliveryRun & { deadPending: number; deadRequestsSeen: number; timeoutMs: number };
+  /** besideDead.perSecond / alone.perSecond. */
+  deadRatio: number;
+  recordToVerified: {
+    schedule: string;
+    /** ms from publishing the record until the receiver got `tag.verified`. */
+    webhookMs: number[];
+    /** ms from publishing the record until the tag's `verifiedAt`. */
+    verifiedAtMs: number[];
+  };
+}
+
+interface Payload {
+  type: string;
+  data: { tagId: string };
+}
+
+export const webhooksSection: Section<WebhooksResult> = {
+  title: 'Webhooks',
+  async run(ctx: BenchContext) {
+    const quick = ctx.settings.quick;
+    const dns = await startTestDnsServer();
+    const live = await startWebhookReceiver();
+    const dead = await startWebhookReceiver();
+    dead.fallback = 'hang';
+    const timeoutMs = 10_000;
+    const api = await startChild({
+      ...apiServer(ctx.settings, ctx.url, 'API server (webhooks)'),
+      env: {
+        ...serverEnv(ctx.settings, ctx.url),
+        WEBHOOK_DELIVERY: 'on',
+        TAG_MONITOR: 'on',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        WEBHOOK_TIMEOUT_MS: String(timeoutMs),
+        WEBHOOK_RETRY_SCHEDULE: '1h',
+        TAG_RECHECK_SCHEDULE: RECHECK_SCHEDULE,
+        DNS_SERVERS: dns.address,
+        DNS_TIMEOUT_MS: '2000',
+      },
+    });
+    const handle = await openDatabase({ kind: 'postgres', url: ctx.url, maxConnections: 2 });
+    const partnerId = ctx.partner.partnerId;
+    const endpoint = (url: string, events: string[]) =>
+      requestJson<{ webhookId: string }>(`${api.url}/v1/partners/webhooks`, {
+        method: 'POST',
+        headers: ctx.auth,
+        body: { url, events },
+        expect: 201,
+      });
+    try {
+      // A real tag as GET /v1/partners/tag/{tagId} returns it: the data of every message.
+      const tag = await requestJson<Record<string, unknown>>(`${api.url}/v1/partners/tag/${ctx.spareMerchant.tagId}`, {
+        headers: ctx.auth,
+      });
+      for (let i = 0; i < ENDPOINTS; i++) await endpoint(`${live.url}?e=${i}`, ['tag.activated', 'tag.reconnected']);
+      const deliveries = quick ? 800 : 4000;
+      const deliver = async (type: 'tag.activated' | 'tag.reconnected'): Promise<DeliveryRun> => {
+        live.received.length = 0;
+        const messages = deliveries / ENDPOINTS;
+        const started = performance.now();
+        // Queued in transactions of 50 messages; each fans out to the 8 endpoints.
+        for (let i = 0; i < messages; i += 50) {
+          await handle.db.transaction(async (tx) => {
+            for (let j = i; j < Math.min(i + 50, messages); j++) {
+              await enqueueWebhookEvent(tx, { partnerId, type, data: tag });
+            }
+          });
+        }
+        await live.waitFor(deliveries, 600_000);
+        const seconds = (performance.now() - started) / 1000;
+        return { deliveries, seconds, perSecond: deliveries / seconds };
+      };
+      await deliver('tag.activated'); // warm-up (connections, JIT)
+      const alone = await deliver('tag.activated');
+      log(`  webhooks: ${int(alone.perSecond)} deliveries/s to ${ENDPOINTS} live endpoints`);
+
+      const deadPending = quick ? 100 : 400;
+      const { webhookId: deadId } = await endpoint(dead.url, ['webhook.test']);
+      for (let i = 0; i < deadPending; i++) {
+        await enqueueWebhookEvent(handle.db, {
+          partnerId,
+          type: 'webhook.test',
+          data: { webhookId: deadId, message: 'x' },
+          endpointId: deadId,
+        });
+      }
+      await dead.waitFor(1, 30_000); // its requests hold their slots now
+      const beside = await deliver('tag.reconnected');
+      const deadRatio = beside.perSecond / alone.perSecond;
+      log(`  webhooks: beside a dead endpoint ${int(beside.perSecond)}/s (${ratio(deadRatio)})`);
+
+      const recordToVerified = await recordToVerifiedRun(ctx, api.url, dns, live, endpoint, quick ? 4 : 10);
+      return {
+        endpoints: ENDPOINTS,
+        alone,
+        besideDead: { ...beside, deadPending, deadRequestsSeen: dead.received.length, timeoutMs },
+        deadRatio,
+        recordToVerified,
+      };
+    } finally {
+      await api.stop();
+      await handle.close();
+      await live.close();
+      await dead.close();
+      await dns.close();
+    }
+  },
+  targets(r) {
+    const verifiedMax = Math.max(...r.recordToVerified.webhookMs);
+    return [
+      {
+        what: `webhooks: deliveries/s to a local receiver (${r.endpoints} endpoints)`,
+        target: 'figure',
+        value: int(r.alone.perSecond),
+        met: null,
+      },
+      {
+        what: `webhooks: record -> tag.verified received, max (schedule ${r.recordToVerified.schedule})`,
+        target: `< ${VERIFIED_TARGET_MS / 1000} s`,
+        value: `${(verifiedMax / 1000).toFixed(2)} s`,
+        met: verifiedMax < VERIFIED_TARGET_MS,
+      },
+      {
+        what: 'webhooks: live deliveries/s beside a dead endpoint / alone',
+        target: `>= ${DEAD_RATIO_TARGET}x`,
+        value: ratio(r.deadRatio),
+        met: r.deadRatio >= DEAD_RATIO_TARGET,
+      },
+    ];
+  },
+  report(r) {
+    const v = r.recordToVerified;
+    const s = (values: number[], q: number) => `${(quantile(values, q) / 1000).toFixed(2)} s`;
+    return [
+      '## Webhooks',
+      '',
+      `A second API process runs the delivery worker and the tag monitor; real receivers on loopback. Deliveries counted from the first outbox commit until the receiver got the last one (${r.endpoints} endpoints, each message fanned out to all).`,
+      '',
+      '| run | deliveries | seconds | deliveries/s |',
+      '|---|---|---|---|',
+      `| live endpoints alone | ${int(r.alone.deliveries)} | ${r.alone.seconds.toFixed(2)} | ${int(r.alone.perSecond)} |`,
+      `| beside a dead endpoint (${r.besideDead.deadPending} pending, ${r.besideDead.timeoutMs / 1000} s timeout, ${r.besideDead.deadRequestsSeen} of its requests hanging) | ${int(r.besideDead.deliveries)} | ${r.besideDead.seconds.toFixed(2)} | ${int(r.besideDead.perSecond)} (${ratio(r.deadRatio)}) |`,
+      '',
+      `Record -> verified, schedule \`${v.schedule}\`, ${v.webhookMs.length} custom tags, records published at staggered moments after generate, no verify call: \`tag.verified\` received p50 ${s(v.webhookMs, 0.5)}, max ${s(v.webhookMs, 1)}; \`verifiedAt\` p50 ${s(v.verifiedAtMs, 0.5)}, max ${s(v.verifiedAtMs, 1)}. ${mark(Math.max(...v.webhookMs) < VERIFIED_TARGET_MS)} within ${VERIFIED_TARGET_MS / 1000} s.`,
+      '',
+    ];
+  },
+};
+
+async function recordToVerifiedRun(
+  ctx: BenchContext,
+  apiUrl: string,
+  dns: Awaited<ReturnType<typeof startTestDnsServer>>,
+  receiver: TestWebhookReceiver,
+  endpoint: (url: string, events: string[]) => Promise<{ webhookId: string }>,
+  samples: number,
+): Promise<WebhooksResult['recordToVerified']> {
+  await endpoint(`${receiver.url}?verified`, ['tag.verified']);
+  receiver.received.length = 0;
+  // Each request parsed once (the receiver runs in this process: its event loop is the bench's).
+  const verifiedAt = new Map<string, number>();
+  let parsed = 0;
+  const seen = (tagId: string) => {
+    for (; parsed < receiver.received.length; parsed++) {
+      const request = receiver.received[parsed];
+      const payload = JSON.parse(request?.body ?? '{}') as Payload;
+      if (request && payload.type === 'tag.verified') verifiedAt.set(payload.data.tagId, request.receivedAt);
+    }
+    const at = verifiedAt.get(tagId);
+    return at === undefined ? undefined : { receivedAt: at };
+  };
+  const results = await Promise.all(
+    Array.from({ length: samples }, async (_, i) => {
+      // A merchant of its own: generate answers a merchant's existing tag.
+      const { merchantId } = await requestJson<{ merchantId: string }>(`${apiUrl}/v1/partners/merchant`, {
+        method: 'POST',
+        headers: ctx.auth,
+        body: { name: `Bench webhooks ${i}` },
+        expect: 201,
+      });
+      const domain = `bench-hook-${randomUUID().slice(0, 8)}.com`;
+      const tag = await requestJson<{ tagId: string; record: { name: string; value: string } }>(
+        `${apiUrl}/v1/partners/tag/generate`,
+        { method: 'POST', headers: ctx.auth, body: { merchantId, domain } },
+      );
+      // Published at different points of the schedule (0 .. 7 s after generate).
+      await sleep(Math.round((i * 7000) / samples));
+      const published = Date.now();
+      dns.setCname(`${tag.record.name}.${domain}`, tag.record.value);
+      const deadline = published + 30_000;
+      let got = seen(tag.tagId);
+      while (!got) {
+        if (Date.now() > deadline) {
+          const view = await requestJson(`${apiUrl}/v1/partners/tag/${tag.tagId}`, { headers: ctx.auth });
+          throw new Error(`no tag.verified for ${tag.tagId} within 30 s; the tag: ${JSON.stringify(view)}`);
+        }
+        await sleep(20);
+        got = seen(tag.tagId);
+      }
+      const view = await requestJson<{ verifiedAt: string }>(`${apiUrl}/v1/partners/tag/${tag.tagId}`, {
+        headers: ctx.auth,
+      });
+      return { webhook: got.receivedAt - published, verifiedAt: Date.parse(view.verifiedAt) - published };
+    }),
+  );
+  return {
+    schedule: RECHECK_SCHEDULE,
+    webhookMs: results.map((r) => r.webhook),
+    verifiedAtMs: results.map((r) => r.verifiedAt),
+  };
+}
