@@ -5,12 +5,12 @@
  * to `POST /e` on the tag's collector host for a fixed time: accept rate and latency, and a check
  * that every accepted event is stored.
  */
-import http from 'node:http';
 import type postgres from 'postgres';
 import type { BenchContext } from '../lib/context.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import type { SeedMerchant } from '../lib/seed.js';
+import { runSenders } from '../lib/senders.js';
 import { int, quantile, ratio, since } from '../lib/stats.js';
 import { mark, type Section } from './types.js';
 
@@ -183,103 +183,39 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
 
 /** `POST /e` on the collector host from many senders for a fixed time (was bench:ingest). */
 async function measureSenders(ctx: BenchContext, merchant: SeedMerchant, rawPerSecond: number) {
-  const senders = ctx.settings.quick ? 16 : 64;
-  const batch = 20;
-  const seconds = ctx.settings.durationSeconds;
-  const host = `${ctx.partner.record.name}.${ctx.partner.domain}`;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: senders });
-  const target = new URL(ctx.api.url);
-  let sequence = 0;
-  const body = () =>
-    JSON.stringify({
-      tagId: merchant.tagId,
-      events: Array.from({ length: batch }, () => ({
-        id: `snd-${++sequence}`,
-        event_name: sequence % 10 === 0 ? 'Purchase' : 'PageView',
-        data: { path: '/product/123', value: 12.5, currency: 'EUR' },
-      })),
-    });
-  const send = (payload: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          agent,
-          method: 'POST',
-          path: '/e',
-          headers: { host, 'content-type': 'text/plain;charset=UTF-8' },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  const latencies: number[] = [];
-  let accepted = 0;
-  let refused = 0;
-  let failed = 0;
-  try {
-    // Warm-up (JIT, pool, caches), counted as stored but not timed.
-    let warm = 0;
-    await Promise.all(
-      Array.from({ length: senders }, async () => {
-        if ((await send(body())) === 202) warm += batch;
-      }),
-    );
-    const started = performance.now();
-    const deadline = started + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: senders }, async () => {
-        while (performance.now() < deadline) {
-          const t0 = performance.now();
-          try {
-            const status = await send(body());
-            if (status === 202) {
-              latencies.push(performance.now() - t0);
-              accepted += batch;
-            } else if (status === 503) {
-              refused += 1;
-              await new Promise((r) => setTimeout(r, 50));
-            } else failed += 1;
-          } catch {
-            failed += 1;
-          }
-        }
-      }),
-    );
-    const elapsed = (performance.now() - started) / 1000;
-    // Every accepted event must be stored: wait for the queue to drain.
-    const expected = accepted + warm;
-    const until = Date.now() + 60_000;
-    let stored = await storedCount(ctx.raw, merchant.merchantId, 'snd');
-    while (stored < expected && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 50));
-      stored = await storedCount(ctx.raw, merchant.merchantId, 'snd');
-    }
-    const perSecond = accepted / elapsed;
-    const result: SendersIngestion = {
-      senders,
-      batch,
-      seconds: elapsed,
-      accepted,
-      stored: stored - warm,
-      refused,
-      failed,
-      perSecond,
-      acceptP50: quantile(latencies, 0.5),
-      acceptP99: quantile(latencies, 0.99),
-      ratio: perSecond / rawPerSecond,
-    };
-    log(`  ingestion: /e ${senders} senders ${int(perSecond)} events/s, p99 ${result.acceptP99.toFixed(1)} ms`);
-    return result;
-  } finally {
-    agent.destroy();
+  const run = await runSenders({
+    url: ctx.api.url,
+    host: `${ctx.partner.record.name}.${ctx.partner.domain}`,
+    tagId: merchant.tagId,
+    prefix: 'snd',
+    senders: ctx.settings.quick ? 16 : 64,
+    seconds: ctx.settings.durationSeconds,
+  });
+  // Every accepted event must be stored: wait for the queue to drain.
+  const expected = run.accepted + run.warm;
+  const until = Date.now() + 60_000;
+  let stored = await storedCount(ctx.raw, merchant.merchantId, 'snd');
+  while (stored < expected && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 50));
+    stored = await storedCount(ctx.raw, merchant.merchantId, 'snd');
   }
+  const result: SendersIngestion = {
+    senders: run.senders,
+    batch: run.batch,
+    seconds: run.seconds,
+    accepted: run.accepted,
+    stored: stored - run.warm,
+    refused: run.refused,
+    failed: run.failed,
+    perSecond: run.perSecond,
+    acceptP50: run.acceptP50,
+    acceptP99: run.acceptP99,
+    ratio: run.perSecond / rawPerSecond,
+  };
+  log(
+    `  ingestion: /e ${result.senders} senders ${int(result.perSecond)} events/s, p99 ${result.acceptP99.toFixed(1)} ms`,
+  );
+  return result;
 }
 
 export const ingestion: Section<IngestionResult> = {

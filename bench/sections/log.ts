@@ -8,13 +8,13 @@
  * Needs NATS with JetStream (NATS_URL, default nats://127.0.0.1:4222); skipped with a message
  * otherwise. The stream is named after the run and deleted at the end.
  */
-import http from 'node:http';
 import net from 'node:net';
 import { deleteLogStream } from '@partner/server/bench';
-import { apiServer, type BenchContext } from '../lib/context.js';
+import { apiServer, BENCH_DIR, type BenchContext } from '../lib/context.js';
 import { request, requestJson } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import type { SeedMerchant } from '../lib/seed.js';
+import { runSenders } from '../lib/senders.js';
 import { int, quantile, ratio } from '../lib/stats.js';
 import type { Section } from './types.js';
 
@@ -47,6 +47,11 @@ export interface LogResult {
     acceptP50: number;
     acceptP99: number;
   };
+  /**
+   * The same senders against the bare collector (bench/bare-collector.ts: read, JSON.parse,
+   * minimal shape check, 202, nothing stored), right after: what the machine allows at all.
+   */
+  floor: { perSecond: number; acceptP50: number; acceptP99: number };
   lag: { samples: number; p50: number; p99: number; max: number };
   writers: { merchants: number; events: number; one: number; four: number; ratio: number };
 }
@@ -177,6 +182,7 @@ export const logSection: Section<LogResult> = {
         acceptP50: Number.NaN,
         acceptP99: Number.NaN,
       },
+      floor: { perSecond: Number.NaN, acceptP50: Number.NaN, acceptP99: Number.NaN },
       lag: { samples: 0, p50: Number.NaN, p99: Number.NaN, max: Number.NaN },
       writers: { merchants: 0, events: 0, one: Number.NaN, four: Number.NaN, ratio: Number.NaN },
     };
@@ -229,8 +235,22 @@ export const logSection: Section<LogResult> = {
       );
 
       // (2) 64 senders x 20 events on POST /e of the collector host, log mode.
-      result.senders = await senders(ctx, logApi.url);
+      result.senders = await senders(ctx, logApi.url, 'lsnd');
       log(`  log: /e ${result.senders.senders} senders p99 ${result.senders.acceptP99.toFixed(1)} ms`);
+      // The floor: the same senders on a bare node:http collector that parses, checks, answers 202.
+      const bare = await ctx.spawn({
+        name: 'bare collector',
+        cwd: BENCH_DIR,
+        script: 'bare-collector.ts',
+        readyPath: '/healthz',
+        env: {},
+      });
+      const floor = await senders(ctx, bare.url, 'bare');
+      await bare.stop();
+      result.floor = { perSecond: floor.perSecond, acceptP50: floor.acceptP50, acceptP99: floor.acceptP99 };
+      log(
+        `  log: /e bare collector floor ${int(floor.perSecond)} events/s, p50 ${floor.acceptP50.toFixed(1)} ms, p99 ${floor.acceptP99.toFixed(1)} ms`,
+      );
 
       // (3) Lag from 202 to readable at a moderate rate (8 senders, 20 events, 20 ms apart).
       result.lag = await lag(ctx, logApi.url, (await freshMerchants(ctx, 1))[0] as SeedMerchant);
@@ -285,6 +305,12 @@ export const logSection: Section<LogResult> = {
         value: `${result.senders.acceptP99.toFixed(1)} ms`,
         met: result.senders.acceptP99 < 50,
       },
+      {
+        what: `log: /e accept p99 of a bare node:http collector (parse, check, 202), same ${result.senders.senders} senders: the floor`,
+        target: '< 50 ms (else the target above is out of reach here)',
+        value: `${result.floor.acceptP99.toFixed(1)} ms (ours ${ratio(result.senders.acceptP99 / result.floor.acceptP99)})`,
+        met: result.floor.acceptP99 < 50,
+      },
     ];
   },
   report(result) {
@@ -301,6 +327,12 @@ export const logSection: Section<LogResult> = {
       '',
       `POST /e in log mode, ${s.senders} senders x ${s.batch} events, ${s.seconds.toFixed(1)} s: ${int(s.perSecond)} events/s accepted, accept p50 ${s.acceptP50.toFixed(1)} ms, p99 ${s.acceptP99.toFixed(1)} ms, refused (503) ${s.refused}, failed ${s.failed}.`,
       '',
+      '| POST /e, same senders | events/s | p50 | p99 |',
+      '|---|---|---|---|',
+      `| log mode (ours) | ${int(s.perSecond)} | ${s.acceptP50.toFixed(1)} ms | ${s.acceptP99.toFixed(1)} ms |`,
+      `| bare node:http collector (read, JSON.parse, shape check, 202, nothing stored) | ${int(result.floor.perSecond)} | ${result.floor.acceptP50.toFixed(1)} ms | ${result.floor.acceptP99.toFixed(1)} ms |`,
+      `| ours / floor | ${ratio(s.perSecond / result.floor.perSecond)} | ${ratio(s.acceptP50 / result.floor.acceptP50)} | ${ratio(s.acceptP99 / result.floor.acceptP99)} |`,
+      '',
       `Lag from 202 to readable (8 senders x 20 events every 20 ms; a poller reads seq > last every 5 ms): p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms, max ${l.max.toFixed(1)} ms over ${int(l.samples)} events.`,
       '',
       `Backlog of ${int(w.events)} events over ${w.merchants} merchants: 1 writer ${int(w.one)} events/s, 4 writers ${int(w.four)} events/s (${ratio(w.ratio)}).`,
@@ -313,86 +345,17 @@ export const logSection: Section<LogResult> = {
   },
 };
 
-async function senders(ctx: BenchContext, url: string): Promise<LogResult['senders']> {
-  const count = ctx.settings.quick ? 16 : 64;
-  const batch = 20;
-  const seconds = ctx.settings.durationSeconds;
-  const host = `${ctx.partner.record.name}.${ctx.partner.domain}`;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: count });
-  const target = new URL(url);
-  const merchant = ctx.spareMerchant;
-  let sequence = 0;
-  const body = () =>
-    JSON.stringify({
-      tagId: merchant.tagId,
-      events: Array.from({ length: batch }, () => ({
-        id: `lsnd-${++sequence}`,
-        event_name: sequence % 10 === 0 ? 'Purchase' : 'PageView',
-        data: { path: '/product/123', value: 12.5, currency: 'EUR' },
-      })),
-    });
-  const send = (payload: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          agent,
-          method: 'POST',
-          path: '/e',
-          headers: { host, 'content-type': 'text/plain;charset=UTF-8' },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(payload);
-    });
-  const latencies: number[] = [];
-  let accepted = 0;
-  let refused = 0;
-  let failed = 0;
-  try {
-    await Promise.all(Array.from({ length: count }, () => send(body())));
-    const started = performance.now();
-    const deadline = started + seconds * 1000;
-    await Promise.all(
-      Array.from({ length: count }, async () => {
-        while (performance.now() < deadline) {
-          const t0 = performance.now();
-          try {
-            const status = await send(body());
-            if (status === 202) {
-              latencies.push(performance.now() - t0);
-              accepted += batch;
-            } else if (status === 503) {
-              refused += 1;
-              await sleep(50);
-            } else failed += 1;
-          } catch {
-            failed += 1;
-          }
-        }
-      }),
-    );
-    const elapsed = (performance.now() - started) / 1000;
-    return {
-      senders: count,
-      batch,
-      seconds: elapsed,
-      accepted,
-      refused,
-      failed,
-      perSecond: accepted / elapsed,
-      acceptP50: quantile(latencies, 0.5),
-      acceptP99: quantile(latencies, 0.99),
-    };
-  } finally {
-    agent.destroy();
-  }
+/** 64 closed-loop senders x 20 events on `POST /e` of the collector host at `url`. */
+async function senders(ctx: BenchContext, url: string, prefix: string): Promise<LogResult['senders']> {
+  const { warm: _warm, ...run } = await runSenders({
+    url,
+    host: `${ctx.partner.record.name}.${ctx.partner.domain}`,
+    tagId: ctx.spareMerchant.tagId,
+    prefix,
+    senders: ctx.settings.quick ? 16 : 64,
+    seconds: ctx.settings.durationSeconds,
+  });
+  return run;
 }
 
 async function lag(ctx: BenchContext, url: string, merchant: SeedMerchant): Promise<LogResult['lag']> {
