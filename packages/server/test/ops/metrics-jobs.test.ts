@@ -6,9 +6,9 @@ import {
   type TestWebhookReceiver,
 } from '../../src/testing/index.js';
 import { api } from '../helpers/api.js';
-import { deleteLogStream, NATS_URL, natsAnswers, uniqueLogPrefix } from '../helpers/event-log.js';
+import { deleteLogStream, NATS_URL, natsAnswers, natsPort, uniqueLogPrefix } from '../helpers/event-log.js';
 import { collect, generateTag, preverifiedTag, publishCname } from '../helpers/fixtures.js';
-import { createScratchDatabase, type ScratchDatabase } from '../helpers/hardening.js';
+import { createScratchDatabase, type ScratchDatabase, startTcpProxy, type TcpProxy } from '../helpers/hardening.js';
 import { parseMetrics, type Scrape } from '../helpers/prometheus.js';
 
 /**
@@ -166,5 +166,42 @@ describe.skipIf(!natsAvailable)('metrics in log mode with writers: stored moves,
     expect(drained.value('partner_tags_event_log_pending_messages', { state: 'pending' })).toBe(0);
     expect(drained.value('partner_tags_event_log_pending_messages', { state: 'ack_pending' })).toBe(0);
     expect(drained.value('partner_tags_event_log_lag_sampled')).toBe(1);
+  });
+});
+
+describe.skipIf(!natsAvailable)('metrics in log mode: NATS black-holed, the scrape still answers', () => {
+  const prefix = uniqueLogPrefix();
+  let server: TestServer;
+  let proxy: TcpProxy;
+  beforeAll(async () => {
+    proxy = await startTcpProxy(natsPort());
+    server = await startTestServer({
+      env: {
+        METRICS_TOKEN: TOKEN,
+        EVENT_LOG_URL: `nats://127.0.0.1:${proxy.port}`,
+        EVENT_LOG_PREFIX: prefix,
+        ROLE: 'api',
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await proxy?.setMode('forward');
+    await server?.close();
+    await proxy?.close();
+    await deleteLogStream(prefix);
+  });
+
+  it('answers within the 1 s lag deadline (plus margin): lag_sampled 0, a scrape error counted', async () => {
+    expect((await scrape(server)).value('partner_tags_event_log_lag_sampled')).toBe(1);
+    await proxy.setMode('blackhole');
+    const started = performance.now();
+    const scraped = await scrape(server);
+    const ms = performance.now() - started;
+    expect(scraped.value('partner_tags_event_log_lag_sampled')).toBe(0);
+    expect(scraped.value('partner_tags_event_log_lag_scrape_errors_total')).toBe(1);
+    expect(scraped.family('partner_tags_http_requests_total')?.type).toBe('COUNTER');
+    expect(ms).toBeGreaterThan(900);
+    expect(ms).toBeLessThan(2_000);
+    console.info(`scrape with NATS black-holed: ${ms.toFixed(0)} ms`);
   });
 });
