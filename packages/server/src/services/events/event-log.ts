@@ -99,6 +99,10 @@ export class EventLog {
       reconnectTimeWait: 250,
       reconnectJitter: 250,
       pingInterval: 10_000,
+      // Without it every publish builds two Error objects up front (RequestError, TimeoutError) for
+      // their async stack traces: about 5% of the log-mode /e path's CPU in a profile at 64 senders
+      // (bench/README.md). A failed publish is logged and answered 503 all the same.
+      noAsyncTraces: true,
     });
     try {
       const jsm = await jetstreamManager(nc, { timeout: 5_000 });
