@@ -19,10 +19,10 @@
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../packages/server/src/testing/net.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const serverDir = path.join(root, 'packages/server');
@@ -41,17 +41,6 @@ const examples = (requested.length > 0 ? requested : available).sort(
 );
 
 const log = (line) => process.stdout.write(`[examples] ${line}\n`);
-
-function freeTcpPort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function freeUdpPort() {
   return new Promise((resolve, reject) => {
@@ -184,7 +173,7 @@ async function api(baseUrl, apiKey, method, route, body, want) {
 async function webhookReceiverStep({ baseUrl, apiKey, dnsPort }) {
   const prefix = 'webhook-receiver';
   const call = (method, route, body, want) => api(baseUrl, apiKey, method, route, body, want);
-  const receiverPort = await freeTcpPort();
+  const receiverPort = await freePort();
   const receiverDir = path.join(root, 'examples/webhook-receiver');
   log(`--- ${prefix}: tsx src/main.ts (RECEIVER_PORT=${receiverPort}), then a tag pending -> verified -> active`);
   const receiver = spawnLines(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -267,7 +256,7 @@ const partnerDomain = 'examples-partner.com';
 let server;
 const results = [];
 try {
-  const [httpPort, dnsPort] = await Promise.all([freeTcpPort(), freeUdpPort()]);
+  const [httpPort, dnsPort] = await Promise.all([freePort(), freeUdpPort()]);
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   const serverEnv = {
     DATA_DIR: dataDir,

@@ -6,26 +6,15 @@
 //   node scripts/start-smoke.mjs        (.ci/run, right after `pnpm install`, before any build)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../packages/server/src/testing/net.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BANNER_DEADLINE_MS = Number(process.env.START_SMOKE_DEADLINE_MS ?? 300_000);
 const STOP_DEADLINE_MS = 30_000;
 const log = (line) => process.stdout.write(`[start-smoke] ${line}\n`);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The curl command of the banner: the lines from `curl` to the first line not ending in `\`. */
 function bannerCurl(output) {

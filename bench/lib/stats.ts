@@ -1,9 +1,7 @@
-/** The q-quantile (0..1) of the samples, nearest rank. */
-export function quantile(samples: readonly number[], q: number): number {
-  if (samples.length === 0) return Number.NaN;
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
-}
+import { quantile } from '@partner/server/bench';
+
+/** The q-quantile (0..1) of the samples, nearest rank (the server's testing helper, shared). */
+export { quantile };
 
 export interface Latency {
   p50: number;

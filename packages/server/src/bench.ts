@@ -12,4 +12,6 @@ export { eventListQueries, eventListResponse, type ListEventsParams } from './se
 export { merchantListSql } from './services/merchant/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './services/partner/onboard-partner.js';
 export { enqueueWebhookEvent } from './services/webhooks/outbox.js';
+export { freePort } from './testing/net.mjs';
+export { quantile } from './testing/stats.js';
 export { startWebhookReceiver, type TestWebhookReceiver } from './testing/webhook-receiver.js';

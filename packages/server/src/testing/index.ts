@@ -15,7 +15,7 @@ import { openTestPglite } from './pglite-template.js';
 import { recordResponses } from './record-responses.js';
 
 export { type DnsBehaviour, startTestDnsServer, type TestDnsServer } from './dns-server.js';
-export { freePort } from './net.js';
+export { freePort } from './net.mjs';
 export { openTestPglite, pgliteTemplate } from './pglite-template.js';
 export { type RecordedResponse, recordResponses } from './record-responses.js';
 export { SERVER_DIR, type ServerProcess, type SpawnServerOptions, spawnServer } from './server-process.js';
