@@ -1,6 +1,4 @@
 import type { DnsCheckDetails, ErrorBody, ErrorCode } from '@partner/shared-schemas';
-import { TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { ZodError } from 'zod';
 
@@ -11,6 +9,8 @@ import { ZodError } from 'zod';
  */
 export const ERROR_TABLE = {
   UNAUTHORIZED: { status: 401, code: 'UNAUTHORIZED' },
+  /** No bearer token at all: the spec's own 401 body (`{ statusCode, message, error }`, http/respond.ts). */
+  BEARER_TOKEN_MISSING: { status: 401, code: 'UNAUTHORIZED' },
   VALIDATION_ERROR: { status: 400, code: 'VALIDATION_ERROR' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, code: 'VALIDATION_ERROR' },
   DNS_VERIFICATION_FAILED: { status: 422, code: 'VALIDATION_ERROR' },
@@ -36,6 +36,8 @@ export const ERROR_TABLE = {
   DATABASE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   INTERNAL: { status: 500, code: 'SERVICE_UNAVAILABLE' },
   SERVICE_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  /** `/readyz` when what this process needs does not answer (the body also carries the checks). */
+  NOT_READY: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   EXTERNAL_SERVICE_ERROR: { status: 503, code: 'EXTERNAL_SERVICE_ERROR' },
   /** Sent as the final event of a stream whose consumer fell too far behind (never as a status). */
   STREAM_CONSUMER_TOO_SLOW: { status: 503, code: 'STREAM_CONSUMER_TOO_SLOW' },
@@ -50,26 +52,12 @@ const GENERIC_MESSAGES: Partial<Record<ErrorReason, string>> = {
   INTERNAL: 'The request could not be processed.',
 };
 
-const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  405: 'METHOD_NOT_SUPPORTED',
-  408: 'TIMEOUT',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  414: 'BAD_REQUEST',
-  415: 'UNSUPPORTED_MEDIA_TYPE',
-  422: 'UNPROCESSABLE_CONTENT',
-  429: 'TOO_MANY_REQUESTS',
-  431: 'BAD_REQUEST',
-  500: 'INTERNAL_SERVER_ERROR',
-  503: 'SERVICE_UNAVAILABLE',
-};
-
-/** The error every layer throws. It is a TRPCError so tRPC and trpc-to-openapi pass it through intact. */
-export class AppError extends TRPCError {
+/**
+ * The error every layer throws. It knows nothing of tRPC: src/trpc.ts maps it to tRPC's codes (by
+ * its status) where a procedure fails, and every transport writes it with `errorResponse`.
+ */
+export class AppError extends Error {
+  override readonly name = 'AppError';
   readonly reason: ErrorReason;
   /** Extra response headers, e.g. Retry-After. */
   readonly headers: Record<string, string> | undefined;
@@ -82,15 +70,24 @@ export class AppError extends TRPCError {
     options?: { cause?: unknown; headers?: Record<string, string>; details?: DnsCheckDetails },
   ) {
     const entry = ERROR_TABLE[reason];
-    super({
-      code: TRPC_CODE_BY_STATUS[entry.status] ?? 'INTERNAL_SERVER_ERROR',
-      message: message ?? GENERIC_MESSAGES[reason] ?? entry.code,
-      cause: options?.cause,
-    });
+    super(message ?? GENERIC_MESSAGES[reason] ?? entry.code, { cause: options?.cause });
     this.reason = reason;
     this.headers = options?.headers;
     this.details = options?.details;
   }
+}
+
+/** The HTTP status of an error or reason as the table gives it. */
+export function statusOf(error: AppError | ErrorReason): number {
+  return ERROR_TABLE[typeof error === 'string' ? error : error.reason].status;
+}
+
+/**
+ * A failure of the server, not of the request (5xx): logged as an error, never stored as an
+ * idempotent answer. Takes an error, a reason of the table or a plain HTTP status.
+ */
+export function isServerFailure(error: AppError | ErrorReason | number): boolean {
+  return (typeof error === 'number' ? error : statusOf(error)) >= 500;
 }
 
 /** The status and `{ message, code }` body (with `details` when the error has them) for an error. */
@@ -101,7 +98,8 @@ export function errorResponse(error: AppError): { status: number; body: ErrorBod
   return { status: entry.status, body };
 }
 
-function causes(error: unknown): unknown[] {
+/** An error and its causes, outermost first (at most 8, no cycles). */
+export function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
   let current: unknown = error;
   while (current && chain.length < 8 && !chain.includes(current)) {
@@ -213,7 +211,9 @@ function describeZodError(error: ZodError): string {
 }
 
 /**
- * Maps anything thrown to an AppError. Unknown failures never expose their message.
+ * Maps anything thrown to an AppError. Unknown failures never expose their message (INTERNAL);
+ * tRPC's own failures (a parse error, an unknown procedure) are recognised by src/trpc.ts's
+ * `appErrorOf`, which the transports that run tRPC use.
  * An unavailable database is 503 SERVICE_UNAVAILABLE with Retry-After when a retry is safe (always
  * when the statement surely did not apply; see `ToAppErrorOptions.retrySafe`), else DATABASE_ERROR.
  */
@@ -237,22 +237,5 @@ export function toAppError(error: unknown, options: ToAppErrorOptions = {}): App
     });
   }
   if (isDatabaseError(error)) return new AppError('DATABASE_ERROR', undefined, { cause: error });
-  if (error instanceof TRPCError) {
-    switch (error.code) {
-      case 'PARSE_ERROR':
-      case 'BAD_REQUEST':
-        return new AppError('VALIDATION_ERROR', 'Invalid request: the input could not be read', { cause: error });
-      case 'UNSUPPORTED_MEDIA_TYPE':
-        return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', { cause: error });
-      case 'PAYLOAD_TOO_LARGE':
-        return new AppError('PAYLOAD_TOO_LARGE', 'Request body too large (limit 1 MB)', { cause: error });
-      case 'NOT_FOUND':
-        return new AppError('NOT_FOUND', 'Not found', { cause: error });
-      case 'METHOD_NOT_SUPPORTED':
-        return new AppError('NOT_FOUND', 'Not found', { cause: error });
-      default:
-        break;
-    }
-  }
   return new AppError('INTERNAL', undefined, { cause: error });
 }

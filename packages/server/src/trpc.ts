@@ -1,8 +1,17 @@
 import { isWellFormedDeep, WELL_FORMED_MESSAGE } from '@partner/shared-schemas';
-import { initTRPC } from '@trpc/server';
+import { initTRPC, TRPCError } from '@trpc/server';
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
-import { AppError, type ErrorReason, errorResponse, toAppError } from './errors.js';
+import {
+  AppError,
+  causes,
+  type ErrorReason,
+  errorResponse,
+  statusOf,
+  type ToAppErrorOptions,
+  toAppError,
+} from './errors.js';
 import { exceedsJsonDepth, TOO_DEEP_MESSAGE } from './http/body.js';
 import type { RateLimitClient } from './http/rate-limit.js';
 
@@ -17,6 +26,63 @@ export interface Meta extends OpenApiMeta {
   acceptsTextPlain?: boolean;
 }
 
+/** The one map from the error table to tRPC: a tRPC code per HTTP status. */
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_SUPPORTED',
+  408: 'TIMEOUT',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'BAD_REQUEST',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'UNPROCESSABLE_CONTENT',
+  429: 'TOO_MANY_REQUESTS',
+  431: 'BAD_REQUEST',
+  500: 'INTERNAL_SERVER_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** The tRPC code of an AppError (by its status in the error table). */
+export function trpcCodeOf(error: AppError): TRPC_ERROR_CODE_KEY {
+  return TRPC_CODE_BY_STATUS[statusOf(error)] ?? 'INTERNAL_SERVER_ERROR';
+}
+
+/** An AppError as tRPC's error (its cause), with the tRPC code of its status. */
+export function toTrpcError(error: AppError): TRPCError {
+  return new TRPCError({ code: trpcCodeOf(error), message: error.message, cause: error });
+}
+
+/**
+ * `toAppError` for what tRPC and trpc-to-openapi report: their own failures (unreadable input, an
+ * unknown procedure, a wrong media type) get their reason here; everything else as `toAppError`.
+ */
+export function appErrorOf(error: unknown, options: ToAppErrorOptions = {}): AppError {
+  const appError = toAppError(error, options);
+  if (appError.reason !== 'INTERNAL' || !(error instanceof TRPCError)) return appError;
+  switch (error.code) {
+    case 'PARSE_ERROR':
+    case 'BAD_REQUEST':
+      return new AppError('VALIDATION_ERROR', 'Invalid request: the input could not be read', { cause: error });
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json', { cause: error });
+    case 'PAYLOAD_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'Request body too large (limit 1 MB)', { cause: error });
+    case 'NOT_FOUND':
+    case 'METHOD_NOT_SUPPORTED':
+      return new AppError('NOT_FOUND', 'Not found', { cause: error });
+    default:
+      return appError;
+  }
+}
+
+/** The AppError a tRPC error carries (thrown by a service or middleware), if any. */
+function carriedAppError(error: unknown): AppError | undefined {
+  return causes(error).find((e): e is AppError => e instanceof AppError);
+}
+
 const t = initTRPC
   .context<Context>()
   .meta<Meta>()
@@ -28,12 +94,15 @@ const t = initTRPC
     // no stack and no internal message ever leave.
     errorFormatter({ shape, error, ctx, type }) {
       // A read may always be retried (an unavailable database is a 503 then); see toAppError.
-      const appError = toAppError(error, { retrySafe: type === 'query' || type === 'subscription' });
+      const appError = appErrorOf(error, { retrySafe: type === 'query' || type === 'subscription' });
       const { status, body } = errorResponse(appError);
       // The retry hint of a 429/503 (a cap, a shutdown, an outage): REST has it as Retry-After.
       const retryAfter = Object.entries(appError.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after');
+      // tRPC wraps a thrown AppError as INTERNAL_SERVER_ERROR; its own code is the table's (by status).
+      const carried = carriedAppError(error);
       return {
-        code: shape.code,
+        code:
+          carried && error.code === 'INTERNAL_SERVER_ERROR' ? TRPC_ERROR_CODES_BY_KEY[trpcCodeOf(carried)] : shape.code,
         message: body.message,
         data: {
           code: body.code,
@@ -48,6 +117,18 @@ const t = initTRPC
   });
 
 export const router = t.router;
+
+/**
+ * The outermost middleware of every procedure: a failure carrying an AppError leaves as a TRPCError
+ * with the table's tRPC code (createCaller callers, tRPC's status), the AppError as its cause.
+ */
+const appErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (result.ok || result.error.code !== 'INTERNAL_SERVER_ERROR') return result;
+  const carried = carriedAppError(result.error);
+  return carried ? { ...result, error: toTrpcError(carried) } : result;
+});
+const procedure = t.procedure.use(appErrors);
 export const createCallerFactory = t.createCallerFactory;
 
 /** Input nested absurdly deep is a 400 on /trpc as on REST (where http/body.ts checks it). */
@@ -59,7 +140,7 @@ const inputDepthGuard = t.middleware(async ({ getRawInput, next }) => {
   return next();
 });
 
-export const publicProcedure = t.procedure.use(inputDepthGuard);
+export const publicProcedure = procedure.use(inputDepthGuard);
 
 /** In-process callers (createCaller) share one budget; HTTP transports pass the real client. */
 const IN_PROCESS: RateLimitClient = { ip: 'in-process', setHeader: () => {} };
@@ -69,7 +150,7 @@ const IN_PROCESS: RateLimitClient = { ip: 'in-process', setHeader: () => {} };
  * whatever the transport (REST `/v1/collect` charges before reading the body and says so;
  * each call of a /trpc batch is charged here), before the input is parsed.
  */
-export const collectorProcedure = t.procedure
+export const collectorProcedure = procedure
   .use(async ({ ctx, next }) => {
     if (!ctx.collectorCharged) await ctx.limits.limitCollector(ctx.client ?? IN_PROCESS);
     return next();
@@ -80,7 +161,7 @@ export const collectorProcedure = t.procedure
  * Every partner procedure: authenticated (failed attempts throttled per address), then one point
  * of the key's budget, per call, before its input is parsed (http/rate-limit.ts).
  */
-export const partnerProcedure = t.procedure
+export const partnerProcedure = procedure
   .use(async ({ ctx, next }) => {
     const partner = ctx.partner ?? (await ctx.limits.authenticate(ctx.authorization, ctx.client ?? IN_PROCESS));
     return next({ ctx: { ...ctx, partner } });

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { ExportEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../context.js';
-import { errorResponse, toAppError } from '../errors.js';
+import { errorResponse, isServerFailure, toAppError } from '../errors.js';
 import { type EventExport, openEventExport } from '../services/events/export-events.js';
 import { sendUnrouted } from './allowed-methods.js';
 import { clientOf } from './rate-limit.js';
@@ -65,7 +65,7 @@ export async function handleEventExport(
     exported = await openEventExport(deps.db, partner, parsed.data, deps.cursorKey);
   } catch (error) {
     const appError = toAppError(error, { retrySafe: true });
-    if (errorResponse(appError).status >= 500) {
+    if (isServerFailure(appError)) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed to open');
     }
     sendError(res, appError);

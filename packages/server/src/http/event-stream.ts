@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../context.js';
-import { errorResponse, toAppError } from '../errors.js';
+import { errorResponse, isServerFailure, toAppError } from '../errors.js';
 import { openEventStream } from '../services/events/open-stream.js';
 import type { EventSubscription, StreamedEvent } from '../services/events/subscription.js';
 import { sendUnrouted } from './allowed-methods.js';
@@ -73,7 +73,7 @@ export async function handleEventStream(
   } catch (error) {
     // Opening a stream only reads: an unavailable database is a retryable 503.
     const appError = toAppError(error, { retrySafe: true });
-    if (errorResponse(appError).status >= 500) {
+    if (isServerFailure(appError)) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed to open');
     }
     sendError(res, appError);

@@ -10,6 +10,7 @@ import { allProcedureMeta } from './procedure-meta.js';
 
 const REASON_TEXT: Record<ErrorReason, string> = {
   UNAUTHORIZED: 'missing, malformed, unknown or revoked API key',
+  BEARER_TOKEN_MISSING: 'no bearer token',
   VALIDATION_ERROR: 'invalid request parameters or body',
   UNSUPPORTED_MEDIA_TYPE: 'the body is not JSON',
   DNS_VERIFICATION_FAILED: 'the CNAME record is missing or points elsewhere',
@@ -33,6 +34,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   DATABASE_UNAVAILABLE: 'the database is not answering; safe to retry after Retry-After seconds',
   INTERNAL: 'the request could not be processed',
   SERVICE_UNAVAILABLE: 'a dependency is unavailable (retry with backoff)',
+  NOT_READY: 'the database or the event log is not answering',
   EXTERNAL_SERVICE_ERROR: 'the DNS verification service is unavailable (retry with backoff)',
   STREAM_CONSUMER_TOO_SLOW: 'the stream consumer fell too far behind (final `error` event; resume with the last id)',
 };

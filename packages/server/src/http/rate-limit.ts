@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../db/client.js';
 import type { Env } from '../env.js';
-import { AppError } from '../errors.js';
+import { AppError, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type AuthenticatedPartner, authenticate, bearerToken } from '../services/partner/authenticate.js';
 import { hashApiKey } from '../services/partner/key-hash.js';
@@ -171,7 +171,7 @@ export async function createRateLimits(env: Env, logger: Logger, db: Database): 
       try {
         partner = await authenticate(db, authorization);
       } catch (error) {
-        if (error instanceof AppError && error.reason === 'UNAUTHORIZED') await countFailure(client.ip);
+        if (error instanceof AppError && statusOf(error) === 401) await countFailure(client.ip);
         throw error;
       }
       // Keyed by the key's hash (truncated): the key itself never reaches the store.

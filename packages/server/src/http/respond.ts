@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { type AuthErrorBody, BEARER_TOKEN_REQUIRED_MESSAGE } from '@partner/shared-schemas';
-import { type AppError, errorResponse } from '../errors.js';
-import { BearerTokenMissingError } from '../services/partner/authenticate.js';
+import { type AppError, errorResponse, statusOf } from '../errors.js';
 
 export function sendJson(
   res: ServerResponse,
@@ -23,9 +22,10 @@ export function sendJson(
 
 /** The REST body of an error: `{ message, code }`, or the spec's bearer-missing shape. */
 export function restErrorBody(error: AppError): { status: number; body: unknown } {
-  if (error instanceof BearerTokenMissingError) {
+  if (error.reason === 'BEARER_TOKEN_MISSING') {
+    const status = statusOf(error);
     const body: AuthErrorBody = { statusCode: 401, message: BEARER_TOKEN_REQUIRED_MESSAGE, error: 'Unauthorized' };
-    return { status: 401, body };
+    return { status, body };
   }
   return errorResponse(error);
 }

@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { AppDeps, Context } from '../context.js';
-import { type AppError, toAppError } from '../errors.js';
+import { type AppError, isServerFailure, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
 import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
+import { appErrorOf } from '../trpc.js';
 import { readJsonBody } from './body.js';
 import { rejectReservedQueryKeys } from './guards.js';
 import { applyIdempotency } from './idempotency.js';
@@ -56,13 +57,13 @@ export function createRestHandler(deps: AppDeps) {
     },
     responseMeta: ({ errors, paths }) => {
       const [error] = errors;
-      if (error) return { status: restErrorBody(toAppError(error)).status };
+      if (error) return { status: restErrorBody(appErrorOf(error)).status };
       return { status: procedureMeta(paths?.[0])?.successStatus ?? 200 };
     },
     onError: ({ error, req }) => {
-      const appError = toAppError(error, { retrySafe: isRetrySafe(req) });
+      const appError = appErrorOf(error, { retrySafe: isRetrySafe(req) });
       failures.set(req, appError);
-      if (restErrorBody(appError).status >= 500) {
+      if (isServerFailure(appError)) {
         deps.logger.error({ err: error, requestId: (req as RestRequest).requestId }, 'request failed');
       }
     },
@@ -90,7 +91,7 @@ export function createRestHandler(deps: AppDeps) {
       }
     } catch (error) {
       const appError = toAppError(error, { retrySafe: isRetrySafe(req) });
-      if (restErrorBody(appError).status >= 500) {
+      if (isServerFailure(appError)) {
         deps.logger.error({ err: error, requestId: restReq.requestId }, 'request failed');
       }
       sendError(res, appError);

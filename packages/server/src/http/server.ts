@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppDeps } from '../context.js';
 import type { DatabaseHandle } from '../db/client.js';
-import { AppError, toAppError } from '../errors.js';
+import { AppError, errorResponse, toAppError } from '../errors.js';
 import { sendUnrouted } from './allowed-methods.js';
 import { createProxyTrust, setProxyTrust } from './client-address.js';
 import { createCollector } from './collector/handler.js';
@@ -68,7 +68,8 @@ async function readiness(
   const checks = { database: db, log };
   if (ready) return { status: 200, body: { status: 'ready', checks } };
   const what = log === 'down' ? 'The event log is not answering' : 'The database is not answering';
-  return { status: 503, body: { message: what, code: 'SERVICE_UNAVAILABLE', status: 'unavailable', checks } };
+  const { status, body } = errorResponse(new AppError('NOT_READY', what));
+  return { status, body: { ...body, status: 'unavailable', checks } };
 }
 
 function notFound(res: ServerResponse): void {

@@ -3,13 +3,14 @@ import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 // tRPC's own shape builder (what its adapters use), so a refusal answered here is the body tRPC would send.
 import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import type { AppDeps, Context } from '../context.js';
-import { AppError, errorResponse, toAppError } from '../errors.js';
+import { AppError, errorResponse, isServerFailure } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
 import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
+import { appErrorOf, toTrpcError } from '../trpc.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { markRateLimitScope } from './metrics.js';
 import { clientOf, type RateLimitClient } from './rate-limit.js';
-import { restErrorBody, sendError } from './respond.js';
+import { sendError } from './respond.js';
 
 export const TRPC_PREFIX = '/trpc';
 /** The most calls one /trpc request may batch (each is charged to the rate limits). */
@@ -51,7 +52,7 @@ async function admitStream(
     refusal = deps.streamCaps.refusal(partner.id);
     if (refusal) markRateLimitScope(res, 'streams');
   } catch (error) {
-    refusal = toAppError(error, { retrySafe: true });
+    refusal = appErrorOf(error, { retrySafe: true });
   }
   if (!refusal) return partner;
   const ctx: Context = {
@@ -64,7 +65,7 @@ async function admitStream(
   const shape = getErrorShape({
     config: appRouter._def._config,
     ctx,
-    error: refusal,
+    error: toTrpcError(refusal),
     input: undefined,
     path: STREAM_PROCEDURE,
     type: 'subscription',
@@ -114,14 +115,14 @@ export function createTrpcHandler(deps: AppDeps) {
       // Retry-After (and the RateLimit-* headers) of a refused call, as on REST.
       responseMeta: ({ errors }) => {
         const headers: Record<string, string> = {};
-        for (const error of errors) Object.assign(headers, toAppError(error).headers);
+        for (const error of errors) Object.assign(headers, appErrorOf(error).headers);
         return { headers };
       },
       onError: ({ error }) => {
-        const appError = toAppError(error);
+        const appError = appErrorOf(error);
         // A subscription ended by the shutdown (its final frame) is not a failure.
         if (appError.reason === 'SERVICE_UNAVAILABLE' && deps.streams.isClosed) return;
-        if (restErrorBody(appError).status >= 500) {
+        if (isServerFailure(appError)) {
           deps.logger.error({ err: error, requestId: req.requestId }, 'request failed');
         }
       },

@@ -53,6 +53,11 @@ describe('import rules (docs/ARCHITECTURE.md)', () => {
     expect(show(bad)).toEqual([]);
   });
 
+  it('the error table (errors.ts) never imports tRPC: its codes are mapped in src/trpc.ts only', () => {
+    const bad = importsOf(path.join(SERVER_SRC, 'errors.ts')).filter((specifier) => specifier.startsWith('@trpc/'));
+    expect(bad).toEqual([]);
+  });
+
   it('services never import @trpc/server or transports (http/)', () => {
     const bad = importsUnder(path.join(SERVER_SRC, 'services')).filter(
       (i) => i.target.startsWith('@trpc/') || inside(i.target, path.join(SERVER_SRC, 'http')),

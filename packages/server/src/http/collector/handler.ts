@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CollectInput } from '@partner/shared-schemas';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { AppDeps } from '../../context.js';
-import { AppError, errorResponse, toAppError } from '../../errors.js';
+import { AppError, isServerFailure, toAppError } from '../../errors.js';
 import { ingestEvents } from '../../services/events/ingest-events.js';
 import { CollectorDirectory, hostOfHeader } from '../../services/tag/collector-directory.js';
 import { rootDomainOf } from '../../services/tag/domains.js';
@@ -153,7 +153,7 @@ export function createCollector(deps: AppDeps): Collector {
         }
       } catch (error) {
         const appError = toAppError(error);
-        if (errorResponse(appError).status >= 500) deps.logger.error({ err: error, host }, 'collector request failed');
+        if (isServerFailure(appError)) deps.logger.error({ err: error, host }, 'collector request failed');
         for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
         if (!req.complete) req.resume();
         sendError(res, appError);

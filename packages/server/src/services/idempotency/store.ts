@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { and, eq, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { idempotencyKeys } from '../../db/schema/index.js';
-import { AppError } from '../../errors.js';
+import { AppError, isServerFailure } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 
 /** A stored response is replayed for 24 h; older rows count as absent and are purged lazily. */
@@ -118,7 +118,7 @@ export class IdempotencyStore {
     return {
       claim: {
         finish: (status, body) =>
-          (status >= 500 ? dropClaim() : db.update(idempotencyKeys).set({ status, body }).where(where)).then(
+          (isServerFailure(status) ? dropClaim() : db.update(idempotencyKeys).set({ status, body }).where(where)).then(
             () => undefined,
             (error: unknown) => {
               this.logger.warn({ err: error }, 'could not store the idempotent response');

@@ -30,7 +30,7 @@ export interface AuthenticatedKey {
 /** Thrown when no bearer token was sent at all: answered with the spec's `{statusCode, message, error}` body. */
 export class BearerTokenMissingError extends AppError {
   constructor() {
-    super('UNAUTHORIZED', BEARER_TOKEN_REQUIRED_MESSAGE);
+    super('BEARER_TOKEN_MISSING', BEARER_TOKEN_REQUIRED_MESSAGE);
   }
 }
 
