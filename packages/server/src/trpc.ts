@@ -55,6 +55,13 @@ export function toTrpcError(error: AppError): TRPCError {
   return new TRPCError({ code: trpcCodeOf(error), message: error.message, cause: error });
 }
 
+/** Anything thrown, as tRPC's error: an AppError (or one in its cause chain) with the table's code. */
+export function trpcErrorOf(error: unknown): unknown {
+  if (error instanceof TRPCError && error.code !== 'INTERNAL_SERVER_ERROR') return error;
+  const carried = carriedAppError(error);
+  return carried ? toTrpcError(carried) : error;
+}
+
 /**
  * `toAppError` for what tRPC and trpc-to-openapi report: their own failures (unreadable input, an
  * unknown procedure, a wrong media type) get their reason here; everything else as `toAppError`.
@@ -125,8 +132,8 @@ export const router = t.router;
 const appErrors = t.middleware(async ({ next }) => {
   const result = await next();
   if (result.ok || result.error.code !== 'INTERNAL_SERVER_ERROR') return result;
-  const carried = carriedAppError(result.error);
-  return carried ? { ...result, error: toTrpcError(carried) } : result;
+  const mapped = trpcErrorOf(result.error);
+  return mapped instanceof TRPCError ? { ...result, error: mapped } : result;
 });
 const procedure = t.procedure.use(appErrors);
 export const createCallerFactory = t.createCallerFactory;

@@ -1,6 +1,6 @@
 import { tracked } from '@trpc/server';
 import { openEventStream } from '../../services/events/open-stream.js';
-import { partnerProcedure } from '../../trpc.js';
+import { partnerProcedure, trpcErrorOf } from '../../trpc.js';
 import { ZStreamEventsInput } from './stream.types.js';
 
 /**
@@ -13,12 +13,17 @@ export const streamEventsRoute = partnerProcedure.input(ZStreamEventsInput).subs
   input,
   signal,
 }) {
-  const subscription = await openEventStream(ctx, ctx.partner, input);
+  // A subscription's failures do not pass the procedures' middleware: mapped to tRPC's codes here.
+  const subscription = await openEventStream(ctx, ctx.partner, input).catch((error: unknown) => {
+    throw trpcErrorOf(error);
+  });
   const onAbort = () => subscription.close();
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
     if (signal?.aborted) return;
     for await (const event of subscription) yield tracked(String(event.seq), event);
+  } catch (error) {
+    throw trpcErrorOf(error);
   } finally {
     signal?.removeEventListener('abort', onAbort);
     subscription.close();
