@@ -26,6 +26,7 @@ import { StreamCaps } from './services/events/stream-caps.js';
 import { TagLiveness } from './services/events/tag-liveness.js';
 import { IdempotencyStore } from './services/idempotency/store.js';
 import { watchApiKeys } from './services/partner/key-cache.js';
+import { watchCollectorHosts } from './services/tag/collector-hosts.js';
 import { tagStateConfigFromEnv } from './services/tag/tag-state.js';
 import {
   databaseStartupError,
@@ -323,6 +324,8 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await watchApiKeys(database, logger);
+  // Collector hosts in memory, kept by NOTIFY: a random Host header costs no database query.
+  const stopWatchingHosts = await watchCollectorHosts(database, logger);
 
   const server = createListener(env);
   await listen(server, env.PORT, env.HOST, 'PORT');
@@ -390,6 +393,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       await monitorStopped;
       await limits.close();
       await stopWatchingKeys().catch(() => {});
+      await stopWatchingHosts().catch(() => {});
       if (!options.database) await database.close();
     })();
     return closing;

@@ -147,7 +147,7 @@ export function createRequestListener(
       path = parseRequestPath(req.url);
       const { pathname, route } = path;
       // A request for a tag's collector host (its CNAME) is the first-party collector's (http/collector/).
-      const collectorHost = await collector.match(req);
+      const collectorHost = await collector.match(req, pathname);
       if (collectorHost !== null) collectorRequest = true;
       if (collectorHost !== null || options.collectorOnly) {
         if (collectorHost !== null) await collector.handle(req, res, collectorHost, pathname);

@@ -6,6 +6,7 @@ import type { AppDeps } from '../../context.js';
 import { AppError, isServerFailure, toAppError } from '../../errors.js';
 import { ingestEvents } from '../../services/events/ingest-events.js';
 import { CollectorDirectory, hostOfHeader } from '../../services/tag/collector-directory.js';
+import { collectorHostsFor } from '../../services/tag/collector-hosts.js';
 import { rootDomainOf } from '../../services/tag/domains.js';
 import { readJsonBody } from '../body.js';
 import { clientUsesHttps } from '../client-address.js';
@@ -20,8 +21,12 @@ const SCRIPT_PATH = /^\/t\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-f
 const SCRIPT_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=86400';
 
 export interface Collector {
-  /** The collector host a request is addressed to (its `Host` header), or null when it is not one. */
-  match(req: IncomingMessage): Promise<string | null>;
+  /**
+   * The collector host a request is addressed to (its `Host` header), or null when it is not one.
+   * Answered from the in-memory host set (services/tag/collector-hosts.ts); without it, only the
+   * collector's paths and methods (`GET|HEAD /t/<tagId>.js`, `POST|OPTIONS /e`) look the host up.
+   */
+  match(req: IncomingMessage, pathname: string): Promise<string | null>;
   /** Answers a request for a collector host: the tag script, `POST /e`, or 404. */
   handle(req: IncomingMessage, res: ServerResponse, host: string, pathname: string): Promise<void>;
 }
@@ -47,6 +52,7 @@ export function originOnDomain(origin: string, rootDomain: string): boolean {
  */
 export function createCollector(deps: AppDeps): Collector {
   const directory = new CollectorDirectory(deps.db);
+  const collectorHosts = collectorHostsFor(deps.db);
   // Hosts that are never collectors: no lookup for the API's own name.
   const apiHosts = new Set([deps.env.TAG_TARGET_HOST]);
   if (deps.env.PUBLIC_BASE_URL) apiHosts.add(new URL(deps.env.PUBLIC_BASE_URL).hostname.toLowerCase());
@@ -115,9 +121,18 @@ export function createCollector(deps: AppDeps): Collector {
   };
 
   return {
-    async match(req) {
+    async match(req, pathname) {
       const host = hostOfHeader(req.headers.host);
       if (!host || apiHosts.has(host)) return null;
+      // The in-memory host set (services/tag/collector-hosts.ts) answers every request at no cost.
+      const known = collectorHosts.has(host);
+      if (known !== undefined) return known ? host : null;
+      // Without it (LISTEN failed, over its bound): the cheap checks first, so that only the
+      // collector's own paths and methods cost a database lookup of the host.
+      const method = req.method ?? 'GET';
+      const isScript = (method === 'GET' || method === 'HEAD') && SCRIPT_PATH.test(pathname);
+      const isBatch = pathname === '/e' && (method === 'POST' || method === 'OPTIONS');
+      if (!isScript && !isBatch) return null;
       try {
         return (await directory.isCollectorHost(host)) ? host : null;
       } catch (error) {

@@ -4,6 +4,7 @@ import { TtlCache } from '../../cache/ttl-cache.js';
 import type { Database } from '../../db/client.js';
 import { merchants, partners, tags } from '../../db/schema/index.js';
 import { collectorHostOf } from './collector-host.js';
+import { collectorHostsFor } from './collector-hosts.js';
 import { rootDomainOf } from './domains.js';
 
 /** How long host and tag lookups are trusted (a tag's collector host never changes). */
@@ -28,8 +29,8 @@ export function hostOfHeader(header: string | undefined): string | null {
 }
 
 /**
- * Which hosts are collector hosts, and the collector of each tag, from the database with a short
- * in-memory cache: the request listener asks on every request with a host name, and the hot path
+ * Which hosts are collector hosts (from the in-memory host set while it is ready; otherwise from the
+ * database with a short cache), and the collector of each tag, with a short in-memory cache: the request listener asks on every request with a host name, and the hot path
  * must not read the database per event.
  */
 export class CollectorDirectory {
@@ -45,6 +46,9 @@ export class CollectorDirectory {
 
   /** True when `host` is `<record>.<domain>` of a custom tag or of a partner's onboarding record. */
   async isCollectorHost(host: string): Promise<boolean> {
+    // The in-memory set of every host (collector-hosts.ts): no database query, whatever the Host.
+    const inSet = collectorHostsFor(this.db).has(host);
+    if (inSet !== undefined) return inSet;
     const cached = this.hosts.get(host);
     if (cached !== undefined) return cached;
     // Known: answered at once, re-read in the background (no database wait on the hot path).
