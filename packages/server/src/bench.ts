@@ -13,5 +13,6 @@ export { merchantListSql } from './services/merchant/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './services/partner/onboard-partner.js';
 export { enqueueWebhookEvent } from './services/webhooks/outbox.js';
 export { freePort } from './testing/net.mjs';
+export { type ServerProcess, spawnServer } from './testing/server-process.js';
 export { quantile } from './testing/stats.js';
 export { startWebhookReceiver, type TestWebhookReceiver } from './testing/webhook-receiver.js';

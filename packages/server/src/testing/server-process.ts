@@ -32,6 +32,13 @@ export interface SpawnServerOptions {
   cwd?: string;
   /** How long to wait for the start-up line (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Ready when `GET http://127.0.0.1:<port><readyPath>` answers 200 instead of on the start-up line
+   * (for scripts that print none, such as bench/bare-server.ts); needs `port` (set as PORT).
+   */
+  ready?: { port: number; path: string };
+  /** Keep only the last this many characters of the output (default: all). */
+  outputLimit?: number;
 }
 
 const LISTENING = [/"url":"(http:\/\/[^"]+)"/, /API on (http:\/\/[^\s)]+)/];
@@ -50,13 +57,22 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
     [...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? 'src/main.ts'],
     {
       cwd: options.cwd ?? SERVER_DIR,
-      env: { ...base, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...options.env },
+      env: {
+        ...base,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(options.ready?.port ?? 0),
+        LOG_LEVEL: 'info',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString('utf8');
+    if (options.outputLimit !== undefined && output.length > options.outputLimit)
+      output = output.slice(-options.outputLimit);
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
@@ -81,8 +97,27 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
         }
       }
     };
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
+    if (options.ready) {
+      const readyUrl = `http://127.0.0.1:${options.ready.port}${options.ready.path}`;
+      const poll = async () => {
+        while (child.exitCode === null && child.signalCode === null) {
+          const status = await fetch(readyUrl).then(
+            (res) => res.body?.cancel().then(() => res.status) ?? res.status,
+            () => 0,
+          );
+          if (status === 200) {
+            clearTimeout(timer);
+            resolve(`http://127.0.0.1:${options.ready?.port}`);
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      };
+      void poll();
+    } else {
+      child.stdout?.on('data', check);
+      child.stderr?.on('data', check);
+    }
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited (${code}) before listening:\n${output}`));
