@@ -123,6 +123,19 @@ function shellBlocks(file: string): Block[] {
 }
 
 const blocks = READMES.flatMap(shellBlocks);
+
+/**
+ * The SDK README's TypeScript quick start (the ```ts block under "## Quick start"), run as printed
+ * with tsx: `@partner/sdk` resolves to the workspace's SDK source through a tsconfig `paths` entry
+ * (the package is not installed from npm here, and `pnpm test` builds nothing), and the version
+ * constant tsup defines at build time is set on globalThis first. The snippet text is unchanged.
+ */
+function sdkQuickStart(): string {
+  const text = readFileSync(path.join(ROOT, 'packages/sdk/README.md'), 'utf8');
+  const section = /^## Quick start\n[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(text);
+  if (!section) throw new Error('packages/sdk/README.md has no ```ts block under "## Quick start"');
+  return section[1] as string;
+}
 const skipOf = (b: Block) => SKIPPED.find((s) => s.file === b.file && s.firstLine === b.firstLine);
 const runnable = blocks.filter((b) => !skipOf(b));
 
@@ -253,4 +266,41 @@ describe('README snippets, run as printed against a fresh server', () => {
         expect(result.stdout).toMatch(/event: event\s+data: .*"event_name":"Purchase"/);
     });
   }
+  it('packages/sdk/README.md: the TypeScript quick start runs as printed (PARTNER_API_KEY, PARTNER_BASE_URL)', () => {
+    const dir = mkdtempSync(path.join(work, 'sdk-quickstart-'));
+    writeFileSync(path.join(dir, 'quickstart.ts'), sdkQuickStart());
+    writeFileSync(
+      path.join(dir, 'version.mjs'),
+      `globalThis.__SDK_VERSION__ = ${JSON.stringify(JSON.parse(readFileSync(path.join(ROOT, 'packages/sdk/package.json'), 'utf8')).version)};\n`,
+    );
+    writeFileSync(
+      path.join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'esnext',
+          moduleResolution: 'bundler',
+          target: 'es2022',
+          paths: { '@partner/sdk': [path.join(ROOT, 'packages/sdk/src/index.ts')] },
+        },
+      }),
+    );
+    writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
+    const tsx = path.join(ROOT, 'packages/server/node_modules/.bin/tsx');
+    const result = spawnSync(tsx, ['--import', './version.mjs', 'quickstart.ts'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, PARTNER_API_KEY: apiKey, PARTNER_BASE_URL: server.url.replace(/\/$/, '') },
+    });
+    const transcript = `exit ${result.status}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
+    expect(result.status, transcript).toBe(0);
+    // What the snippet prints: the record to publish, the failed verify its comment describes (422
+    // before the CNAME exists, 503 when DNS does not answer in time), and the Purchase it sent, read
+    // back by the iterator.
+    expect(result.stdout, transcript).toMatch(/^Publish CNAME \S+\.acme-store\.com -> \S+$/m);
+    expect(result.stdout, transcript).toMatch(
+      /^not verified yet: (422 VALIDATION_ERROR|503 EXTERNAL_SERVICE_ERROR): /m,
+    );
+    expect(result.stdout, transcript).toMatch(/^\S+ Purchase \{ value: 42 \}$/m);
+  });
 });
