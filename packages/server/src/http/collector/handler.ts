@@ -105,7 +105,8 @@ export function createCollector(deps: AppDeps): Collector {
 
     const given = parseCookies(req.headers.cookie ?? '')[MUID_COOKIE];
     const muid = given && MUID_VALUE.test(given) ? given : randomUUID();
-    const result = await ingestEvents(deps, input, { muid });
+    // The first-party cookie names the visitor: a body `muid` counts only when there is no cookie.
+    const result = await ingestEvents(deps, input, { muid, muidWins: muid === given });
     const headers: Record<string, string> = { ...cors };
     if (muid !== given) {
       headers['set-cookie'] = serializeCookie(MUID_COOKIE, muid, {

@@ -31,14 +31,21 @@ export interface IngestDeps {
  * queue is full). Log mode: they are published to the durable log, and this resolves once the log
  * acknowledged them (503 when it does not answer in time or is full); writers store them. The
  * first stored event moves a `waiting_for_events` tag to `active` (see `TagLiveness`).
- * `defaults.muid` is the visitor id for events that carry none (the collector's cookie).
+ * `defaults.muid` is the visitor id for events that carry none; with `defaults.muidWins` (the
+ * collector's first-party cookie) it is every event's, whatever the body says.
  * A database that is down or silent answers 503 SERVICE_UNAVAILABLE with Retry-After, never 500:
  * a retried batch is safe (events with ids are stored once; send ids for exactly-once).
  */
+export interface IngestDefaults {
+  muid?: string;
+  /** The muid is the visitor's cookie: it wins over a `muid` in the body. */
+  muidWins?: boolean;
+}
+
 export async function ingestEvents(
   deps: IngestDeps,
   input: { tagId: string; events: IncomingEvent[] },
-  defaults: { muid?: string } = {},
+  defaults: IngestDefaults = {},
 ): Promise<CollectResponse> {
   try {
     const answer = await ingest(deps, input, defaults);
@@ -53,7 +60,7 @@ export async function ingestEvents(
 async function ingest(
   deps: IngestDeps,
   input: { tagId: string; events: IncomingEvent[] },
-  defaults: { muid?: string },
+  defaults: IngestDefaults,
 ): Promise<CollectResponse> {
   // In log mode a tag known live is served while the database does not answer (202 needs no database).
   const tag = await deps.tagLiveness.liveTag(input.tagId, { knownWhenUnreachable: deps.eventLog !== undefined });
@@ -70,7 +77,7 @@ async function ingest(
     merchantId: tag.merchantId,
     tagId: tag.id,
     id: event.id ?? randomUUID(),
-    muid: event.muid ?? defaults.muid ?? randomUUID(),
+    muid: (defaults.muidWins ? defaults.muid : undefined) ?? event.muid ?? defaults.muid ?? randomUUID(),
     eventName: event.event_name,
     eventTime: (event.event_time ? parseIsoInstant(event.event_time)?.toISOString() : undefined) ?? now,
     rawData: JSON.stringify(event.data ?? {}),

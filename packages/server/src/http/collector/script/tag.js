@@ -126,7 +126,22 @@
     };
     ptag.loaded = true;
     w.ptag = ptag;
-    track('PageView', { url: location.href, path: location.pathname, referrer: d.referrer, title: d.title });
+    // Query strings and fragments often carry tokens (password resets, sessions, e-mail links): the
+    // page view records origin and path only (docs/decisions.md).
+    const bare = (u) => {
+      try {
+        const x = new URL(u);
+        return x.origin + x.pathname;
+      } catch {
+        return '';
+      }
+    };
+    track('PageView', {
+      url: bare(location.href),
+      path: location.pathname,
+      referrer: bare(d.referrer),
+      title: d.title,
+    });
     for (const args of prior?.q || []) ptag(...args);
     if (box.length && w.fetch) pump();
     d.addEventListener('visibilitychange', () => {
