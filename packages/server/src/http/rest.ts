@@ -3,6 +3,7 @@ import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import type { AppDeps, Context } from '../context.js';
 import { type AppError, isServerFailure, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
+import type { IdempotencyClaim } from '../services/idempotency/store.js';
 import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { appErrorOf } from '../trpc.js';
 import { readJsonBody } from './body.js';
@@ -71,6 +72,7 @@ export function createRestHandler(deps: AppDeps) {
 
   return async (req: IncomingMessage, res: ServerResponse, path: RequestPath, notFound: () => void) => {
     const restReq = req as RestRequest;
+    let claim: IdempotencyClaim | null = null;
     try {
       const method = req.method ?? 'GET';
       if (path.route.startsWith(PARTNER_PREFIX)) {
@@ -86,8 +88,14 @@ export function createRestHandler(deps: AppDeps) {
         req.headers['content-type'] = 'application/json';
       }
       if (method === 'POST' && restReq.partner) {
-        const outcome = await applyIdempotency(deps, req, res, restReq.partner.id, path.route, restReq.body);
-        if (outcome === 'answered') return;
+        const outcome = await applyIdempotency(deps, req, restReq.partner.id, path.route, restReq.body);
+        if (outcome && 'replay' in outcome) {
+          const { status, body } = outcome.replay;
+          const headers = { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' };
+          write(res, res.end.bind(res), { status, headers, body, ours: true });
+          return;
+        }
+        claim = outcome?.claim ?? null;
       }
     } catch (error) {
       const appError = toAppError(error, { retrySafe: isRetrySafe(req) });
@@ -98,19 +106,22 @@ export function createRestHandler(deps: AppDeps) {
       return;
     }
 
-    // trpc-to-openapi writes its own error body; replace it with ours, from the error it reported.
+    // The one finishing step: trpc-to-openapi produces the response (status, headers, body) and
+    // ends it; that end is taken here, once. Its error body is replaced by ours (from the error it
+    // reported), an idempotent request's answer is stored before anything leaves, then it is written.
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    let finished = false;
     res.end = ((chunk?: unknown) => {
+      if (finished) return end(chunk);
+      finished = true;
       const failure = failures.get(req);
-      if (failure && !res.headersSent) {
-        const { status, body } = restErrorBody(failure);
-        const payload = JSON.stringify(body);
-        res.statusCode = status;
-        res.setHeader('content-length', Buffer.byteLength(payload));
-        for (const [name, value] of Object.entries(failure.headers ?? {})) res.setHeader(name, value);
-        return end(payload);
-      }
-      return end(chunk);
+      const response: FinalResponse =
+        failure && !res.headersSent
+          ? errorAnswer(failure)
+          : { status: res.statusCode, headers: {}, body: chunk, ours: false };
+      if (claim) void claim.finish(response.status, textOf(response.body)).then(() => write(res, end, response));
+      else write(res, end, response);
+      return res;
     }) as typeof res.end;
 
     await openApiHandler(req, res, notFound);
@@ -118,3 +129,32 @@ export function createRestHandler(deps: AppDeps) {
 }
 
 export { sendJson };
+
+/** A REST response ready to leave: what trpc-to-openapi produced, or our error answer in its place. */
+interface FinalResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Our error answer's text, or the adapter's chunk as it gave it. */
+  body: unknown;
+  /** Written here (an error answer, a replay): content-length is set from the body. */
+  ours: boolean;
+}
+
+function errorAnswer(failure: AppError): FinalResponse {
+  const { status, body } = restErrorBody(failure);
+  return { status, headers: { ...failure.headers }, body: JSON.stringify(body), ours: true };
+}
+
+function textOf(body: unknown): string {
+  return typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
+}
+
+/** Writes a final response through the adapter's real `end`: status, headers (ours: content-length too). */
+function write(res: ServerResponse, end: (chunk?: unknown) => ServerResponse, response: FinalResponse): void {
+  if (!res.headersSent) {
+    res.statusCode = response.status;
+    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    if (response.ours) res.setHeader('content-length', Buffer.byteLength(textOf(response.body)));
+  }
+  end(response.body);
+}
