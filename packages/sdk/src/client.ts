@@ -1,5 +1,6 @@
 import { PartnerError } from './core/errors.js';
 import { type Fetch, type HeadersRecord, Transport } from './core/request.js';
+import { defaultSleep, type Sleep } from './core/retry.js';
 import { readEnv } from './internal/env.js';
 import { Events } from './resources/events.js';
 import { Merchants } from './resources/merchants.js';
@@ -19,6 +20,11 @@ export interface ClientOptions {
   fetch?: Fetch | undefined;
   /** Headers sent with every request; `null` removes a default header. */
   headers?: HeadersRecord | undefined;
+  /**
+   * The wait between retries and stream reconnections: `(ms, signal) => Promise<void>`, rejecting
+   * promptly when `signal` aborts (default: a timer). For tests that must not wait.
+   */
+  sleep?: Sleep | undefined;
 }
 
 export const DEFAULT_MAX_RETRIES = 2;
@@ -82,6 +88,7 @@ export class PartnerClient {
       timeout: this.timeout,
       fetch: options.fetch,
       headers: { ...options.headers },
+      sleep: options.sleep ?? defaultSleep,
     });
     this.merchants = new Merchants(transport);
     this.tags = new Tags(transport);

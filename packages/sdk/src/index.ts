@@ -18,6 +18,7 @@ export {
 } from './core/errors.js';
 export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
 export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
+export type { Sleep } from './core/retry.js';
 export {
   EventExport,
   type EventExportOptions,

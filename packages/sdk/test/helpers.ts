@@ -1,7 +1,7 @@
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { setSleep } from '../src/core/retry.js';
+import type { Sleep } from '../src/core/retry.js';
 import { type ClientOptions, PartnerClient } from '../src/index.js';
 
 export const BASE_URL = 'https://api.partner.test';
@@ -24,19 +24,22 @@ export function useRecordedSleep(): number[] {
   const delays: number[] = [];
   beforeEach(() => {
     delays.length = 0;
-    setSleep(async (ms, signal) => {
+    recordedSleep = async (ms, signal) => {
       delays.push(ms);
       if (signal?.aborted) throw signal.reason;
-    });
+    };
   });
   afterEach(() => {
-    setSleep();
+    recordedSleep = undefined;
   });
   return delays;
 }
 
+/** The sleep `makeClient` passes to its clients (the client's `sleep` option) while a file records. */
+let recordedSleep: Sleep | undefined;
+
 export function makeClient(options: ClientOptions = {}): PartnerClient {
-  return new PartnerClient({ apiKey: API_KEY, baseURL: BASE_URL, ...options });
+  return new PartnerClient({ apiKey: API_KEY, baseURL: BASE_URL, sleep: recordedSleep, ...options });
 }
 
 export interface Captured {

@@ -234,14 +234,13 @@ describe('retries', () => {
 
 describe('abort', () => {
   it('an abort during the backoff wait rejects promptly with APIUserAbortError and sends nothing more', async () => {
-    const { setSleep } = await import('../src/core/retry.js');
-    setSleep(); // the real, timer-based sleep
     const { handler, seen } = sequence('post', '/v1/partners/merchant', [fail(503, { 'retry-after': '30' }), ok]);
     server.use(handler);
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 100);
-    const error = await makeClient()
+    const error = await makeClient({ sleep: undefined }) // the real, timer-based sleep
+
       .merchants.create({ name: 'a' }, { signal: controller.signal })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIUserAbortError);

@@ -2,7 +2,7 @@ import { makeIdempotencyKey } from '../internal/idempotency.js';
 import { VERSION } from '../version.js';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, PartnerError } from './errors.js';
 import { makeAPIError } from './make-error.js';
-import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
+import { isRetryableStatus, retryDelayMs, type Sleep } from './retry.js';
 
 /** Header values; `null` removes a header set at a lower level (client defaults). */
 export type HeadersRecord = Record<string, string | null | undefined>;
@@ -32,6 +32,8 @@ export interface TransportConfig {
   timeout: number;
   fetch: Fetch | undefined;
   headers: HeadersRecord;
+  /** The wait between retries and stream reconnections (the client's `sleep` option, else a timer). */
+  sleep: Sleep;
 }
 
 interface APIRequest {
@@ -81,9 +83,12 @@ function describe(error: unknown): string {
 export class Transport {
   // A private field: logging a client must not print the API key.
   readonly #config: TransportConfig;
+  /** The client's wait between attempts (streams reconnect through it too). */
+  readonly sleep: Sleep;
 
   constructor(config: TransportConfig) {
     this.#config = config;
+    this.sleep = config.sleep;
   }
 
   async get<T>(path: string, query: URLSearchParams, options?: RequestOptions): Promise<T> {
@@ -165,13 +170,13 @@ export class Transport {
         ({ status, text, headers: responseHeaders } = await this.attempt(req, headers, timeout, signal));
       } catch (error) {
         if (error instanceof APIUserAbortError || retriesSoFar >= maxRetries) throw error;
-        await sleep(retryDelayMs(retriesSoFar), signal);
+        await this.#config.sleep(retryDelayMs(retriesSoFar), signal);
         continue;
       }
       if (status >= 200 && status < 300) return parseSuccess<T>(status, text, responseHeaders);
       const apiError = makeAPIError(status, text, responseHeaders);
       if (!isRetryableStatus(status) || retriesSoFar >= maxRetries) throw apiError;
-      await sleep(retryDelayMs(retriesSoFar, responseHeaders), signal);
+      await this.#config.sleep(retryDelayMs(retriesSoFar, responseHeaders), signal);
     }
   }
 

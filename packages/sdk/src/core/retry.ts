@@ -72,20 +72,3 @@ export const defaultSleep: Sleep = (ms, signal) =>
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-
-let currentSleep: Sleep = defaultSleep;
-
-/** Sleeps through the current implementation (the real timer unless a test replaced it). */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return currentSleep(ms, signal);
-}
-
-/**
- * Test hook, not exported from the package: replaces the sleep used between retries (pass nothing to
- * restore the real one). Returns the previous implementation.
- */
-export function setSleep(fn?: Sleep): Sleep {
-  const previous = currentSleep;
-  currentSleep = fn ?? defaultSleep;
-  return previous;
-}

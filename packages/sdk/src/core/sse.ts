@@ -1,6 +1,6 @@
 import { APIConnectionError, APIUserAbortError, PartnerError } from './errors.js';
 import { makeAPIError } from './make-error.js';
-import { backoffDelayMs, isRetryableStatus, parseRetryAfterMs, sleep } from './retry.js';
+import { backoffDelayMs, defaultSleep, isRetryableStatus, parseRetryAfterMs, type Sleep } from './retry.js';
 
 /** One Server-Sent Events message (comments are dropped). */
 export interface SSEMessage {
@@ -130,6 +130,8 @@ export interface ReconnectOptions {
   maxRetries?: number | undefined;
   /** The id to resume after on the first connection. */
   lastEventId?: string | undefined;
+  /** The wait between reconnections (default: a timer). */
+  sleep?: Sleep | undefined;
 }
 
 /** The error a stream sent as its last message (`event: error`). */
@@ -166,7 +168,7 @@ export async function* reconnectingSSE(
           throw new APIConnectionError(`The event stream failed ${failures} times in a row; giving up.`);
         }
         try {
-          await sleep(retryAfter ?? backoffDelayMs(failures - 1), signal);
+          await (options.sleep ?? defaultSleep)(retryAfter ?? backoffDelayMs(failures - 1), signal);
         } catch (error) {
           if (error instanceof APIUserAbortError) return;
           throw error;

@@ -64,7 +64,12 @@ export class EventStream implements AsyncIterable<StreamedEvent> {
             ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
           }),
       },
-      { signal: this.options.signal, maxRetries: this.options.maxRetries, lastEventId: this.#lastEventId },
+      {
+        signal: this.options.signal,
+        maxRetries: this.options.maxRetries,
+        lastEventId: this.#lastEventId,
+        sleep: this.transport.sleep,
+      },
     );
     for await (const message of messages) {
       if (message.event !== 'event') continue;
