@@ -66,6 +66,7 @@ describe('request shapes', () => {
   it('tags.generate sends POST /v1/partners/tag/generate with {merchantId, domain}', async () => {
     const response = {
       tagId: TAG_ID,
+      domain: 'shop-example.com',
       record: { type: 'CNAME', name: 'mtag', value: 'tags.partner.test', ttl: 300 },
       status: 'inactive',
       message: 'New tag created successfully',

@@ -27,6 +27,7 @@ describe('POST /v1/partners/tag/generate: domain types', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       tagId: expect.stringMatching(UUID),
+      domain,
       record: { type: 'CNAME', name: expect.stringMatching(/^edge-/), value: server.dns.targetHost, ttl: 300 },
       status: 'active',
       message: 'New tag created successfully',
@@ -44,6 +45,7 @@ describe('POST /v1/partners/tag/generate: domain types', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       tagId: expect.stringMatching(UUID),
+      domain,
       record: {
         type: 'CNAME',
         name: expect.stringMatching(/^edge-[a-z0-9]+$/),
@@ -160,6 +162,9 @@ describe('POST /v1/partners/tag/generate: existing tags', () => {
     // One tag per merchant and domain type: another custom domain returns the same tag.
     const other = await generate({ merchantId, domain: uniqueDomain() });
     expect(other.body).toEqual({ ...first.body, message: 'Existing tag retrieved' });
+    // ...and says which domain the tag it returns is for (security audit, finding 11).
+    expect(first.body.domain).toBe(domain);
+    expect(other.body.domain).toBe(domain);
     expect((await listedMerchant(server, merchantId)).tags).toHaveLength(1);
   });
 

@@ -58,6 +58,7 @@ describe('through createCaller', () => {
     const generated = await caller.tag.generate({ merchantId, domain: partner.domain.toUpperCase() });
     expect(generated).toEqual({
       tagId: expect.any(String),
+      domain: partner.domain,
       record: { type: 'CNAME', name: expect.stringMatching(/^edge-/), value: server.dns.targetHost, ttl: 300 },
       status: 'active',
       message: 'New tag created successfully',

@@ -58,6 +58,11 @@ export type GenerateTagInput = z.input<typeof GenerateTagInput>;
 export const GenerateTagResponse = z
   .object({
     tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
+    domain: z.string().meta({
+      description:
+        'The domain the tag is for. With "Existing tag retrieved" this is the existing tag\'s domain, which can differ from the one sent (one tag per merchant and domain type).',
+      example: 'acme-store.com',
+    }),
     record: DnsRecord,
     status: TagStatus,
     message: z.enum([TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE]),

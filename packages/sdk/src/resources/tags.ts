@@ -37,6 +37,8 @@ export interface TagGenerateParams {
 
 export interface TagGenerateResponse {
   tagId: string;
+  /** The tag's domain: with "Existing tag retrieved", the existing tag's, which can differ from the one sent. */
+  domain: string;
   record: DnsRecord;
   /** `active` on a preverified domain, `inactive` on a custom domain until verified. */
   status: TagStatus;

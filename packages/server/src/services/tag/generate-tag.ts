@@ -52,6 +52,7 @@ export async function generateTag(
   if (!tag) throw new Error('tag vanished between insert and select');
   return {
     tagId: tag.id,
+    domain: tag.domain,
     record: cnameRecord(tag.recordName, targetOf(tag, config.tagTargetHost)),
     status: tag.status,
     message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
