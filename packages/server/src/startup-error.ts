@@ -1,3 +1,5 @@
+import { causes } from './errors.js';
+
 /**
  * A failure to start that an operator fixes by configuration: its message is one line that names
  * the setting and the fix (`PORT 3000 is in use: stop the other process or set PORT`). main.ts
@@ -20,12 +22,10 @@ export function maskUrl(url: string): string {
 
 /** The first `code` in an error's cause chain (ECONNREFUSED, 3D000, CONNECT_TIMEOUT...). */
 export function errorCode(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 8; depth++) {
-    const code = (current as { code?: unknown }).code;
+  for (const e of causes(error)) {
+    const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && code !== '') return code;
     if (typeof code === 'number') return String(code);
-    current = (current as { cause?: unknown }).cause;
   }
   return 'unknown error';
 }
