@@ -4,8 +4,8 @@
 #   docker run -p 3000:3000 -e DATABASE_URL=postgres://user:pass@db:5432/partner_tags partner-tags
 # Without DATABASE_URL it uses the embedded PGlite in /data (mount a volume there).
 # UNTESTED in this repository's CI: no Docker engine runs there. The build steps it relies on
-# (`pnpm deploy --prod` of the server, then `node --import tsx src/main.ts` from the deployed
-# directory with NODE_ENV=production) were run outside Docker.
+# (`pnpm --filter @partner/server build`, `pnpm deploy --prod` of the server plus its dist/, then
+# `node dist/main.js` from the deployed directory with NODE_ENV=production) were run outside Docker.
 
 ARG NODE_VERSION=20.20
 ARG PNPM_VERSION=10.34.9
@@ -28,9 +28,13 @@ RUN pnpm install --frozen-lockfile --filter @partner/server... --ignore-scripts
 COPY tsconfig.base.json ./
 COPY packages/server packages/server
 COPY packages/shared-schemas packages/shared-schemas
-# The server runs its TypeScript through tsx (a production dependency; CI typechecks it).
-RUN pnpm --filter @partner/server deploy --prod --legacy /out \
- && rm -rf /out/test /out/vitest.config.ts /out/drizzle.config.ts
+# The server runs compiled: one ESM bundle in dist/ (tsup; migrations and the tag script beside it).
+# dist/ is git-ignored, so deploy leaves it out: it is copied in. tsx stays a production dependency
+# for the operator CLI (`partner`, bin/partner.mjs).
+RUN pnpm --filter @partner/server build \
+ && pnpm --filter @partner/server deploy --prod --legacy /out \
+ && rm -rf /out/dist && cp -r packages/server/dist /out/dist \
+ && rm -rf /out/test /out/vitest.config.ts /out/drizzle.config.ts /out/tsup.config.ts
 
 # --- runtime: only the deployed server, owned by root, run by `node`
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
@@ -48,4 +52,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # SIGTERM finishes in-flight requests, then closes the database (src/main.ts).
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "src/main.ts"]
+CMD ["node", "dist/main.js"]

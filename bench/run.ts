@@ -4,6 +4,7 @@
  * (`--section=lists,export` runs some; `--quick` a small scale). See README.md.
  */
 
+import { execFileSync } from 'node:child_process';
 import { parseSettings, type SectionName } from './lib/config.js';
 import { BENCH_DIR, machine, openContext } from './lib/context.js';
 import { log } from './lib/log.js';
@@ -89,6 +90,9 @@ async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2), BENCH_DIR);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_');
   const startedAt = new Date().toISOString();
+  // The API runs as production runs it: the compiled server, built from the current sources.
+  log('bench: building the server (pnpm --filter @partner/server build)');
+  execFileSync('pnpm', ['--filter', '@partner/server', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
   const ctx = await openContext(settings, stamp);
   try {
     const results: BenchResults = {

@@ -7,7 +7,7 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-/** Starts `node --import tsx <script>` in `cwd` and waits until `GET <url><readyPath>` answers 200. */
+/** Starts `node <script>` (`--import tsx` for TypeScript) in `cwd` and waits until `GET <url><readyPath>` answers 200. */
 export async function startChild(options: {
   cwd: string;
   script: string;

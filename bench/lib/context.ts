@@ -63,9 +63,9 @@ export function serverEnv(settings: Settings, url: string): Record<string, strin
   };
 }
 
-/** The API server as production runs it. */
+/** The API server as production runs it: the compiled build (`node dist/main.js`, built by `run.ts` first). */
 export function apiServer(settings: Settings, url: string, name = 'API server'): Parameters<typeof startChild>[0] {
-  return { name, cwd: SERVER_DIR, script: 'src/main.ts', readyPath: '/healthz', env: serverEnv(settings, url) };
+  return { name, cwd: SERVER_DIR, script: 'dist/main.js', readyPath: '/healthz', env: serverEnv(settings, url) };
 }
 
 /**

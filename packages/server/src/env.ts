@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,8 +7,18 @@ import proxyAddr from 'proxy-addr';
 import { z } from 'zod';
 import { parseDuration } from './cli/duration.js';
 
-/** Repository root: `.data/` (the embedded database's default home) lives there. */
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/**
+ * The server package's directory (the nearest `package.json` above this module): the same from
+ * `src/env.ts` (tsx) and from the bundle in `dist/` (`node dist/main.js`).
+ */
+function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
+/** Repository root (two levels above packages/server): `.data/`, the embedded database's default home, lives there. */
+export const REPO_ROOT = path.resolve(packageRoot(), '../..');
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 

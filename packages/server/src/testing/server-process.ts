@@ -24,9 +24,12 @@ export interface SpawnServerOptions {
   env?: NodeJS.ProcessEnv;
   /** Start from the whole `process.env` instead of only PATH and HOME (default false). */
   inheritEnv?: boolean;
-  /** Node flags before `--import tsx` (for example `--cpu-prof`). */
+  /** Node flags before the entry (for example `--cpu-prof`). */
   nodeArgs?: string[];
-  /** The entry point, relative to `cwd` (default `src/main.ts`). */
+  /**
+   * The entry point, relative to `cwd` (default `src/main.ts`). TypeScript runs through tsx
+   * (`--import tsx`); a `.js`/`.mjs` entry (the production build, `dist/main.js`) runs on plain node.
+   */
   script?: string;
   /** Default: packages/server. */
   cwd?: string;
@@ -41,6 +44,9 @@ export interface SpawnServerOptions {
   outputLimit?: number;
 }
 
+/** `--import tsx` for a TypeScript entry, nothing for compiled JavaScript. */
+const tsxFor = (script: string): string[] => (/\.m?js$/.test(script) ? [] : ['--import', 'tsx']);
+
 const LISTENING = [/"url":"(http:\/\/[^"]+)"/, /API on (http:\/\/[^\s)]+)/];
 
 /**
@@ -54,7 +60,7 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
     : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), '--import', 'tsx', options.script ?? 'src/main.ts'],
+    [...(options.nodeArgs ?? []), ...tsxFor(options.script ?? 'src/main.ts'), options.script ?? 'src/main.ts'],
     {
       cwd: options.cwd ?? SERVER_DIR,
       env: {

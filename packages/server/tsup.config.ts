@@ -1,0 +1,24 @@
+import { cpSync, rmSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+// The production build (`node dist/main.js`; tsx stays for development and tests). One ESM bundle
+// of the server's own code and the workspace's shared schemas (their package exports TypeScript
+// source); every npm dependency stays external, loaded from node_modules (patched ones included).
+// Files the code reads next to itself by `import.meta.url` are copied beside the bundle: the SQL
+// migrations (`./migrations`) and the tag script (`./script/tag.js`).
+export default defineConfig({
+  entry: { main: 'src/main.ts' },
+  format: ['esm'],
+  platform: 'node',
+  target: 'node20',
+  outDir: 'dist',
+  clean: true,
+  sourcemap: true,
+  splitting: true,
+  noExternal: ['@partner/shared-schemas'],
+  async onSuccess() {
+    rmSync('dist/migrations', { recursive: true, force: true });
+    cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
+    cpSync('src/http/collector/script', 'dist/script', { recursive: true });
+  },
+});
