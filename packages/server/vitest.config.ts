@@ -14,19 +14,26 @@ export default defineConfig({
     // Each file starts its own server and database; two at a time fits two cores.
     maxWorkers: 2,
     pool: 'forks',
+    // With TEST_DATABASE_URL: one migrated template database per run (globalSetup) and a copy of it
+    // per test file (setupFiles of the projects with a database), src/testing/test-database.ts.
+    globalSetup: ['test/setup/pg-template.ts'],
     // Three tiers (`pnpm test` runs all; `pnpm test:unit` / `test:integration` / `test:system` one):
     // unit = pure logic in milliseconds, no database or socket; system = several processes, a
     // browser, outages, fuzzing, bench smokes; integration = the app over HTTP or createCaller on a
     // database (everything else under test/).
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'system', include: ['test/system/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'system', include: ['test/system/**/*.test.ts'], setupFiles: ['test/setup/file-database.ts'] },
+      },
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**', 'test/system/**', '**/node_modules/**'],
+          setupFiles: ['test/setup/file-database.ts'],
         },
       },
     ],

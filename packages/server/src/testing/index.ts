@@ -77,9 +77,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     RATE_LIMIT_PER_MINUTE: '1000000',
     COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
-    // Background jobs claim work from the whole database: on a shared PostgreSQL test database one
-    // file's worker would take another file's deliveries and checks (with its own settings). Off
-    // unless a test turns them on.
+    // Background jobs off unless a test turns them on (it then owns their timing). Each test file
+    // has its own PostgreSQL database (src/testing/test-database.ts), so a job never claims another
+    // file's rows; servers of one file share it.
     TAG_MONITOR: 'off',
     WEBHOOK_DELIVERY: 'off',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type DatabaseHandle, MIGRATIONS_DIR, openDatabase } from '../db/client.js';
 
 /** A fingerprint of the migrations: a new or changed migration makes a new template. */
-function migrationsHash(): string {
+export function migrationsHash(): string {
   const hash = createHash('sha256');
   for (const name of fs.readdirSync(MIGRATIONS_DIR, { recursive: true }).map(String).sort()) {
     const file = path.join(MIGRATIONS_DIR, name);
