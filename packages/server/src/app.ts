@@ -369,7 +369,16 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   let closing: Promise<void> | undefined;
   const close = (graceMs = 10_000) => {
     closing ??= (async () => {
-      // From now on every response closes its connection and new requests are answered 503.
+      // Stop listening first, in this same tick, before any response tells a client to reconnect:
+      // a connection still in the kernel's accept queue when a listener closes is reset, and the
+      // `Connection: close` answers below make clients reconnect at once. Closed now, new
+      // connections are refused (the client knows nothing was sent) and the queue is empty.
+      const listenersDrained = Promise.all([
+        drainServer(server, graceMs),
+        collectorServer && drainServer(collectorServer, graceMs),
+        metricsServer && drainServer(metricsServer, graceMs),
+      ]);
+      // From now on every response closes its connection and requests on open sockets are answered 503.
       startDrain(drain);
       // From now on the ingestion queue writes at once (no batching delay).
       eventQueue.hurry();
@@ -378,11 +387,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       // Open event streams end first (clients resume elsewhere with their last id); otherwise
       // server.close() would wait for them until the grace period.
       await streams.close();
-      await Promise.all([
-        drainServer(server, graceMs),
-        collectorServer && drainServer(collectorServer, graceMs),
-        metricsServer && drainServer(metricsServer, graceMs),
-      ]);
+      await listenersDrained;
       // Every event answered 202 is stored: write what the ingestion queue holds before the database closes.
       await eventQueue.close();
       // Writers finish the batch they are writing; what they hold unwritten goes back to the log.
