@@ -10,14 +10,14 @@ import { BENCH_DIR, machine, openContext } from './lib/context.js';
 import { log } from './lib/log.js';
 import { writeReport } from './lib/report.js';
 import { int } from './lib/stats.js';
-import { type ExportResult, exportSection } from './sections/export.js';
-import { type IngestionResult, ingestion } from './sections/ingestion.js';
-import { type ListsResult, lists } from './sections/lists.js';
-import { type LogResult, logSection } from './sections/log.js';
-import { type MerchantsResult, merchants } from './sections/merchants.js';
-import { type StreamResult, stream } from './sections/stream.js';
+import type { ExportResult } from './sections/export.js';
+import type { IngestionResult } from './sections/ingestion.js';
+import type { ListsResult } from './sections/lists.js';
+import type { LogResult } from './sections/log.js';
+import type { MerchantsResult } from './sections/merchants.js';
+import type { StreamResult } from './sections/stream.js';
 import { mark, type Section, type TargetCheck } from './sections/types.js';
-import { type WebhooksResult, webhooksSection } from './sections/webhooks.js';
+import type { WebhooksResult } from './sections/webhooks.js';
 
 interface SectionResults {
   lists: ListsResult;
@@ -29,15 +29,34 @@ interface SectionResults {
   webhooks: WebhooksResult;
 }
 
-const SECTIONS: { [K in SectionName]: Section<SectionResults[K]> } = {
-  lists,
-  merchants,
-  ingestion,
-  log: logSection,
-  stream,
-  export: exportSection,
-  webhooks: webhooksSection,
-};
+type SectionTable = { [K in SectionName]: Section<SectionResults[K]> };
+
+/**
+ * The sections, imported once the SDK and the server are built (`main`): the sections import the
+ * SDK as published (its dist), so on a fresh clone they cannot load before the build.
+ */
+let SECTIONS: SectionTable;
+
+async function loadSections(): Promise<SectionTable> {
+  const [exp, ing, lis, lg, mer, str, wh] = await Promise.all([
+    import('./sections/export.js'),
+    import('./sections/ingestion.js'),
+    import('./sections/lists.js'),
+    import('./sections/log.js'),
+    import('./sections/merchants.js'),
+    import('./sections/stream.js'),
+    import('./sections/webhooks.js'),
+  ]);
+  return {
+    lists: lis.lists,
+    merchants: mer.merchants,
+    ingestion: ing.ingestion,
+    log: lg.logSection,
+    stream: str.stream,
+    export: exp.exportSection,
+    webhooks: wh.webhooksSection,
+  };
+}
 
 export interface BenchResults {
   startedAt: string;
@@ -90,9 +109,13 @@ async function main(): Promise<void> {
   const settings = parseSettings(process.argv.slice(2), BENCH_DIR);
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_');
   const startedAt = new Date().toISOString();
-  // The API runs as production runs it: the compiled server, built from the current sources.
-  log('bench: building the server (pnpm --filter @partner/server build)');
-  execFileSync('pnpm', ['--filter', '@partner/server', 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  // The API runs as production runs it: the compiled server, built from the current sources; the
+  // SDK is measured as published (its dist).
+  log('bench: building the SDK and the server (pnpm --filter @partner/sdk --filter @partner/server build)');
+  execFileSync('pnpm', ['--filter', '@partner/sdk', '--filter', '@partner/server', 'build'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  SECTIONS = await loadSections();
   const ctx = await openContext(settings, stamp);
   try {
     const results: BenchResults = {

@@ -23,7 +23,11 @@ export async function startChild(options: {
     script: options.script,
     inheritEnv: true,
     env: { ...options.env, HOST: '127.0.0.1' },
-    nodeArgs: options.nodeArgs ?? [],
+    // BENCH_CPU_PROF=<dir>: every child writes a CPU profile there when it stops (bench/README.md).
+    nodeArgs: [
+      ...(options.nodeArgs ?? []),
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     ready: { port, path: options.readyPath },
     timeoutMs: 60_000,
     outputLimit: 4000,

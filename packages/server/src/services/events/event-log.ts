@@ -67,6 +67,18 @@ function unavailable(message: string, cause?: unknown): AppError {
 export class EventLog {
   readonly names: ReturnType<typeof logNames>;
   private connected = true;
+  /**
+   * Publishes asked for during this event-loop turn, sent together in its check phase
+   * (`setImmediate`): the NATS client flushes what it holds once per microtask checkpoint, so
+   * requests read in one poll phase share one socket write instead of one write each (a write on
+   * loopback costs about 100 us of the sender's CPU: the largest single cost of `/e` in log mode).
+   */
+  private outbox: Array<() => void> = [];
+  private readonly sendOutbox = () => {
+    const batch = this.outbox;
+    this.outbox = [];
+    for (const send of batch) send();
+  };
 
   private constructor(
     readonly nc: NatsConnection,
@@ -167,10 +179,15 @@ export class EventLog {
     const digest = createHash('sha256').update(merchantId);
     for (const row of rows) digest.update('\u0000').update(row.id);
     const payload: LogMessage = { rows };
+    const subject = `${this.names.subjectRoot}.${merchantId}`;
+    const data = JSON.stringify(payload);
+    const options = { msgID: digest.digest('base64url'), timeout: this.options.publishTimeoutMs };
     try {
-      await this.js.publish(`${this.names.subjectRoot}.${merchantId}`, JSON.stringify(payload), {
-        msgID: digest.digest('base64url'),
-        timeout: this.options.publishTimeoutMs,
+      await new Promise<void>((resolve, reject) => {
+        this.outbox.push(() => {
+          this.js.publish(subject, data, options).then(() => resolve(), reject);
+        });
+        if (this.outbox.length === 1) setImmediate(this.sendOutbox);
       });
     } catch (error) {
       this.logger?.warn({ err: error }, 'event log: publish failed');
