@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import postgres from 'postgres';
 import type { BenchContext } from '../lib/context.js';
 import { log } from '../lib/log.js';
 import type { SeedMerchant } from '../lib/seed.js';
@@ -43,8 +44,19 @@ function rssMb(pid: number | undefined): number {
 }
 
 async function copyRun(ctx: BenchContext, merchant: SeedMerchant): Promise<ExportRun> {
+  // A client of its own per COPY: on a reused connection postgres.js's COPY readable can stop
+  // short of its end (porsager/postgres#917; seen here: the second 3.7 MB COPY on one pool hung).
+  const sql = postgres(ctx.url, { max: 1, onnotice: () => {} });
+  try {
+    return await copyOnce(sql, merchant);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+async function copyOnce(sql: postgres.Sql, merchant: SeedMerchant): Promise<ExportRun> {
   const start = process.hrtime.bigint();
-  const readable = await ctx.raw
+  const readable = await sql
     .unsafe(
       `copy (select id, muid, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), raw_data
       from events where merchant_id = '${merchant.merchantId}'::uuid order by event_time, id) to stdout`,
