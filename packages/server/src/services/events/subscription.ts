@@ -11,19 +11,32 @@ const PAGE_SIZE = 500;
 export type { StreamedEvent };
 
 /**
+ * Where a subscription is. It only moves forward:
+ * `pending` -> (`catching-up` ->) `live` -> `ended`, and from any state straight to `ended`.
+ * - `pending`: created, the hub is not listening yet; notifications only mark it `dirty`.
+ * - `catching-up`: a resume behind the newest row; reads a page whenever the consumer emptied the
+ *   buffer (the consumer's pace sets the read rate).
+ * - `live`: caught up; each notification reads the new rows into the buffer.
+ * - `ended`: closed, failed (the consumer's next read throws `failure`, once) or the hub shut down.
+ */
+export type SubscriptionState = 'pending' | 'catching-up' | 'live' | 'ended';
+
+/**
  * One stream of a merchant's events, in ingestion (`seq`) order, exactly once. While behind (a
  * resume), it reads pages as the consumer takes them; once caught up it is live: each notification
  * reads the new rows into a buffer of at most `bufferLimit` events. A consumer that lets that buffer
  * overflow gets STREAM_CONSUMER_TOO_SLOW and the stream ends, instead of memory growing.
  */
 export class EventSubscription implements AsyncIterable<StreamedEvent> {
+  private state: SubscriptionState = 'pending';
+  /** Events read and not yet taken by the consumer. */
   private readonly queue: StreamedEvent[] = [];
+  /** The seq of the last row read: the next read starts after it. */
   private lastSeq = 0;
-  private live = false;
+  /** Rows newer than `lastSeq` may exist (a notification, or the last read filled its page). */
   private dirty = false;
-  private started = false;
+  /** The read in flight, if any (one at a time). */
   private pumping: Promise<void> | null = null;
-  private isEnded = false;
   private failure: unknown = null;
   private waiter: (() => void) | null = null;
   private resolveEnded: () => void = () => {};
@@ -49,17 +62,22 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
         .from(events)
         .where(eq(events.merchantId, this.merchantId));
       this.lastSeq = Number(row?.last ?? 0);
-      this.live = true;
     } else {
       this.lastSeq = afterSeq;
     }
-    this.started = true;
+    if (this.state !== 'pending') return;
+    this.state = afterSeq === undefined ? 'live' : 'catching-up';
     this.pump();
   }
 
   /** True once the start position is fixed: an event committed from now on is delivered. */
   get isStarted(): boolean {
-    return this.started;
+    return this.state === 'live' || this.state === 'catching-up';
+  }
+
+  /** The subscription's state (see `SubscriptionState`). */
+  get current(): SubscriptionState {
+    return this.state;
   }
 
   /** The seq of the last event read from the database (what the next read starts after). */
@@ -69,15 +87,15 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
 
   /** @internal New rows for this merchant up to `maxSeq` (unknown: maybe) were committed. */
   notify(maxSeq?: number): void {
-    if (this.isEnded || (maxSeq !== undefined && maxSeq <= this.lastSeq)) return;
+    if (this.state === 'ended' || (maxSeq !== undefined && maxSeq <= this.lastSeq)) return;
     this.dirty = true;
-    if (this.live) this.pump();
+    if (this.state === 'live') this.pump();
   }
 
   /** Ends the stream: the iterator finishes after nothing more (buffered events are dropped). */
   close(): void {
-    if (this.isEnded) return;
-    this.isEnded = true;
+    if (this.state === 'ended') return;
+    this.state = 'ended';
     this.queue.length = 0;
     this.onEnd(this);
     this.resolveEnded();
@@ -86,7 +104,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
 
   /** Ends the stream with `error` (buffered events are dropped): the consumer's next read throws it. */
   fail(error: unknown): void {
-    if (this.isEnded) return;
+    if (this.state === 'ended') return;
     this.failure = error;
     this.close();
   }
@@ -98,8 +116,8 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
   }
 
   private wantsRead(): boolean {
-    if (this.isEnded || !this.started) return false;
-    return this.live ? this.dirty : this.queue.length === 0;
+    if (this.state === 'live') return this.dirty;
+    return this.state === 'catching-up' && this.queue.length === 0;
   }
 
   private pump(): void {
@@ -109,9 +127,9 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
         while (this.wantsRead()) {
           this.dirty = false;
           const page = Math.min(PAGE_SIZE, this.bufferLimit);
-          const limit = this.live ? Math.min(page, this.bufferLimit - this.queue.length + 1) : page;
+          const limit = this.state === 'live' ? Math.min(page, this.bufferLimit - this.queue.length + 1) : page;
           const rows = await this.read(limit);
-          if (this.isEnded) return;
+          if (this.state === 'ended') return;
           for (const row of rows) this.queue.push(row);
           const last = rows.at(-1);
           if (last) this.lastSeq = last.seq;
@@ -125,7 +143,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
             return;
           }
           if (rows.length === limit) this.dirty = true;
-          else this.live = true;
+          else this.state = 'live';
           if (rows.length > 0) this.wake();
         }
       } catch (error) {
@@ -170,10 +188,10 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     for (;;) {
       const event = this.queue.shift();
       if (event) {
-        if (!this.live && this.queue.length === 0) this.pump();
+        if (this.state === 'catching-up' && this.queue.length === 0) this.pump();
         return event;
       }
-      if (this.isEnded) {
+      if (this.state === 'ended') {
         const failure = this.failure;
         this.failure = null;
         if (failure) throw failure;
