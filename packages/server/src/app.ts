@@ -25,8 +25,8 @@ import { EventQueue } from './services/events/queue.js';
 import { StreamCaps } from './services/events/stream-caps.js';
 import { TagLiveness } from './services/events/tag-liveness.js';
 import { IdempotencyStore } from './services/idempotency/store.js';
-import { watchApiKeys } from './services/partner/key-cache.js';
-import { watchCollectorHosts } from './services/tag/collector-hosts.js';
+import { ApiKeys } from './services/partner/keys.js';
+import { CollectorHostSet, watchCollectorHosts } from './services/tag/collector-hosts.js';
 import { tagStateConfigFromEnv } from './services/tag/tag-state.js';
 import {
   databaseStartupError,
@@ -176,7 +176,9 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     tagLiveness,
     logger,
   );
-  const limits = await createRateLimits(env, logger, database.db);
+  const keys = new ApiKeys(database.db);
+  const collectorHosts = new CollectorHostSet();
+  const limits = await createRateLimits(env, logger, keys);
   const streams = new StreamHub({
     db: database.db,
     listen: database.listen,
@@ -321,11 +323,13 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     eventLog,
     cursorKey,
     tagState,
+    keys,
+    collectorHosts,
   };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
-  const stopWatchingKeys = await watchApiKeys(database, logger);
+  const stopWatchingKeys = await keys.listen(database, logger);
   // Collector hosts in memory, kept by NOTIFY: a random Host header costs no database query.
-  const stopWatchingHosts = await watchCollectorHosts(database, logger);
+  const stopWatchingHosts = await watchCollectorHosts(database, collectorHosts, logger);
 
   const server = createListener(env);
   await listen(server, env.PORT, env.HOST, 'PORT');

@@ -11,6 +11,8 @@ import type { StreamCaps } from './services/events/stream-caps.js';
 import type { TagLiveness } from './services/events/tag-liveness.js';
 import type { IdempotencyStore } from './services/idempotency/store.js';
 import type { AuthenticatedPartner } from './services/partner/authenticate.js';
+import type { ApiKeys } from './services/partner/keys.js';
+import type { CollectorHostSet } from './services/tag/collector-hosts.js';
 import type { TagStateConfig } from './services/tag/tag-state.js';
 
 /** What every request shares: built once at start. */
@@ -39,6 +41,10 @@ export interface AppDeps {
   streamCaps: StreamCaps;
   /** The key that signs event-list cursors (services/events/cursor.ts: CURSOR_SECRET or the database's own). */
   cursorKey: Buffer;
+  /** API keys: authentication, the verified-key cache, `last_used_at`, stream key watch (services/partner/keys.ts). */
+  keys: ApiKeys;
+  /** Every collector host in memory, kept by NOTIFY (services/tag/collector-hosts.ts). */
+  collectorHosts: CollectorHostSet;
 }
 
 export interface Context extends AppDeps {

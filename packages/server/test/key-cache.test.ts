@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyCache, KEY_CACHE_TTL_MS, keyCacheFor } from '../src/services/partner/key-cache.js';
+import { ApiKeyCache, KEY_CACHE_TTL_MS } from '../src/services/partner/key-cache.js';
 import { hashApiKey } from '../src/services/partner/key-hash.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';
@@ -28,7 +28,7 @@ describe('API-key cache', () => {
   it('caches a verified key while the server listens for key changes', async () => {
     const partner = await server.createPartner();
     expect(await status(partner.apiKey)).toBe(200);
-    const cache = keyCacheFor(server.app.deps.db);
+    const cache = server.app.deps.keys.cache;
     expect(cache.enabled).toBe(true);
     expect(cache.get(hashApiKey(partner.apiKey))?.partner.id).toBe(partner.partnerId);
   });
@@ -61,11 +61,17 @@ describe('API-key cache', () => {
 
   it('ends a cached key at its expiry without any notification', async () => {
     const partner = await server.createPartner();
+    const cache = server.app.deps.keys.cache;
+    const before = cache.version;
     await server.app.deps.db.execute(
       sql`update api_keys set expires_at = now() + interval '700 milliseconds' where partner_id = ${partner.partnerId}::uuid`,
     );
+    // The update's own notification empties the cache when it arrives: wait for it, so the key
+    // cached next stays cached (a late notification would otherwise empty it under the test).
+    const start = Date.now();
+    while (cache.version === before && Date.now() - start < 500) await new Promise((r) => setTimeout(r, 5));
     await until(partner.apiKey, 200);
-    expect(keyCacheFor(server.app.deps.db).get(hashApiKey(partner.apiKey))).toBeDefined();
+    expect(server.app.deps.keys.cache.get(hashApiKey(partner.apiKey))).toBeDefined();
     await new Promise((resolve) => setTimeout(resolve, 800));
     expect(await status(partner.apiKey)).toBe(401);
   });
@@ -73,7 +79,7 @@ describe('API-key cache', () => {
   it('does not notify on last_used_at writes (they would empty the cache once a minute per key)', async () => {
     const partner = await server.createPartner();
     expect(await status(partner.apiKey)).toBe(200);
-    const cache = keyCacheFor(server.app.deps.db);
+    const cache = server.app.deps.keys.cache;
     await server.app.deps.db.execute(
       sql`update api_keys set last_used_at = now() where partner_id = ${partner.partnerId}::uuid`,
     );

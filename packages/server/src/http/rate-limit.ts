@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Database } from '../db/client.js';
 import type { Env } from '../env.js';
 import { AppError, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { type AuthenticatedPartner, authenticate, bearerToken } from '../services/partner/authenticate.js';
+import { type AuthenticatedPartner, bearerToken } from '../services/partner/authenticate.js';
 import { hashApiKey } from '../services/partner/key-hash.js';
+import type { ApiKeys } from '../services/partner/keys.js';
 import { errorCode, maskUrl, StartupError } from '../startup-error.js';
 import { clientAddress } from './client-address.js';
 
@@ -66,7 +66,7 @@ export function clientIp(req: IncomingMessage): string {
  * instance) when REDIS_URL is set. If Redis stops answering, an in-memory limiter of the same
  * budget takes over (the `insuranceLimiter`), so a Redis outage never fails a request.
  */
-export async function createRateLimits(env: Env, logger: Logger, db: Database): Promise<RateLimits> {
+export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys): Promise<RateLimits> {
   let redis: Redis | undefined;
   if (env.REDIS_URL) {
     redis = new Redis(env.REDIS_URL, {
@@ -169,7 +169,7 @@ export async function createRateLimits(env: Env, logger: Logger, db: Database): 
       await refuseThrottledAddress(client.ip);
       let partner: AuthenticatedPartner;
       try {
-        partner = await authenticate(db, authorization);
+        partner = await keys.authenticate(authorization);
       } catch (error) {
         if (error instanceof AppError && statusOf(error) === 401) await countFailure(client.ip);
         throw error;

@@ -3,7 +3,6 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
-import { collectorHostsFor } from '../../src/services/tag/collector-hosts.js';
 import {
   type ServerProcess,
   spawnServer,
@@ -88,7 +87,7 @@ describe('finding 8: collector hosts known without a database query per request'
   });
 
   it('300 requests with random Host headers run (almost) no database query', async () => {
-    expect(collectorHostsFor(server.app.deps.db).ready).toBe(true);
+    expect(server.app.deps.collectorHosts.ready).toBe(true);
     const before = statements;
     const shapes: Array<[string, string, string?]> = [
       ['GET', '/healthz'],
@@ -123,7 +122,7 @@ describe('finding 8: collector hosts known without a database query per request'
     // A partner onboarded now (another connection, as the CLI would): its host is known at once.
     const other = await server.createPartner('Newcomer');
     const otherHost = `${other.record.name}.${other.domain}`;
-    const ms = await until(async () => collectorHostsFor(server.app.deps.db).has(otherHost) === true, 1000);
+    const ms = await until(async () => server.app.deps.collectorHosts.has(otherHost) === true, 1000);
     expect(ms).toBeLessThan(1000);
   });
 });

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { revokeApiKeys, rotateApiKey } from '../../src/services/partner/api-keys.js';
 import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
 import {
   SERVER_DIR,
@@ -72,7 +71,7 @@ describe('finding 4: streams end with their key (one process, PGlite or PostgreS
     const { partner, merchantId } = await partnerWithMerchant();
     const streams = await openBoth(server.url, partner.apiKey, merchantId);
     const revokedAt = performance.now();
-    expect(await revokeApiKeys(server.app.deps.db, partner.partnerId)).toBe(1);
+    expect(await server.app.deps.keys.revoke(partner.partnerId)).toBe(1);
     for (const stream of streams) {
       const elapsed = (await endedAt(stream, 3000)) - revokedAt;
       expect(finalErrorCode(stream)).toBe('UNAUTHORIZED');
@@ -84,7 +83,7 @@ describe('finding 4: streams end with their key (one process, PGlite or PostgreS
     const { partner, merchantId } = await partnerWithMerchant();
     const streams = await openBoth(server.url, partner.apiKey, merchantId);
     const rotatedAt = performance.now();
-    const rotated = await rotateApiKey(server.app.deps.db, partner.partnerId, 1500);
+    const rotated = await server.app.deps.keys.rotate(partner.partnerId, 1500);
     for (const stream of streams) {
       const elapsed = (await endedAt(stream, 5000)) - rotatedAt;
       expect(finalErrorCode(stream)).toBe('UNAUTHORIZED');
@@ -103,7 +102,7 @@ describe('finding 4: streams end with their key (one process, PGlite or PostgreS
 
   it('a stream opened with a key that already has an expiry ends at that expiry', async () => {
     const { partner, merchantId } = await partnerWithMerchant();
-    await rotateApiKey(server.app.deps.db, partner.partnerId, 1500);
+    await server.app.deps.keys.rotate(partner.partnerId, 1500);
     const openedAt = performance.now();
     const stream = await SseClient.open(restUrl(server.url, merchantId), { apiKey: partner.apiKey });
     expect(stream.status).toBe(200);

@@ -6,7 +6,6 @@ import type { AppDeps } from '../../context.js';
 import { AppError, isServerFailure, toAppError } from '../../errors.js';
 import { ingestEvents } from '../../services/events/ingest-events.js';
 import { CollectorDirectory, hostOfHeader } from '../../services/tag/collector-directory.js';
-import { collectorHostsFor } from '../../services/tag/collector-hosts.js';
 import { rootDomainOf } from '../../services/tag/domains.js';
 import { readJsonBody } from '../body.js';
 import { clientUsesHttps } from '../client-address.js';
@@ -51,8 +50,8 @@ export function originOnDomain(origin: string, rootDomain: string): boolean {
  * first-party cookie on the tag's root domain.
  */
 export function createCollector(deps: AppDeps): Collector {
-  const directory = new CollectorDirectory(deps.db);
-  const collectorHosts = collectorHostsFor(deps.db);
+  const { collectorHosts } = deps;
+  const directory = new CollectorDirectory(deps.db, collectorHosts);
   // Hosts that are never collectors: no lookup for the API's own name.
   const apiHosts = new Set([deps.env.TAG_TARGET_HOST]);
   if (deps.env.PUBLIC_BASE_URL) apiHosts.add(new URL(deps.env.PUBLIC_BASE_URL).hostname.toLowerCase());

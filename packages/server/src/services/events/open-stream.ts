@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import { findOwnMerchant } from '../merchant/find-merchant.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
-import { keyWatchFor } from '../partner/key-watch.js';
+import type { ApiKeys } from '../partner/keys.js';
 import type { StreamHub } from './hub.js';
 import type { StreamCaps } from './stream-caps.js';
 import type { EventSubscription } from './subscription.js';
@@ -28,7 +28,7 @@ export function parseLastEventId(value: string | undefined | null): number | und
  * ends with UNAUTHORIZED (services/partner/key-watch.ts).
  */
 export async function openEventStream(
-  deps: { db: Database; streams: StreamHub; streamCaps?: StreamCaps | undefined },
+  deps: { db: Database; streams: StreamHub; keys: ApiKeys; streamCaps?: StreamCaps | undefined },
   partner: AuthenticatedPartner,
   input: StreamEventsQuery,
 ): Promise<EventSubscription> {
@@ -39,9 +39,7 @@ export async function openEventStream(
   try {
     await findOwnMerchant(deps.db, partner, query.merchantId);
     const subscription = await deps.streams.subscribe({ merchantId: query.merchantId, names: query.events, afterSeq });
-    const unwatch = partner.key
-      ? keyWatchFor(deps.db).watch(partner.key, (error) => subscription.fail(error))
-      : () => {};
+    const unwatch = partner.key ? deps.keys.watch(partner.key, (error) => subscription.fail(error)) : () => {};
     const ended = () => {
       unwatch();
       release();

@@ -2,7 +2,6 @@ import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
-import { keyCacheFor } from './key-cache.js';
 import { generateApiKey } from './key-hash.js';
 
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -18,7 +17,8 @@ async function requirePartner(db: Database, partnerId: string): Promise<void> {
 }
 
 /**
- * Issues a new key. The partner's other usable keys stay valid for `overlapMs` (default 24 h) so
+ * Issues a new key. Every server forgets its cached keys on the trigger's notification (migration
+ * 0005); an app's own `keys.rotate` (services/partner/keys.ts) also forgets at once. The partner's other usable keys stay valid for `overlapMs` (default 24 h) so
  * deployments can switch over; 0 cuts them at once.
  */
 export async function rotateApiKey(
@@ -38,8 +38,6 @@ export async function rotateApiKey(
       .where(and(eq(apiKeys.partnerId, partnerId), usable));
     await tx.insert(apiKeys).values({ partnerId, keyHash: key.hash, keyPrefix: key.prefix });
   });
-  // Other processes hear it from the trigger's notification; this one forgets at once.
-  keyCacheFor(db).invalidate();
   return { apiKey: key.key, oldKeysExpireAt: expiresAt.toISOString() };
 }
 
@@ -51,7 +49,6 @@ export async function revokeApiKeys(db: Database, partnerId: string): Promise<nu
     .set({ revokedAt: sql`now()` })
     .where(and(eq(apiKeys.partnerId, partnerId), usable))
     .returning({ id: apiKeys.id });
-  keyCacheFor(db).invalidate();
   return revoked.length;
 }
 

@@ -3,9 +3,9 @@ import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
-import { keyCacheFor } from './key-cache.js';
+import type { ApiKeyCache } from './key-cache.js';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from './key-hash.js';
-import { touchApiKey } from './last-used.js';
+import type { KeyUsage } from './last-used.js';
 
 export interface AuthenticatedPartner {
   id: string;
@@ -51,7 +51,11 @@ export function bearerToken(header: string | string[] | undefined): string | nul
  * the hashes compared in constant time; verified keys are cached in memory until any key or
  * partner changes (services/partner/key-cache.ts), so a partner's requests do not each read their key.
  */
-export async function authenticate(db: Database, header: string | string[] | undefined): Promise<AuthenticatedPartner> {
+export async function authenticate(
+  db: Database,
+  keys: { cache: ApiKeyCache; usage: KeyUsage },
+  header: string | string[] | undefined,
+): Promise<AuthenticatedPartner> {
   const raw = Array.isArray(header) ? header[0] : header;
   const token = bearerToken(header);
   if (token === null) throw new BearerTokenMissingError();
@@ -59,10 +63,10 @@ export async function authenticate(db: Database, header: string | string[] | und
     throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
   }
   const hash = hashApiKey(token);
-  const cache = keyCacheFor(db);
+  const { cache, usage } = keys;
   const cached = cache.get(hash);
   if (cached) {
-    touchApiKey(db, cached.keyId);
+    usage.touch(db, cached.keyId);
     // An entry still cached is current: every invalidation empties the cache.
     return { ...cached.partner, key: { id: cached.keyId, expiresAt: cached.expiresAt, generation: cache.version } };
   }
@@ -88,7 +92,7 @@ export async function authenticate(db: Database, header: string | string[] | und
     )
     .limit(1);
   if (!row || !hashesEqual(row.keyHash, hash)) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
-  touchApiKey(db, row.keyId);
+  usage.touch(db, row.keyId);
   const partner = { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
   const expiresAt = row.expiresAt?.getTime() ?? null;
   cache.set(token0, { keyId: row.keyId, keyHash: row.keyHash, expiresAt, partner });

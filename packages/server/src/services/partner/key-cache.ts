@@ -1,4 +1,4 @@
-import type { Database, DatabaseHandle } from '../../db/client.js';
+import type { DatabaseHandle } from '../../db/client.js';
 import type { Logger } from '../../logger.js';
 
 /** The channel migration 0005's triggers notify on when a key or a partner changes. */
@@ -20,7 +20,7 @@ export interface CachedKey {
 }
 
 /**
- * Verified API keys by hash, per database. Used only while this process LISTENs on
+ * Verified API keys by hash, one per app (`AppDeps.keys`). Used only while this process LISTENs on
  * `partner_api_keys`: every revocation, rotation or partner change empties it at once, in every
  * process. A lookup that started before an invalidation never writes its (possibly stale) answer.
  */
@@ -28,7 +28,7 @@ export class ApiKeyCache {
   private readonly entries = new Map<string, { key: CachedKey; storedAt: number }>();
   private generation = 0;
   private readonly listeners = new Set<() => void>();
-  /** Processes' apps listening for invalidations on this database (tests share one database). */
+  /** LISTENs feeding this cache its invalidations (0 or 1 per app). */
   private watchers = 0;
 
   /** Whether answers are cached at all (only while listening). */
@@ -90,25 +90,16 @@ export class ApiKeyCache {
   }
 }
 
-const caches = new WeakMap<Database, ApiKeyCache>();
-
-/** The key cache of one database (one per process and database). */
-export function keyCacheFor(db: Database): ApiKeyCache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new ApiKeyCache();
-    caches.set(db, cache);
-  }
-  return cache;
-}
-
 /**
  * LISTENs for key and partner changes and turns the database's key cache on. If LISTEN cannot be
  * set up, the cache stays off (every request reads its key from the database). Returns the stop
  * function.
  */
-export async function watchApiKeys(database: DatabaseHandle, logger?: Logger): Promise<() => Promise<void>> {
-  const cache = keyCacheFor(database.db);
+export async function watchApiKeys(
+  database: DatabaseHandle,
+  cache: ApiKeyCache,
+  logger?: Logger,
+): Promise<() => Promise<void>> {
   try {
     const unlisten = await database.listen(
       API_KEYS_CHANNEL,

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedKey } from './authenticate.js';
-import { KEY_CACHE_TTL_MS, keyCacheFor } from './key-cache.js';
+import { type ApiKeyCache, KEY_CACHE_TTL_MS } from './key-cache.js';
 
 /** The message of the final `UNAUTHORIZED` frame of a stream whose key ended. */
 export const KEY_ENDED_MESSAGE = 'The API key of this stream was revoked or expired';
@@ -33,14 +33,10 @@ export class KeyWatch {
   private checking: Promise<void> | null = null;
   private again = false;
 
-  constructor(private readonly db: Database) {}
-
-  /** Watchers open now (for tests). */
-  get size(): number {
-    let n = 0;
-    for (const set of this.byKey.values()) n += set.size;
-    return n;
-  }
+  constructor(
+    private readonly db: Database,
+    private readonly cache: ApiKeyCache,
+  ) {}
 
   /**
    * Calls `end` once when `key` is revoked, expires, or its partner is gone. Returns the function
@@ -57,12 +53,12 @@ export class KeyWatch {
     this.arm(watcher);
     this.start();
     // A change between authentication and now would have been missed: check once more.
-    if (keyCacheFor(this.db).version !== key.generation) this.recheck();
+    if (this.cache.version !== key.generation) this.recheck();
     return () => this.forget(key.id, watcher);
   }
 
   private start(): void {
-    if (!this.stopListening) this.stopListening = keyCacheFor(this.db).onInvalidate(() => this.recheck());
+    if (!this.stopListening) this.stopListening = this.cache.onInvalidate(() => this.recheck());
     if (!this.poll) {
       this.poll = setInterval(() => this.recheck(), KEY_CACHE_TTL_MS);
       this.poll.unref();
@@ -167,16 +163,4 @@ export class KeyWatch {
       }
     }
   }
-}
-
-const watches = new WeakMap<Database, KeyWatch>();
-
-/** The key watch of one database (one per process and database, like its key cache). */
-export function keyWatchFor(db: Database): KeyWatch {
-  let watch = watches.get(db);
-  if (!watch) {
-    watch = new KeyWatch(db);
-    watches.set(db, watch);
-  }
-  return watch;
 }

@@ -6,22 +6,25 @@ import { apiKeys } from '../../db/schema/index.js';
 export const LAST_USED_RESOLUTION_MS = 60_000;
 const MAX_TRACKED = 10_000;
 
-const lastWritten = new Map<string, number>();
-
 /**
  * Records that a key was used, off the request's path: the update is fired and never awaited, at
- * most once a minute per key, and a failure (database down, process closing) is ignored.
+ * most once a minute per key and app, and a failure (database down, process closing) is ignored.
+ * One per app (`AppDeps.keys.usage`): the clock of when each key was last written.
  */
-export function touchApiKey(db: Database, keyId: string, now = Date.now()): void {
-  const previous = lastWritten.get(keyId);
-  if (previous !== undefined && now - previous < LAST_USED_RESOLUTION_MS) return;
-  if (lastWritten.size >= MAX_TRACKED) lastWritten.clear();
-  lastWritten.set(keyId, now);
-  db.update(apiKeys)
-    .set({ lastUsedAt: sql`now()` })
-    .where(eq(apiKeys.id, keyId))
-    .then(
-      () => undefined,
-      () => lastWritten.delete(keyId),
-    );
+export class KeyUsage {
+  private readonly lastWritten = new Map<string, number>();
+
+  touch(db: Database, keyId: string, now = Date.now()): void {
+    const previous = this.lastWritten.get(keyId);
+    if (previous !== undefined && now - previous < LAST_USED_RESOLUTION_MS) return;
+    if (this.lastWritten.size >= MAX_TRACKED) this.lastWritten.clear();
+    this.lastWritten.set(keyId, now);
+    db.update(apiKeys)
+      .set({ lastUsedAt: sql`now()` })
+      .where(eq(apiKeys.id, keyId))
+      .then(
+        () => undefined,
+        () => this.lastWritten.delete(keyId),
+      );
+  }
 }

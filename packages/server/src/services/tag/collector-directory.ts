@@ -4,7 +4,7 @@ import { TtlCache } from '../../cache/ttl-cache.js';
 import type { Database } from '../../db/client.js';
 import { merchants, partners, tags } from '../../db/schema/index.js';
 import { collectorHostOf } from './collector-host.js';
-import { collectorHostsFor } from './collector-hosts.js';
+import type { CollectorHostSet } from './collector-hosts.js';
 import { rootDomainOf } from './domains.js';
 
 /** How long host and tag lookups are trusted (a tag's collector host never changes). */
@@ -42,12 +42,15 @@ export class CollectorDirectory {
   /** Background re-reads under way (one per key). */
   private readonly refreshing = new Set<string>();
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly collectorHosts: CollectorHostSet,
+  ) {}
 
   /** True when `host` is `<record>.<domain>` of a custom tag or of a partner's onboarding record. */
   async isCollectorHost(host: string): Promise<boolean> {
     // The in-memory set of every host (collector-hosts.ts): no database query, whatever the Host.
-    const inSet = collectorHostsFor(this.db).has(host);
+    const inSet = this.collectorHosts.has(host);
     if (inSet !== undefined) return inSet;
     const cached = this.hosts.get(host);
     if (cached !== undefined) return cached;

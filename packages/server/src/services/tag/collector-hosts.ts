@@ -102,25 +102,16 @@ export class CollectorHostSet {
   }
 }
 
-const sets = new WeakMap<Database, CollectorHostSet>();
-
-/** The collector host set of one database (one per process and database). */
-export function collectorHostsFor(db: Database): CollectorHostSet {
-  let set = sets.get(db);
-  if (!set) {
-    set = new CollectorHostSet();
-    sets.set(db, set);
-  }
-  return set;
-}
-
 /**
  * LISTENs on `partner_collector_hosts` and loads the set (again after every re-LISTEN: what was
  * notified meanwhile is lost). If LISTEN cannot be set up, the set stays off and hosts are looked
  * up per request. Returns the stop function.
  */
-export async function watchCollectorHosts(database: DatabaseHandle, logger?: Logger): Promise<() => Promise<void>> {
-  const set = collectorHostsFor(database.db);
+export async function watchCollectorHosts(
+  database: DatabaseHandle,
+  set: CollectorHostSet,
+  logger?: Logger,
+): Promise<() => Promise<void>> {
   const reload = () => void set.reload(database.db, logger);
   try {
     const unlisten = await database.listen(
