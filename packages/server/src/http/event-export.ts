@@ -5,6 +5,7 @@ import type { AppDeps } from '../context.js';
 import { errorResponse, isServerFailure, toAppError } from '../errors.js';
 import { type EventExport, openEventExport } from '../services/events/export-events.js';
 import { sendUnrouted } from './allowed-methods.js';
+import { drained } from './drained.js';
 import { clientOf } from './rate-limit.js';
 import { sendError } from './respond.js';
 
@@ -20,19 +21,6 @@ function acceptsGzip(req: IncomingMessage): boolean {
     if (coding?.trim() !== 'gzip') return false;
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
     return q === undefined || Number(q.slice(2)) > 0;
-  });
-}
-
-/** Resolves when `stream` can take more, or when the response is gone. */
-function drained(stream: NodeJS.WritableStream, res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.removeListener('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    res.on('close', done);
   });
 }
 

@@ -5,6 +5,7 @@ import { errorResponse, isServerFailure, toAppError } from '../errors.js';
 import { openEventStream } from '../services/events/open-stream.js';
 import type { EventSubscription, StreamedEvent } from '../services/events/subscription.js';
 import { sendUnrouted } from './allowed-methods.js';
+import { drained } from './drained.js';
 import { clientOf } from './rate-limit.js';
 import { sendError } from './respond.js';
 
@@ -30,18 +31,6 @@ export function errorFrame(error: unknown): string {
   const retryAfter = Object.entries(appError.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
   const retry = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? `retry: ${Number(retryAfter) * 1000}\n` : '';
   return `${retry}event: error\ndata: ${JSON.stringify(body)}\n\n`;
-}
-
-function waitDrain(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
 }
 
 /**
@@ -97,7 +86,7 @@ export async function handleEventStream(
     for await (const event of subscription) {
       if (res.destroyed) break;
       // A full socket: wait until it drains, or until the subscription ends (overflow, shutdown).
-      if (!res.write(eventFrame(event))) await Promise.race([waitDrain(res), subscription.ended]);
+      if (!res.write(eventFrame(event))) await Promise.race([drained(res, res), subscription.ended]);
     }
   } catch (error) {
     const appError = toAppError(error);
