@@ -120,8 +120,10 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
       return list.length >= 6 ? list : undefined;
     });
 
-    // Page 1 and page 2 each sent a batch by fetch; the batch pending at the reload left by sendBeacon.
-    expect(sends).toEqual(['fetch', 'fetch']);
+    // Page 1 and page 2 each sent by fetch (a page's events may leave in one batch or two, as the
+    // batching timer and this machine's load fall); the batch pending at the reload left by sendBeacon.
+    expect(sends.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(sends)).toEqual(new Set(['fetch']));
     expect(await tab.evaluate("sessionStorage.getItem('beacons')")).toBe('1');
     const names = all.map((e) => e.event_name).sort();
     // Each page load sends its PageView and the ViewContent its inline script queued.
