@@ -17,9 +17,10 @@ async function requirePartner(db: Database, partnerId: string): Promise<void> {
 }
 
 /**
- * Issues a new key. Every server forgets its cached keys on the trigger's notification (migration
- * 0005); an app's own `keys.rotate` (services/partner/keys.ts) also forgets at once. The partner's other usable keys stay valid for `overlapMs` (default 24 h) so
- * deployments can switch over; 0 cuts them at once.
+ * Issues a new key. The partner's other usable keys stay valid for `overlapMs` (default 24 h) so
+ * deployments can switch over; 0 cuts them at once. Every server forgets its cached keys on the
+ * trigger's notification (migration 0005); an app's own `keys.rotate` (services/partner/keys.ts)
+ * also forgets at once.
  */
 export async function rotateApiKey(
   db: Database,
