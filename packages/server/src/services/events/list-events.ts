@@ -137,8 +137,10 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  * - Deeper offset pages: a deferred join. The keys of the page are found by an index-only scan
  *   (OFFSET skips index entries, not heap rows), then only the page's rows are fetched by key.
  * - Several names: PostgreSQL 15 cannot read `event_name IN (...)` in index order, so each name
- *   reads its first offset+limit+1 keys from the (merchant, name, time, id) index and the per-name
- *   runs are merged (Merge Append), instead of sorting every matching row.
+ *   reads its first offset+limit+1 entries from the (merchant, name, time, id) index and the
+ *   per-name runs are merged (Merge Append), instead of sorting every matching row. On the first
+ *   page or from a cursor the runs read whole rows (one heap fetch per row taken); on deeper offset
+ *   pages they read keys only, and the deferred join fetches the page's rows.
  */
 /**
  * What a page row holds: the five fields (the list), or one `line` of text that is exactly
@@ -147,7 +149,7 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  */
 type RowShape = 'fields' | 'line';
 
-function selectList(shape: RowShape, prefix: '' | 'e.'): SQL {
+function selectList(shape: RowShape, prefix: '' | 'e.' | 'r.'): SQL {
   const col = (name: string) => sql.raw(`${prefix}${name}`);
   const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
   if (shape === 'fields') {
@@ -200,7 +202,10 @@ export function dataQuery(
       from events where ${where(names, ...after)} and ${ownedMerchant(partnerId, merchantId)}
       order by ${order('events.')} limit ${take}`;
   }
-  const cols = sql.raw(keyCols.join(', '));
+  // Several names, first page or a cursor: each run reads whole rows straight from its index scan
+  // (one heap fetch per row taken, and Merge Append pulls only what the page needs); a deferred
+  // join would walk the primary key once per row, which is what grows with the table.
+  const cols = sql.raw(offset === 0 ? 'id, muid, event_name, event_time, raw_data' : keyCols.join(', '));
   const run = (name: string, ...more: SQL[]) =>
     sql`(select ${cols} from events where ${where([name], ...more)} order by ${order()} limit ${offset + take})`;
   const branches: SQL[] = [];
@@ -216,6 +221,12 @@ export function dataQuery(
     const cursorName = position.name ?? '';
     branches.push(run(name, afterTimeId as SQL, sql`${name}::text = ${cursorName}::text`));
     branches.push(run(name, sql`${name}::text ${cmp} ${cursorName}::text`));
+  }
+  if (offset === 0) {
+    return sql`select ${selectList(shape, 'r.')}
+      from (${sql.join(branches, sql` union all `)}) r
+      where ${ownedMerchant(partnerId, merchantId)}
+      order by ${order('r.')} limit ${take}`;
   }
   const keys =
     names.length <= 1
