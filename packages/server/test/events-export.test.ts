@@ -21,6 +21,8 @@ const TRICKY = [
   },
   { id: 'tricky-2', event_name: 'Ünïcode Name', data: { ctl: '\u0001\u001f\u007f', empty: '' } },
   { id: 'tricky-3"x', event_name: 'PageView', data: [1, 2.5, null, true] },
+  // Quotes, backslashes and placeholders: COPY takes no parameters, so values are inlined as literals.
+  { id: "tricky-4 it's \\' $1 E'x", event_name: "O'Brien\\$2", data: { q: "'; select 1; --" } },
 ];
 
 beforeAll(async () => {
@@ -131,6 +133,7 @@ describe('GET /v1/partners/events/export', () => {
       { events: 'Purchase,Ünïcode Name', startDate: '2026-01-05', endDate: '2026-01-05T12:00:00Z' },
       { events: 'Search', sortBy: 'event_name', sortOrder: 'desc', endDate: '2026-01-02' },
       { sortBy: 'event_name', startDate: '2026-01-13T01:00:00Z' },
+      { events: "O'Brien\\$2,Purchase", endDate: '2026-01-05' },
     ]) {
       const res = await get(exportPath(query));
       const all = lines(res.body);
@@ -173,6 +176,17 @@ describe('GET /v1/partners/events/export', () => {
     expect(summary.complete).toBe(true);
     expect(received.length + summary.count).toBe(total);
     expectSameLines([...received, ...rest], full);
+  });
+
+  it('resumes after an event whose id holds quotes, backslashes and a placeholder', async () => {
+    const query = { sortOrder: 'asc', endDate: '2026-01-05T23:59:59Z' };
+    const full = lines((await get(exportPath(query))).body);
+    full.pop();
+    const at = full.findIndex((line) => JSON.parse(line).id === TRICKY[3]?.id);
+    expect(at).toBeGreaterThan(0);
+    const rest = lines((await get(exportPath({ ...query, afterId: TRICKY[3]?.id as string }))).body);
+    expect(JSON.parse(rest.pop() as string)).toMatchObject({ complete: true, count: full.length - at - 1 });
+    expectSameLines(rest, full.slice(at + 1));
   });
 
   it('sends gzip when accepted, the same lines', async () => {

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { copyLines } from '../../db/copy-lines.js';
 import { readRows } from '../../db/read-rows.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
@@ -13,17 +14,22 @@ import {
   parseEventFilters,
 } from './list-events.js';
 
-/** Events per keyset batch: one short statement each (well inside the statement deadline). */
+/** Events per keyset batch read as rows (PGlite): one short statement each (well inside the statement deadline). */
 export const EXPORT_BATCH = 2_000;
+/**
+ * Events per keyset batch read with COPY (PostgreSQL): still one short statement each (about 30 ms
+ * here), and memory holds the batch as bytes only (about 3 MB), never as rows or strings.
+ */
+export const COPY_BATCH = 10_000;
 
 export type ExportEventsParams = Omit<ListEventsParams, 'page' | 'limit'> & {
   /** Resume a cut download after this event (the `id` of the last line received). */
   afterId?: string | undefined;
 };
 
-/** One batch of the export: NDJSON text (one line per event, each ending in `\n`) and its size. */
+/** One batch of the export: NDJSON (one line per event, each ending in `\n`) and its size. */
 export interface ExportBatch {
-  text: string;
+  text: string | Buffer;
   count: number;
 }
 
@@ -76,8 +82,27 @@ export async function openEventExport(
   }
   const byName = params.sortBy === 'event_name';
   const sort = { sortBy: params.sortBy, sortOrder: params.sortOrder, page: 1, limit: EXPORT_BATCH };
+  /** The position after a line (`{"id":...,"event_name":...,"event_time":...}` first). */
+  const after = (line: string): CursorPosition => {
+    const last = JSON.parse(line) as { id: string; event_name: string; event_time: string };
+    return { page: 2, time: last.event_time, id: last.id, name: byName ? last.event_name : undefined };
+  };
+  const copySort = { ...sort, limit: COPY_BATCH - 1 }; // the statement reads limit + 1 rows
   async function* batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
     let count = 0;
+    // PostgreSQL: COPY batches (the lines go out as the bytes PostgreSQL wrote); a batch shorter
+    // than COPY_BATCH is the last. PGlite (or a value COPY cannot carry): rows, below.
+    for (;;) {
+      const copied = await copyLines(db, dataQuery(partner.id, params.merchantId, copySort, filters, position, 'line'));
+      if (!copied) break;
+      if (copied.lines > 0) {
+        const { bytes } = copied;
+        position = after(bytes.toString('utf8', bytes.lastIndexOf(10, bytes.length - 2) + 1, bytes.length - 1));
+        count += copied.lines;
+        yield { text: bytes, count: copied.lines };
+      }
+      if (copied.lines < COPY_BATCH) return summary(count);
+    }
     for (;;) {
       const [rows = []] = await readRows(db, [
         dataQuery(partner.id, params.merchantId, sort, filters, position, 'line'),
@@ -87,24 +112,20 @@ export async function openEventExport(
       if (n > 0) {
         let text = '';
         for (let i = 0; i < n; i++) text += `${(rows[i] as { line: string }).line}\n`;
-        const last = JSON.parse((rows[n - 1] as { line: string }).line) as {
-          id: string;
-          event_name: string;
-          event_time: string;
-        };
-        position = { page: 2, time: last.event_time, id: last.id, name: byName ? last.event_name : undefined };
+        position = after((rows[n - 1] as { line: string }).line);
         count += n;
         yield { text, count: n };
       }
       if (rows.length <= EXPORT_BATCH) break;
     }
-    return {
-      complete: true,
-      count,
-      cursor: position
-        ? encodeCursor(cursorKey, binding, { ...position, name: byName ? position.name : undefined })
-        : null,
-    };
+    return summary(count);
   }
+  const summary = (count: number): ExportSummary => ({
+    complete: true,
+    count,
+    cursor: position
+      ? encodeCursor(cursorKey, binding, { ...position, name: byName ? position.name : undefined })
+      : null,
+  });
   return { batches: batches() };
 }

@@ -1,0 +1,91 @@
+import { DrizzleQueryError, type SQL } from 'drizzle-orm';
+import type { Database } from './client.js';
+import { deadlineError } from './deadline.js';
+import { toQuery } from './read-rows.js';
+
+/** What `copyLines` read: the lines, each ending in `\n`, as PostgreSQL sent them, and how many. */
+export interface CopiedLines {
+  bytes: Buffer;
+  lines: number;
+}
+
+interface CopyQuery extends Promise<unknown> {
+  readable(): Promise<NodeJS.ReadableStream & { destroy(error?: Error): void }>;
+  /** Set by the patched postgres.js once the query is sent: destroys its connection. */
+  discard?: (error: Error) => void;
+}
+interface PostgresJsClient {
+  unsafe(query: string): CopyQuery;
+  options: { query_timeout?: number | ((query: unknown) => number | null | undefined) | null };
+}
+
+/**
+ * A value as a PostgreSQL literal, for the one statement that takes no parameters (COPY): text as
+ * an escape string (`E'...'`, backslashes and quotes escaped, so the result does not depend on
+ * standard_conforming_strings), finite numbers as they are. Null for anything else (a NUL, which
+ * text cannot hold; other types): the caller reads rows instead.
+ */
+export function literal(value: unknown): string | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : null;
+  if (typeof value !== 'string' || value.includes('\0')) return null;
+  return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
+}
+
+/** `text` with each `$n` replaced by its parameter as a literal; null when one cannot be. */
+export function inlineParams(text: string, params: readonly unknown[]): string | null {
+  let failed = false;
+  const out = text.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = literal(params[Number(n) - 1]);
+    if (value === null) failed = true;
+    return value ?? '';
+  });
+  return failed ? null : out;
+}
+
+/**
+ * Runs `COPY (statement) TO STDOUT` for a statement of one text column and returns its rows as
+ * lines, the bytes PostgreSQL sent, never parsed into rows or strings here. CSV with a delimiter
+ * and a quote character that are control characters: a line that holds neither (JSON text, whose
+ * control characters are escaped) is written exactly as the column's value, with no quoting or
+ * escaping. Reads to the end (memory: the statement's output; callers keep it to a batch), within
+ * the pool's deadline: a connection that goes silent mid-copy is discarded, as for any query.
+ * Null on PGlite or when a parameter cannot be inlined: the caller reads rows instead.
+ */
+export async function copyLines(db: Database, statement: SQL): Promise<CopiedLines | null> {
+  const client = (db as unknown as { $client: PostgresJsClient | object }).$client;
+  if (!('unsafe' in client) || !('options' in client)) return null;
+  const query = toQuery(statement);
+  const inlined = inlineParams(query.sql, query.params);
+  if (inlined === null) return null;
+  const text = `copy (${inlined}) to stdout with (format csv, delimiter e'\\x02', quote e'\\x01')`;
+  const deadline = client.options.query_timeout;
+  const ms = (typeof deadline === 'function' ? deadline(undefined) : deadline) ?? 0;
+  const copy = client.unsafe(text);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const stream = await copy.readable();
+    return await new Promise<CopiedLines>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      if (ms > 0) {
+        timer = setTimeout(() => {
+          const error = deadlineError(ms, true);
+          copy.discard ? copy.discard(error) : stream.destroy(error);
+          reject(error);
+        }, ms);
+      }
+      // One chunk per row: postgres.js pushes each CopyData message, and a backend's CopyData
+      // messages always correspond to single rows (protocol docs, "COPY Operations").
+      stream.on('data', (chunk: Buffer) => {
+        chunks.push(chunk);
+        size += chunk.length;
+      });
+      stream.on('end', () => resolve({ bytes: Buffer.concat(chunks, size), lines: chunks.length }));
+      stream.on('error', reject);
+    });
+  } catch (cause) {
+    throw new DrizzleQueryError(text, [], cause instanceof Error ? cause : new Error(String(cause)));
+  } finally {
+    clearTimeout(timer);
+  }
+}
