@@ -2,8 +2,9 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { copyLines, literal } from '../../src/db/copy-lines.js';
+import { copyRows, literal } from '../../src/db/copy-rows.js';
 import { readRows } from '../../src/db/read-rows.js';
+import { ndjsonFromCopy } from '../../src/services/events/ndjson-from-copy.js';
 import {
   createScratchDatabase,
   postgresAnswers,
@@ -14,8 +15,8 @@ import {
 } from '../helpers/hardening.js';
 
 /**
- * The export's COPY reader (db/copy-lines.ts) on a real PostgreSQL, through a TCP proxy: values
- * inlined as literals read back exactly, the lines are the statement's rows byte for byte, COPY
+ * The export's COPY reader (db/copy-rows.ts) on a real PostgreSQL, through a TCP proxy: values
+ * inlined as literals read back exactly, its rows made into lines are JSON.stringify of each row, COPY
  * after COPY on one connection (the patched postgres.js CopyDone), and a connection that goes
  * silent mid-copy fails within the deadline.
  */
@@ -31,10 +32,12 @@ const NASTY = [
   'tab\there\nnewline',
   'é€😀 Ünïcode',
   '\u0001\u001f\u007f',
+  'carriage\rvertical\u000bbackspace\bform\f "quoted"',
+  '\u2028\u2029 \\N \\v',
   '',
 ];
 
-describe('COPY lines (PostgreSQL)', async () => {
+describe('COPY rows (PostgreSQL)', async () => {
   const available = await postgresAnswers();
   let scratch: ScratchDatabase;
   let proxy: TcpProxy;
@@ -42,7 +45,7 @@ describe('COPY lines (PostgreSQL)', async () => {
 
   beforeAll(async () => {
     if (!available) return;
-    scratch = await createScratchDatabase('h_copy_lines');
+    scratch = await createScratchDatabase('h_copy_rows');
     proxy = await startTcpProxy(Number(new URL(scratch.url).port || 5432));
     handle = await openDatabase({
       kind: 'postgres',
@@ -73,20 +76,32 @@ describe('COPY lines (PostgreSQL)', async () => {
   );
 
   it.skipIf(!available)(
-    'gives the rows of the statement as lines, byte for byte, with its parameters inlined',
+    'gives the rows with their parameters inlined; made into lines, each is JSON.stringify of the row',
     async () => {
-      const statement = sql`select to_json(${NASTY[1]}::text)::text || ' ' || to_json(v)::text || ' ' || g as line
+      // Every nasty value in every column, the parameters themselves inlined as literals.
+      const statement = sql`select ${NASTY[1]}::text || v as id, v as muid, v || ${NASTY[3]}::text as event_name,
+        'T' || g as event_time, ${NASTY[5]}::text || v || ${NASTY[0]}::text as raw_data
       from unnest(array[${sql.join(
         NASTY.map((v) => sql`${v}`),
         sql`, `,
       )}]::text[]) v, generate_series(1, 3) g order by g, v`;
       const [rows = []] = await readRows(handle.db, [statement]);
-      const copied = await copyLines(handle.db, statement);
-      expect(copied?.lines).toBe(rows.length);
-      expect(copied?.bytes.toString()).toBe(rows.map((r) => `${r.line}\n`).join(''));
-      expect(await copyLines(handle.db, sql`select 'x' as line where false`)).toEqual({
+      const copied = await copyRows(handle.db, statement);
+      expect(copied?.rows).toBe(rows.length);
+      const made = ndjsonFromCopy(copied?.bytes ?? Buffer.alloc(0), copied?.rows ?? 0);
+      const expected = rows.map((r) =>
+        JSON.stringify({
+          id: r.id,
+          muid: r.muid,
+          event_name: r.event_name,
+          event_time: r.event_time,
+          raw_data: r.raw_data,
+        }),
+      );
+      expect(made.bytes.toString().split('\n').slice(0, -1)).toEqual(expected);
+      expect(await copyRows(handle.db, sql`select 'x' as line where false`)).toEqual({
         bytes: Buffer.alloc(0),
-        lines: 0,
+        rows: 0,
       });
     },
   );
@@ -97,8 +112,8 @@ describe('COPY lines (PostgreSQL)', async () => {
       // 8 MB per COPY: the readable's buffer fills, so postgres.js pauses the socket mid-copy.
       const statement = sql`select repeat('x', 150) || g as line from generate_series(1, ${50_000}::int) g`;
       for (let i = 0; i < 5; i++) {
-        const copied = await copyLines(handle.db, statement);
-        expect(copied?.lines).toBe(50_000);
+        const copied = await copyRows(handle.db, statement);
+        expect(copied?.rows).toBe(50_000);
       }
       const [rows] = await readRows(handle.db, [sql`select 1 as one`]);
       expect(rows).toEqual([{ one: 1 }]);
@@ -138,7 +153,7 @@ describe('COPY lines (PostgreSQL)', async () => {
       // Lines trickle out (1 ms each), well within statement_timeout per row but not as a whole.
       const slow = sql`select repeat('y', 8000) || g || (select '' from pg_sleep(0.001 + g * 0)) as line
       from generate_series(1, 800) g`;
-      const pending = copyLines(handle.db, slow).then(
+      const pending = copyRows(handle.db, slow).then(
         () => null,
         (e: unknown) => e,
       );
@@ -151,9 +166,9 @@ describe('COPY lines (PostgreSQL)', async () => {
       // Healed: the pool replaces the discarded connection (one made meanwhile may still fail).
       await proxy.setMode('forward');
       const healed = performance.now();
-      let copied: Awaited<ReturnType<typeof copyLines>> = null;
+      let copied: Awaited<ReturnType<typeof copyRows>> = null;
       while (!copied && performance.now() - healed < 10_000) {
-        copied = await copyLines(handle.db, sql`select 'back' as line`).catch(() => null);
+        copied = await copyRows(handle.db, sql`select 'back' as line`).catch(() => null);
       }
       expect(copied?.bytes.toString()).toBe('back\n');
     },
