@@ -2,6 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COPY_BATCH } from '../src/services/events/export-events.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';
 import { collectOk, type GeneratedTag, listEvents, preverifiedTag } from './helpers/fixtures.js';
@@ -188,6 +189,62 @@ describe('GET /v1/partners/events/export', () => {
     expect(JSON.parse(rest.pop() as string)).toMatchObject({ complete: true, count: full.length - at - 1 });
     expectSameLines(rest, full.slice(at + 1));
   });
+
+  it.skipIf(!process.env.TEST_DATABASE_URL)(
+    'a reader that stops reading stops the reads: batches wait for the socket, memory holds two',
+    { timeout: 60_000 },
+    async () => {
+      // Each batch is one COPY statement: count them while the reader holds the stream paused.
+      const db = server.app.deps.db as unknown as { $client: { unsafe: (...args: unknown[]) => unknown } };
+      const original = db.$client.unsafe;
+      let copies = 0;
+      db.$client.unsafe = (...args: unknown[]) => {
+        if (typeof args[0] === 'string' && args[0].startsWith('copy (')) copies++;
+        return original.apply(db.$client, args);
+      };
+      try {
+        let release = () => {};
+        const stalled = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let received = 0;
+        const done = new Promise<string>((resolve, reject) => {
+          const headers = { authorization: `Bearer ${server.partner.apiKey}`, 'accept-encoding': 'identity' };
+          const req = http.get(`${server.url}${exportPath({ sortOrder: 'asc' })}`, { headers, agent: false }, (res) => {
+            let tail = '';
+            res.once('data', () => {
+              res.pause();
+              stalled.then(() => res.resume());
+            });
+            res.on('data', (chunk: Buffer) => {
+              received += chunk.length;
+              tail = (tail + chunk.toString()).slice(-300);
+            });
+            res.on('end', () => resolve(tail));
+            res.on('error', reject);
+          });
+          req.on('error', reject);
+        });
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        const whilePaused = copies;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        // Stalled: no batch read during the second paused second, far fewer read than the export has.
+        expect(copies).toBe(whilePaused);
+        const total = Math.ceil((BULK + TRICKY.length) / COPY_BATCH);
+        expect(whilePaused).toBeLessThan(total / 2);
+        release();
+        const tail = await done;
+        expect(JSON.parse(tail.trimEnd().split('\n').pop() as string)).toMatchObject({
+          complete: true,
+          count: BULK + TRICKY.length,
+        });
+        expect(copies).toBeGreaterThanOrEqual(total);
+        expect(received).toBeGreaterThan(BULK * 50);
+      } finally {
+        db.$client.unsafe = original;
+      }
+    },
+  );
 
   it('sends gzip when accepted, the same lines', async () => {
     const query = { events: 'Purchase', endDate: '2026-01-03' };
