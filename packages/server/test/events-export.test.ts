@@ -191,7 +191,7 @@ describe('GET /v1/partners/events/export', () => {
   });
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'a reader that stops reading stops the reads: batches wait for the socket, memory holds two',
+    'a reader that stops reading stops the reads: batches wait for the socket',
     { timeout: 60_000 },
     async () => {
       // Each batch is one COPY statement: count them while the reader holds the stream paused.
@@ -225,10 +225,22 @@ describe('GET /v1/partners/events/export', () => {
           });
           req.on('error', reject);
         });
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        // The socket buffers take a few batches before the server has to wait: on a busy machine
+        // that takes a while. Wait until no batch was read for 1.5 s (at most 15 s)...
+        const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+        let seen = copies;
+        let quietSince = performance.now();
+        const started = performance.now();
+        while (performance.now() - quietSince < 1_500 && performance.now() - started < 15_000) {
+          await sleep(100);
+          if (copies !== seen) {
+            seen = copies;
+            quietSince = performance.now();
+          }
+        }
         const whilePaused = copies;
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        // Stalled: no batch read during the second paused second, far fewer read than the export has.
+        // ...then stalled: none read in a further second, far fewer read than the export has.
+        await sleep(1_000);
         expect(copies).toBe(whilePaused);
         const total = Math.ceil((BULK + TRICKY.length) / COPY_BATCH);
         expect(whilePaused).toBeLessThan(total / 2);

@@ -87,7 +87,7 @@ export async function handleEventExport(
       }
       if (closed) return;
       count += next.value.count;
-      if (!out.write(next.value.text)) await drained(out, res);
+      if (!out.write(next.value.lines)) await drained(out, res);
       if (closed) return;
     }
   } catch (error) {

@@ -30,7 +30,8 @@ export type ExportEventsParams = Omit<ListEventsParams, 'page' | 'limit'> & {
 
 /** One batch of the export: NDJSON (one line per event, each ending in `\n`) and its size. */
 export interface ExportBatch {
-  text: string | Buffer;
+  /** The lines as UTF-8 bytes (COPY path) or text (row path), written to the response as they are. */
+  lines: string | Buffer;
   count: number;
 }
 
@@ -50,8 +51,9 @@ export interface EventExport {
  * Opens an export of a merchant's events with the list's filters and sort: validates the filters
  * and the cursor (400), checks the merchant is the partner's and has a tag (404) before anything
  * is sent, then yields keyset batches of NDJSON lines, each line exactly the list's JSON for the
- * event, written by PostgreSQL. The next batch is read only when the caller asks for it: a slow
- * reader slows the reads, memory holds one batch. Every batch is its own short statement (no
+ * event (on PostgreSQL made from COPY rows here, on PGlite written by the database). A batch is
+ * read only when the caller has taken the one before (on PostgreSQL the next is read while the
+ * caller writes this one): a slow reader slows the reads, memory holds at most two batches. Every batch is its own short statement (no
  * long transaction: vacuum is never held back, and each statement keeps the normal deadline), so
  * events inserted during an export appear if they sort after the position reached, like a cursor walk.
  */
@@ -107,11 +109,11 @@ export async function openEventExport(
           count += batch.lines;
         }
         if (batch.lines < COPY_BATCH) {
-          if (batch.lines > 0) yield { text: batch.bytes, count: batch.lines };
+          if (batch.lines > 0) yield { lines: batch.bytes, count: batch.lines };
           return summary(count);
         }
         next = copyBatch();
-        yield { text: batch.bytes, count: batch.lines };
+        yield { lines: batch.bytes, count: batch.lines };
       }
     } finally {
       // A download cut while a batch is being read: that read ends on its own, unobserved.
@@ -128,7 +130,7 @@ export async function openEventExport(
         for (let i = 0; i < n; i++) text += `${(rows[i] as { line: string }).line}\n`;
         position = after((rows[n - 1] as { line: string }).line);
         count += n;
-        yield { text, count: n };
+        yield { lines: text, count: n };
       }
       if (rows.length <= EXPORT_BATCH) break;
     }
