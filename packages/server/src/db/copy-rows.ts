@@ -31,7 +31,11 @@ export function literal(value: unknown): string | null {
   return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
-/** `text` with each `$n` replaced by its parameter as a literal; null when one cannot be. */
+/**
+ * `text` with each `$n` replaced by its parameter as a literal, in one pass (a `$1` inside an
+ * inlined value stays as it is); null when one cannot be. For statements built here with drizzle's
+ * `sql`, whose own text never holds `$` followed by a digit outside a placeholder.
+ */
 export function inlineParams(text: string, params: readonly unknown[]): string | null {
   let failed = false;
   const out = text.replace(/\$(\d+)/g, (_, n: string) => {
