@@ -3,6 +3,9 @@
  * node:http server running the same statement, then the driver alone under sustained load.
  */
 import autocannon from 'autocannon';
+import type { Child } from '../lib/children.js';
+import { BENCH_DIR, type BenchContext } from '../lib/context.js';
+import { commandCpuMs, processCpuMs } from '../lib/cpu.js';
 import { log } from '../lib/log.js';
 import { int, ratio } from '../lib/stats.js';
 import { measureSustained, type SustainedResult } from '../lib/sustained.js';
@@ -14,6 +17,10 @@ interface Round {
   p50: number;
   p99: number;
   total: number;
+  /** The server process's CPU time (user + system) per answered request, µs; null without /proc. */
+  cpuUsPerRequest: number | null;
+  /** PostgreSQL's CPU time (every `postgres` process) per answered request, µs; null without /proc. */
+  pgCpuUsPerRequest: number | null;
 }
 
 export interface MerchantsResult {
@@ -25,14 +32,23 @@ export interface MerchantsResult {
   bareP50: number;
   apiRoundsRps: number[];
   bareRoundsRps: number[];
+  /** The framework floor (`framework-server.ts`): tRPC + trpc-to-openapi and the statement, nothing else. */
+  frameworkRps: number;
+  frameworkP50: number;
+  frameworkRoundsRps: number[];
   ratio: number;
+  /** CPU per request (µs) of the server process and of PostgreSQL, mean of the timed rounds; null without /proc. */
+  cpu: Record<'api' | 'framework' | 'bare', CpuPerRequest>;
   sustained: SustainedResult;
 }
 
 const TARGET = 0.8;
 const CONNECTIONS = 64;
 
-async function cannon(target: string, headers: Record<string, string>, seconds: number): Promise<Round> {
+async function cannon(server: Child, headers: Record<string, string>, seconds: number): Promise<Round> {
+  const target = server.url;
+  const cpuBefore = processCpuMs(server.process.pid);
+  const pgBefore = commandCpuMs('postgres');
   const result = await autocannon({
     url: `${target}/v1/partners/merchant?page=1&limit=10`,
     connections: CONNECTIONS,
@@ -47,32 +63,53 @@ async function cannon(target: string, headers: Record<string, string>, seconds: 
     p50: result.latency.p50,
     p99: result.latency.p99,
     total: result.requests.total,
+    cpuUsPerRequest: cpuPerRequest(cpuBefore, processCpuMs(server.process.pid), result.requests.total),
+    pgCpuUsPerRequest: cpuPerRequest(pgBefore, commandCpuMs('postgres'), result.requests.total),
   };
 }
 
+function cpuPerRequest(before: number | null, after: number | null, requests: number): number | null {
+  return before === null || after === null || requests === 0 ? null : ((after - before) * 1000) / requests;
+}
+
+interface CpuPerRequest {
+  server: number | null;
+  postgres: number | null;
+}
+
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+const meanOrNull = (xs: (number | null)[]) =>
+  xs.some((x) => x === null) ? null : mean(xs.filter((x): x is number => x !== null));
 
 export const merchants: Section<MerchantsResult> = {
   title: 'Merchant list',
   async run(ctx) {
     const seconds = ctx.settings.durationSeconds;
     const bare = await startBare(ctx);
+    const framework = await startFramework(ctx);
     const apiRounds: Round[] = [];
     const bareRounds: Round[] = [];
+    const frameworkRounds: Round[] = [];
     try {
-      // Warm both, then alternate two rounds each so background load hits both alike.
-      await cannon(ctx.api.url, ctx.auth, seconds);
-      await cannon(bare.url, {}, seconds);
+      // Warm all three, then alternate two rounds each so background load hits them alike.
+      await cannon(ctx.api, ctx.auth, seconds);
+      await cannon(framework, {}, seconds);
+      await cannon(bare, {}, seconds);
       for (let round = 0; round < 2; round++) {
-        apiRounds.push(await cannon(ctx.api.url, ctx.auth, seconds));
-        bareRounds.push(await cannon(bare.url, {}, seconds));
+        apiRounds.push(await cannon(ctx.api, ctx.auth, seconds));
+        frameworkRounds.push(await cannon(framework, {}, seconds));
+        bareRounds.push(await cannon(bare, {}, seconds));
       }
     } finally {
+      await framework.stop();
       await bare.stop();
     }
     const apiRps = mean(apiRounds.map((r) => r.rps));
     const bareRps = mean(bareRounds.map((r) => r.rps));
-    log(`  merchants: API ${int(apiRps)} req/s, bare ${int(bareRps)} req/s`);
+    const cpu = { api: cpuOf(apiRounds), framework: cpuOf(frameworkRounds), bare: cpuOf(bareRounds) };
+    log(
+      `  merchants: API ${int(apiRps)} req/s, bare ${int(bareRps)} req/s; server CPU per request API ${int(cpu.api.server ?? Number.NaN)} µs, bare ${int(cpu.bare.server ?? Number.NaN)} µs`,
+    );
     const sustained = await measureSustained(ctx.raw, {
       callers: CONNECTIONS,
       windows: 4,
@@ -88,7 +125,11 @@ export const merchants: Section<MerchantsResult> = {
       bareP50: mean(bareRounds.map((r) => r.p50)),
       apiRoundsRps: apiRounds.map((r) => r.rps),
       bareRoundsRps: bareRounds.map((r) => r.rps),
+      frameworkRps: mean(frameworkRounds.map((r) => r.rps)),
+      frameworkP50: mean(frameworkRounds.map((r) => r.p50)),
+      frameworkRoundsRps: frameworkRounds.map((r) => r.rps),
       ratio: apiRps / bareRps,
+      cpu,
       sustained,
     };
   },
@@ -110,10 +151,12 @@ export const merchants: Section<MerchantsResult> = {
       '| server | req/s | p50 latency | API / bare | target | met |',
       '|---|---|---|---|---|---|',
       `| API | ${int(result.apiRps)} | ${result.apiP50.toFixed(1)} ms | ${ratio(result.ratio)} | >= ${TARGET}x | ${mark(result.ratio >= TARGET)} |`,
+      `| framework floor: tRPC + trpc-to-openapi, same statement | ${int(result.frameworkRps)} | ${result.frameworkP50.toFixed(1)} ms | ${ratio(result.frameworkRps / result.bareRps)} | | |`,
       `| bare node:http, same statement | ${int(result.bareRps)} | ${result.bareP50.toFixed(1)} ms | 1.00x | | |`,
       '',
-      `Per round (req/s): API ${result.apiRoundsRps.map(int).join(', ')}; bare ${result.bareRoundsRps.map(int).join(', ')}.`,
+      `Per round (req/s): API ${result.apiRoundsRps.map(int).join(', ')}; framework floor ${result.frameworkRoundsRps.map(int).join(', ')}; bare ${result.bareRoundsRps.map(int).join(', ')}.`,
       '',
+      ...cpuLines(result),
       `### The driver under sustained load: \`select 1\` from ${sustained.callers} callers on a pool of ${settings.poolMax}, ${sustained.windows.length} windows of ${sustained.windowSeconds} s`,
       '',
       '| window | queries/s | against the first |',
@@ -127,3 +170,37 @@ export const merchants: Section<MerchantsResult> = {
     ];
   },
 };
+
+const cpuOf = (rounds: Round[]): CpuPerRequest => ({
+  server: meanOrNull(rounds.map((r) => r.cpuUsPerRequest)),
+  postgres: meanOrNull(rounds.map((r) => r.pgCpuUsPerRequest)),
+});
+
+/** CPU per request: what the req/s ratio comes from, steadier than req/s on a shared machine. */
+function cpuLines(result: MerchantsResult): string[] {
+  const { api, framework, bare } = result.cpu;
+  const us = (value: number | null) => (value === null ? 'n/a' : `${int(value)} µs`);
+  const against = (value: number | null) =>
+    value === null || bare.server === null ? 'n/a' : ratio(value / bare.server);
+  return [
+    'CPU per request (user + system, from /proc), the timed rounds. autocannon, the server and PostgreSQL share the 2 cores, so req/s follows the CPU each request costs:',
+    '',
+    '| server | server process | server / bare | PostgreSQL |',
+    '|---|---|---|---|',
+    `| API | ${us(api.server)} | ${against(api.server)} | ${us(api.postgres)} |`,
+    `| framework floor | ${us(framework.server)} | ${against(framework.server)} | ${us(framework.postgres)} |`,
+    `| bare | ${us(bare.server)} | 1.00x | ${us(bare.postgres)} |`,
+    '',
+  ];
+}
+
+/** `framework-server.ts`: the stack the API is built on, with the API's own request path taken out. */
+function startFramework(ctx: BenchContext) {
+  return ctx.spawn({
+    name: 'framework floor server',
+    cwd: BENCH_DIR,
+    script: 'framework-server.ts',
+    readyPath: '/healthz',
+    env: { DATABASE_URL: ctx.url, PARTNER_ID: ctx.partner.partnerId, DB_POOL_MAX: String(ctx.settings.poolMax) },
+  });
+}

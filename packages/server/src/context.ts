@@ -61,3 +61,17 @@ export interface Context extends AppDeps {
   /** True when the transport already charged the collector budget for this call (REST `/v1/collect`). */
   collectorCharged?: boolean;
 }
+
+/** What one call adds to the shared dependencies. */
+export type RequestScope = Omit<Context, keyof AppDeps>;
+
+/**
+ * One call's context: its own fields, then the shared dependencies. The order is for speed: on
+ * Node 20 (V8 11.3) an object literal that spreads first and adds keys after (`{ ...deps, requestId }`)
+ * builds fresh hidden classes for each new key on every call, about 10 µs here for this context,
+ * against 0.2 µs with the keys first (`bench/README.md`, "Object spread"). AppDeps and
+ * RequestScope share no key, so nothing is overwritten either way.
+ */
+export function requestContext(deps: AppDeps, scope: RequestScope): Context {
+  return { ...scope, ...deps };
+}

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
-import type { AppDeps, Context } from '../context.js';
+import { type AppDeps, type Context, requestContext } from '../context.js';
 import { type AppError, isServerFailure, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
 import type { IdempotencyClaim } from '../services/idempotency/store.js';
@@ -47,14 +47,13 @@ export function createRestHandler(deps: AppDeps) {
     router: appRouter,
     createContext: ({ req, res }): Context => {
       const restReq = req as RestRequest;
-      return {
-        ...deps,
+      return requestContext(deps, {
         requestId: restReq.requestId,
         authorization: req.headers.authorization,
         partner: restReq.partner ?? null,
         client: clientOf(req, res as ServerResponse),
         collectorCharged: restReq.collectorCharged === true,
-      };
+      });
     },
     responseMeta: ({ errors, paths }) => {
       const [error] = errors;

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 // tRPC's own shape builder (what its adapters use), so a refusal answered here is the body tRPC would send.
 import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
-import type { AppDeps, Context } from '../context.js';
+import { type AppDeps, type Context, requestContext } from '../context.js';
 import { AppError, errorResponse, isServerFailure } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
 import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
@@ -55,13 +55,12 @@ async function admitStream(
     refusal = appErrorOf(error, { retrySafe: true });
   }
   if (!refusal) return partner;
-  const ctx: Context = {
-    ...deps,
+  const ctx = requestContext(deps, {
     requestId: req.requestId,
     authorization: req.headers.authorization,
     partner,
     client,
-  };
+  });
   const shape = getErrorShape({
     config: appRouter._def._config,
     ctx,
@@ -105,13 +104,8 @@ export function createTrpcHandler(deps: AppDeps) {
       path,
       maxBodySize: MAX_BODY_BYTES,
       maxBatchSize: MAX_TRPC_BATCH,
-      createContext: (): Context => ({
-        ...deps,
-        requestId: req.requestId,
-        authorization: req.headers.authorization,
-        partner,
-        client,
-      }),
+      createContext: (): Context =>
+        requestContext(deps, { requestId: req.requestId, authorization: req.headers.authorization, partner, client }),
       // Retry-After (and the RateLimit-* headers) of a refused call, as on REST.
       responseMeta: ({ errors }) => {
         const headers: Record<string, string> = {};
