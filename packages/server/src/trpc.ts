@@ -171,6 +171,7 @@ export const collectorProcedure = procedure
 export const partnerProcedure = procedure
   .use(async ({ ctx, next }) => {
     const partner = ctx.partner ?? (await ctx.limits.authenticate(ctx.authorization, ctx.client ?? IN_PROCESS));
-    return next({ ctx: { ...ctx, partner } });
+    // tRPC merges this into the context (one copy per call; spreading ctx here made a second).
+    return next({ ctx: { partner } });
   })
   .use(inputDepthGuard);
