@@ -139,11 +139,15 @@ const procedure = t.procedure.use(appErrors);
 export const createCallerFactory = t.createCallerFactory;
 
 /** Input nested absurdly deep is a 400 on /trpc as on REST (where http/body.ts checks it). */
-const inputDepthGuard = t.middleware(async ({ getRawInput, next }) => {
+async function checkRawInput(getRawInput: () => Promise<unknown>): Promise<void> {
   const raw = await getRawInput();
   if (exceedsJsonDepth(raw)) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
   // Every text input of every procedure, whatever the transport: no lone surrogates (PostgreSQL refuses them).
   if (!isWellFormedDeep(raw)) throw new AppError('VALIDATION_ERROR', `Invalid request: ${WELL_FORMED_MESSAGE}`);
+}
+
+const inputDepthGuard = t.middleware(async ({ getRawInput, next }) => {
+  await checkRawInput(getRawInput);
   return next();
 });
 
@@ -168,10 +172,10 @@ export const collectorProcedure = procedure
  * Every partner procedure: authenticated (failed attempts throttled per address), then one point
  * of the key's budget, per call, before its input is parsed (http/rate-limit.ts).
  */
-export const partnerProcedure = procedure
-  .use(async ({ ctx, next }) => {
-    const partner = ctx.partner ?? (await ctx.limits.authenticate(ctx.authorization, ctx.client ?? IN_PROCESS));
-    // tRPC merges this into the context (one copy per call; spreading ctx here made a second).
-    return next({ ctx: { partner } });
-  })
-  .use(inputDepthGuard);
+export const partnerProcedure = procedure.use(async ({ ctx, getRawInput, next }) => {
+  const partner = ctx.partner ?? (await ctx.limits.authenticate(ctx.authorization, ctx.client ?? IN_PROCESS));
+  // The input guard after authentication, in this middleware: one level fewer on every partner call.
+  await checkRawInput(getRawInput);
+  // tRPC merges this into the context (one copy per call; spreading ctx here made a second).
+  return next({ ctx: { partner } });
+});

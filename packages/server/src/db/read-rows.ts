@@ -33,6 +33,9 @@ export function readRows(db: Database, statements: (SQL | Query)[]): Promise<Row
     throw new DrizzleQueryError(q.sql, q.params, cause instanceof Error ? cause : new Error(String(cause)));
   };
   if ('unsafe' in client) {
+    const [only] = queries;
+    // One statement (the merchant list): no Promise.all around it.
+    if (queries.length === 1 && only) return client.unsafe(only.sql, only.params).then((rows) => [rows], wrap(only));
     return Promise.all(queries.map((q) => client.unsafe(q.sql, q.params).catch(wrap(q))));
   }
   return (async () => {

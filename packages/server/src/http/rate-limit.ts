@@ -174,9 +174,11 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
         if (error instanceof AppError && statusOf(error) === 401) await countFailure(client.ip);
         throw error;
       }
-      // Keyed by the key's hash (truncated): the key itself never reaches the store.
-      const token = bearerToken(authorization) ?? '';
-      await consume(apiKeyLimiter, env.RATE_LIMIT_PER_MINUTE, hashApiKey(token).slice(0, 32), client, 'per API key');
+      if (!apiKeyLimiter) return partner;
+      // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself
+      // never reaches the store.
+      const budgetKey = partner.key?.id ?? hashApiKey(bearerToken(authorization) ?? '').slice(0, 32);
+      await consume(apiKeyLimiter, env.RATE_LIMIT_PER_MINUTE, budgetKey, client, 'per API key');
       return partner;
     },
     limitCollector: (client) =>
