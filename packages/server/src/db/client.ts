@@ -106,11 +106,13 @@ async function openPostgres(
   // paths (values are parameters, so their texts are a bounded set). Big multi-row inserts stay
   // unnamed: one cached statement per batch size would only hold memory on both ends.
   const unsafe = client.unsafe.bind(client);
-  client.unsafe = ((query: string, params?: unknown[], options?: Record<string, unknown>) =>
-    unsafe(query, params as never, {
-      ...options,
-      prepare: query.length <= PREPARE_MAX_CHARS && (params?.length ?? 0) <= PREPARE_MAX_PARAMS,
-    })) as typeof client.unsafe;
+  client.unsafe = ((query: string, params?: unknown[], options?: Record<string, unknown>) => {
+    // `prepare` listed before the spread, then set (a key added after a spread costs fresh hidden
+    // classes per call on Node 20: context.ts).
+    const settings = { prepare: false, ...options };
+    settings.prepare = query.length <= PREPARE_MAX_CHARS && (params?.length ?? 0) <= PREPARE_MAX_PARAMS;
+    return unsafe(query, params as never, settings);
+  }) as typeof client.unsafe;
   const db = drizzle({ client, schema }) as unknown as Database;
   return {
     db,

@@ -10,7 +10,7 @@ import { readJsonBody } from './body.js';
 import { rejectReservedQueryKeys } from './guards.js';
 import { applyIdempotency } from './idempotency.js';
 import { procedureMeta } from './procedure-meta.js';
-import { clientOf } from './rate-limit.js';
+import { clientOf, type RateLimitClient } from './rate-limit.js';
 import type { RequestPath } from './request-path.js';
 import { restErrorBody, sendError, sendJson } from './respond.js';
 
@@ -19,6 +19,8 @@ interface RestRequest extends IncomingMessage {
   requestId: string;
   partner?: AuthenticatedPartner;
   collectorCharged?: boolean;
+  /** The caller as the rate-limit policy sees it: made once per request. */
+  client?: RateLimitClient;
 }
 
 const PARTNER_PREFIX = '/v1/partners';
@@ -51,7 +53,7 @@ export function createRestHandler(deps: AppDeps) {
         requestId: restReq.requestId,
         authorization: req.headers.authorization,
         partner: restReq.partner ?? null,
-        client: clientOf(req, res as ServerResponse),
+        client: restReq.client ?? clientOf(req, res as ServerResponse),
         collectorCharged: restReq.collectorCharged === true,
       });
     },
@@ -76,9 +78,11 @@ export function createRestHandler(deps: AppDeps) {
       const method = req.method ?? 'GET';
       if (path.route.startsWith(PARTNER_PREFIX)) {
         // The rate-limit policy of every transport (http/rate-limit.ts), applied before the body is read.
-        restReq.partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
+        restReq.client = clientOf(req, res);
+        restReq.partner = await deps.limits.authenticate(req.headers.authorization, restReq.client);
       } else if (method === 'POST' && path.route === COLLECT_ROUTE) {
-        await deps.limits.limitCollector(clientOf(req, res));
+        restReq.client = clientOf(req, res);
+        await deps.limits.limitCollector(restReq.client);
         restReq.collectorCharged = true;
       }
       rejectReservedQueryKeys(req.url);

@@ -130,15 +130,15 @@ export function createRequestListener(
         collectorRequest,
         (performance.now() - started) / 1000,
       );
+      if (!deps.logger.isLevelEnabled('info')) return;
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      // Never the query string; a path refused as too long or malformed is logged by its length.
+      const { requestId, method } = req;
+      const status = res.statusCode;
       deps.logger.info(
-        {
-          requestId: req.requestId,
-          method: req.method,
-          // Never the query string; a path refused as too long or malformed is logged by its length.
-          ...(path ? { path: path.pathname } : { pathLength: req.url?.length ?? 0 }),
-          status: res.statusCode,
-          ms: Math.round((performance.now() - started) * 10) / 10,
-        },
+        path
+          ? { requestId, method, path: path.pathname, status, ms }
+          : { requestId, method, pathLength: req.url?.length ?? 0, status, ms },
         'request',
       );
     });
