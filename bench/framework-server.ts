@@ -1,15 +1,22 @@
 /**
- * The framework floor: `GET /v1/partners/merchant` for one partner (PARTNER_ID) served the way the
- * API serves it (a tRPC v11 procedure with the same input schema, behind trpc-to-openapi's
- * node:http adapter, both with the workspace's patches) running the same statement over
- * postgres.js and writing the same JSON, and nothing else: no authentication, rate limits,
+ * The framework floor: `GET /v1/partners/merchant` and `GET /v1/partners/events` for one partner
+ * (PARTNER_ID) served the way the API serves them (tRPC v11 procedures with the same input
+ * schemas, behind trpc-to-openapi's node:http adapter, both with the workspace's patches) running
+ * the same statements over postgres.js (the event list's two in parallel, shaped by the API's own
+ * `eventListResponse`) and writing the same JSON, and nothing else: no authentication, rate limits,
  * middleware, request ids, security headers, metrics or logging. The bare server against this one
  * is what the mandated stack costs by itself; this one against the API is what our own request path
  * adds.
  */
 import http from 'node:http';
-import { merchantListSql } from '@partner/server/bench';
-import { buildPagination, ListMerchantsQuery, ListMerchantsResponse } from '@partner/shared-schemas';
+import { eventListQueries, eventListResponse, merchantListSql } from '@partner/server/bench';
+import {
+  buildPagination,
+  ListEventsQuery,
+  ListEventsResponse,
+  ListMerchantsQuery,
+  ListMerchantsResponse,
+} from '@partner/shared-schemas';
 import { initTRPC } from '@trpc/server';
 import postgres from 'postgres';
 import { createOpenApiNodeHttpHandler, type OpenApiMeta } from 'trpc-to-openapi';
@@ -19,30 +26,42 @@ const url = process.env.DATABASE_URL ?? '';
 const partnerId = process.env.PARTNER_ID ?? '';
 if (!url || !partnerId) throw new Error('DATABASE_URL and PARTNER_ID are required');
 const sql = postgres(url, { max: Number(process.env.DB_POOL_MAX ?? 6), onnotice: () => {} });
+const cursorKey = Buffer.from(process.env.CURSOR_SECRET ?? '', 'utf8');
+const run = (query: { sql: string; params: unknown[] }) =>
+  sql.unsafe(query.sql, query.params as never[], { prepare: true });
 
 const t = initTRPC.meta<OpenApiMeta>().create();
-// The output schema as the API's compiled build gives it to tRPC: documented, not parsed (hot-list-output.ts).
-const trustedOutput = Object.create(ListMerchantsResponse, {
-  parse: { value: (value: unknown) => value },
-  parseAsync: { value: async (value: unknown) => value },
-}) as typeof ListMerchantsResponse;
+// The output schemas as the API's compiled build gives them to tRPC: documented, not parsed (hot-list-output.ts).
+const trusted = <T extends z.ZodType>(schema: T): T =>
+  Object.create(schema, {
+    parse: { value: (value: unknown) => value },
+    parseAsync: { value: async (value: unknown) => value },
+  }) as T;
 
 const router = t.router({
   list: t.procedure
     .meta({ openapi: { method: 'GET', path: '/v1/partners/merchant' } })
     .input(ListMerchantsQuery)
-    .output(trustedOutput)
+    .output(trusted(ListMerchantsResponse))
     .query(async ({ input }) => {
       const page = input.page ?? 1;
       const limit = input.limit ?? 10;
-      const query = merchantListSql(partnerId, { page, limit });
-      const [row] = await sql.unsafe(query.sql, query.params as never[], { prepare: true });
+      const [row] = await run(merchantListSql(partnerId, { page, limit }));
       return {
         merchants: row
           ? (JSON.parse(row.merchants as string) as z.infer<typeof ListMerchantsResponse>['merchants'])
           : [],
         pagination: buildPagination(page, limit, Number(row?.total ?? 0)),
       };
+    }),
+  events: t.procedure
+    .meta({ openapi: { method: 'GET', path: '/v1/partners/events' } })
+    .input(ListEventsQuery)
+    .output(trusted(ListEventsResponse))
+    .query(async ({ input }) => {
+      const queries = eventListQueries(partnerId, input, cursorKey);
+      const [count, data] = await Promise.all([run(queries.count), run(queries.data)]);
+      return eventListResponse(queries, input.limit, data, Number(count[0]?.total ?? 0), cursorKey);
     }),
 });
 

@@ -13,6 +13,7 @@ import {
   type BenchContext,
   type SeedFigures,
 } from '../lib/context.js';
+import { processCpuMs } from '../lib/cpu.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { type SeedMerchant, windowEnd } from '../lib/seed.js';
@@ -106,8 +107,14 @@ export interface ShapeResult {
   api: Latency;
   raw: Latency;
   bare: Latency;
+  /** The framework floor (framework-server.ts): tRPC + trpc-to-openapi and the statements, nothing else. */
+  framework: Latency;
   apiOverBare: number;
+  frameworkOverBare: number;
   apiOverRaw: number;
+  /** Server CPU (user + system) per request over the shape's requests, µs; null without /proc. */
+  apiCpuUs: number | null;
+  bareCpuUs: number | null;
   totalItems: number;
   rows: number;
 }
@@ -190,6 +197,8 @@ export function queryString(params: ListEventsParams | Record<string, string | n
 interface Target {
   url: string;
   headers: Record<string, string>;
+  /** The server process (its CPU time per request is reported). */
+  pid: number | undefined;
 }
 
 async function timedGet(target: Target, path: string): Promise<{ ms: number; body: string }> {
@@ -200,9 +209,10 @@ async function timedGet(target: Target, path: string): Promise<{ ms: number; bod
   return { ms: elapsed, body: res.body };
 }
 
-async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Promise<ShapeResult> {
-  const api: Target = { url: ctx.api.url, headers: ctx.auth };
-  const samples = { api: [] as number[], raw: [] as number[], bare: [] as number[] };
+async function measureShape(ctx: BenchContext, bare: Target, framework: Target, shape: Shape): Promise<ShapeResult> {
+  const api: Target = { url: ctx.api.url, headers: ctx.auth, pid: ctx.api.process.pid };
+  const cpuBefore = { api: processCpuMs(api.pid), bare: processCpuMs(bare.pid) };
+  const samples = { api: [] as number[], raw: [] as number[], bare: [] as number[], framework: [] as number[] };
   const reps = ctx.settings.reps;
   const warmup = Math.max(3, Math.floor(reps / 10));
   let totalItems = 0;
@@ -214,6 +224,7 @@ async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Prom
     // API, bare and raw alternate request by request, so load from elsewhere hits all alike.
     const fromApi = await timedGet(api, path);
     const fromBare = await timedGet(bare, path);
+    const fromFramework = await timedGet(framework, path);
     const queries = eventListQueries(ctx.partner.partnerId, params, BENCH_CURSOR_KEY);
     const start = process.hrtime.bigint();
     // Prepared, as the server sends them.
@@ -225,6 +236,7 @@ async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Prom
     if (i >= warmup) {
       samples.api.push(fromApi.ms);
       samples.bare.push(fromBare.ms);
+      samples.framework.push(fromFramework.ms);
       samples.raw.push(rawMs);
     }
     const body = JSON.parse(fromApi.body) as { events: unknown[]; pagination: { totalItems: number } };
@@ -233,6 +245,7 @@ async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Prom
       // The data statement reads one row past the page (to know a next page exists).
       body.events.length !== Math.min(data.length, params.limit) ||
       bareBody.events.length !== body.events.length ||
+      fromFramework.body !== fromBare.body ||
       body.pagination.totalItems !== Number(count[0]?.total)
     ) {
       throw new Error(`events ${shape.key}: the API, the bare server and the raw SQL disagree`);
@@ -240,9 +253,17 @@ async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Prom
     totalItems = body.pagination.totalItems;
     rows = body.events.length;
   }
+  const requests = reps + warmup;
+  const perRequest = (before: number | null, pid: number | undefined) => {
+    const after = processCpuMs(pid);
+    return before === null || after === null ? null : ((after - before) * 1000) / requests;
+  };
+  const apiCpuUs = perRequest(cpuBefore.api, api.pid);
+  const bareCpuUs = perRequest(cpuBefore.bare, bare.pid);
   const a = latency(samples.api);
   const r = latency(samples.raw);
   const b = latency(samples.bare);
+  const f = latency(samples.framework);
   return {
     key: shape.key,
     label: shape.label,
@@ -250,8 +271,12 @@ async function measureShape(ctx: BenchContext, bare: Target, shape: Shape): Prom
     api: a,
     raw: r,
     bare: b,
+    framework: f,
     apiOverBare: a.p50 / b.p50,
+    frameworkOverBare: f.p50 / b.p50,
     apiOverRaw: a.p50 / r.p50,
+    apiCpuUs,
+    bareCpuUs,
     totalItems,
     rows,
   };
@@ -273,14 +298,19 @@ async function explainShapes(ctx: BenchContext, scale: string): Promise<Record<s
   return plans;
 }
 
-async function measureScale(ctx: BenchContext, bare: Target, scale: string): Promise<ScaleResult['shapes']> {
+async function measureScale(
+  ctx: BenchContext,
+  bare: Target,
+  framework: Target,
+  scale: string,
+): Promise<ScaleResult['shapes']> {
   const out: ShapeResult[] = [];
   for (const shape of SHAPES) {
     await shape.prepare?.(ctx);
-    const result = await measureShape(ctx, bare, shape);
+    const result = await measureShape(ctx, bare, framework, shape);
     out.push(result);
     log(
-      `  lists ${scale} ${shape.label}: API ${ms(result.api.p50)}, bare ${ms(result.bare.p50)}, raw ${ms(result.raw.p50)} (API/bare ${ratio(result.apiOverBare)})`,
+      `  lists ${scale} ${shape.label}: API ${ms(result.api.p50)}, bare ${ms(result.bare.p50)}, raw ${ms(result.raw.p50)} (API/bare ${ratio(result.apiOverBare)}, framework floor/bare ${ratio(result.frameworkOverBare)}); server CPU per request API ${int(result.apiCpuUs ?? Number.NaN)} µs, bare ${int(result.bareCpuUs ?? Number.NaN)} µs`,
     );
   }
   return out;
@@ -302,6 +332,22 @@ export async function startBare(ctx: BenchContext) {
   });
 }
 
+/** `framework-server.ts`: the stack the API is built on (tRPC + trpc-to-openapi), with the API's own request path taken out. */
+export async function startFramework(ctx: BenchContext) {
+  return ctx.spawn({
+    name: 'framework floor server',
+    cwd: BENCH_DIR,
+    script: 'framework-server.ts',
+    readyPath: '/healthz',
+    env: {
+      DATABASE_URL: ctx.url,
+      PARTNER_ID: ctx.partner.partnerId,
+      DB_POOL_MAX: String(ctx.settings.poolMax),
+      CURSOR_SECRET: BENCH_CURSOR_SECRET,
+    },
+  });
+}
+
 const SHALLOW_TARGET = 1.15;
 const OFFSET_TARGET = 1.5;
 const GROWTH_TARGET = 2;
@@ -311,7 +357,9 @@ export const lists: Section<ListsResult> = {
   title: 'Event list',
   async run(ctx) {
     const bareChild = await startBare(ctx);
-    const bare: Target = { url: bareChild.url, headers: {} };
+    const bare: Target = { url: bareChild.url, headers: {}, pid: bareChild.process.pid };
+    const frameworkChild = await startFramework(ctx);
+    const framework: Target = { url: frameworkChild.url, headers: {}, pid: frameworkChild.process.pid };
     try {
       const { settings } = ctx;
       const perSmall = Math.floor(settings.smallEvents / ctx.merchants.length);
@@ -320,18 +368,19 @@ export const lists: Section<ListsResult> = {
       const small: ScaleResult = {
         events: ctx.perMerchant() * ctx.merchants.length,
         seed: seedSmall,
-        shapes: await measureScale(ctx, bare, 'small'),
+        shapes: await measureScale(ctx, bare, framework, 'small'),
         plans: await explainShapes(ctx, 'small'),
       };
       const seedLarge = await ctx.seedTo(perLarge, 'seed (large)');
       const large: ScaleResult = {
         events: ctx.perMerchant() * ctx.merchants.length,
         seed: seedLarge,
-        shapes: await measureScale(ctx, bare, 'large'),
+        shapes: await measureScale(ctx, bare, framework, 'large'),
         plans: await explainShapes(ctx, 'large'),
       };
       return { small, large, sdk: await measureSdk(ctx) };
     } finally {
+      await frameworkChild.stop();
       await bareChild.stop();
     }
   },
@@ -388,7 +437,7 @@ export const lists: Section<ListsResult> = {
     lines.push(
       `## GET /v1/partners/events against the bare server and the raw SQL (${int(large.events)} events)`,
       '',
-      '| shape | rows | totalItems | API p50 | API p95 | bare p50 | raw p50 | API / bare | API / raw | target | met |',
+      '| shape | rows | totalItems | API p50 | API p95 | bare p50 | framework floor p50 | raw p50 | API / bare | framework floor / bare | API / raw | server CPU per request, API / bare | target | met |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of large.shapes) {
@@ -407,12 +456,12 @@ export const lists: Section<ListsResult> = {
             ? r.apiOverBare <= SHALLOW_TARGET
             : r.apiOverRaw <= OFFSET_TARGET;
       lines.push(
-        `| ${r.label} | ${r.rows} | ${int(r.totalItems)} | ${ms(r.api.p50)} | ${ms(r.api.p95)} | ${ms(r.bare.p50)} | ${ms(r.raw.p50)} | ${ratio(r.apiOverBare)} | ${ratio(r.apiOverRaw)} | ${target} | ${mark(met)} |`,
+        `| ${r.label} | ${r.rows} | ${int(r.totalItems)} | ${ms(r.api.p50)} | ${ms(r.api.p95)} | ${ms(r.bare.p50)} | ${ms(r.framework.p50)} | ${ms(r.raw.p50)} | ${ratio(r.apiOverBare)} | ${ratio(r.frameworkOverBare)} | ${ratio(r.apiOverRaw)} | ${cpuPair(r)} | ${target} | ${mark(met)} |`,
       );
     }
     lines.push(
       '',
-      'bare: `bench/bare-server.ts`, a node:http server sending the same two statements over postgres.js (prepared) and writing the same JSON, without authentication, validation, framework or logging; the honest floor for an HTTP API. raw: the statements alone from the bench process. API, bare and raw alternate request by request.',
+      'bare: `bench/bare-server.ts`, a node:http server sending the same two statements over postgres.js (prepared) and writing the same JSON, without authentication, validation, framework or logging; the honest floor for an HTTP API. framework floor: `bench/framework-server.ts`, the same statements and JSON behind a tRPC procedure with the same input schema served by trpc-to-openapi (the stack the API is built on), and nothing else. raw: the statements alone from the bench process. API, bare, framework floor and raw alternate request by request. Server CPU per request: user + system time of each server process over the shape (warm-up included), from /proc.',
       '',
       `### Growth: ${int(small.events)} against ${int(large.events)} events (API p50)`,
       '',
@@ -445,3 +494,8 @@ export const lists: Section<ListsResult> = {
     return lines;
   },
 };
+
+function cpuPair(r: ShapeResult): string {
+  if (r.apiCpuUs === null || r.bareCpuUs === null) return 'n/a';
+  return `${int(r.apiCpuUs)} / ${int(r.bareCpuUs)} µs`;
+}

@@ -4,12 +4,11 @@
  */
 import autocannon from 'autocannon';
 import type { Child } from '../lib/children.js';
-import { BENCH_DIR, type BenchContext } from '../lib/context.js';
 import { commandCpuMs, processCpuMs } from '../lib/cpu.js';
 import { log } from '../lib/log.js';
 import { int, ratio } from '../lib/stats.js';
 import { measureSustained, type SustainedResult } from '../lib/sustained.js';
-import { startBare } from './lists.js';
+import { startBare, startFramework } from './lists.js';
 import { mark, type Section } from './types.js';
 
 interface Round {
@@ -192,15 +191,4 @@ function cpuLines(result: MerchantsResult): string[] {
     `| bare | ${us(bare.server)} | 1.00x | ${us(bare.postgres)} |`,
     '',
   ];
-}
-
-/** `framework-server.ts`: the stack the API is built on, with the API's own request path taken out. */
-function startFramework(ctx: BenchContext) {
-  return ctx.spawn({
-    name: 'framework floor server',
-    cwd: BENCH_DIR,
-    script: 'framework-server.ts',
-    readyPath: '/healthz',
-    env: { DATABASE_URL: ctx.url, PARTNER_ID: ctx.partner.partnerId, DB_POOL_MAX: String(ctx.settings.poolMax) },
-  });
 }
