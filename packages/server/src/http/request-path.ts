@@ -41,11 +41,33 @@ export function parseRequestPath(target: string | undefined): RequestPath {
   if (url.length > MAX_URL_LENGTH) {
     throw new AppError('URI_TOO_LONG', `Request URL too long (limit ${MAX_URL_LENGTH} characters)`);
   }
-  let pathname: string;
+  const pathname = plainPathOf(url) ?? parsedPathOf(url);
+  return { pathname, route: trimTrailingSlashes(pathname.toLowerCase()) };
+}
+
+/** A path the URL parser leaves as it is: unreserved characters and slashes only. */
+const PLAIN_PATH = /^\/[A-Za-z0-9\-._~/]*$/;
+/** A `.` or `..` segment, which the URL parser resolves. */
+const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/;
+
+/**
+ * The pathname of a target whose path needs no parsing (what every client of ours sends), else
+ * null. Equal to `new URL(...)`'s pathname for every target it answers (the equivalence test in
+ * test/unit/request-path.test.ts); anything else (percent-encoding, backslashes, dot segments,
+ * controls, a fragment) goes through the URL parser. Saves a URL object per request.
+ */
+export function plainPathOf(target: string): string | null {
+  let end = target.indexOf('?');
+  if (end < 0) end = target.length;
+  const path = end === target.length ? target : target.slice(0, end);
+  return PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) ? path : null;
+}
+
+/** The pathname as the WHATWG URL parser reads the target (appended to a base, never resolved against it). */
+export function parsedPathOf(target: string): string {
   try {
-    pathname = new URL(url.startsWith('/') ? `http://localhost${url}` : url).pathname;
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target).pathname;
   } catch {
     throw new AppError('VALIDATION_ERROR', 'Malformed request URL');
   }
-  return { pathname, route: trimTrailingSlashes(pathname.toLowerCase()) };
 }

@@ -22,7 +22,21 @@ export interface CollectorTag {
 
 /** The `Host` header without port or trailing dot, lower-cased; null for IP literals and bare names. */
 export function hostOfHeader(header: string | undefined): string | null {
-  if (!header || header.startsWith('[')) return null;
+  if (!header) return null;
+  // Every request asks, with a handful of distinct headers: remembered (bounded, any header is sent by clients).
+  const known = hostsOfHeaders.get(header);
+  if (known !== undefined) return known;
+  const host = normalizedHost(header);
+  if (hostsOfHeaders.size >= HOSTS_OF_HEADERS_MAX) hostsOfHeaders.clear();
+  hostsOfHeaders.set(header, host);
+  return host;
+}
+
+const HOSTS_OF_HEADERS_MAX = 1_000;
+const hostsOfHeaders = new Map<string, string | null>();
+
+function normalizedHost(header: string): string | null {
+  if (header.startsWith('[')) return null;
   const host = header.replace(/:\d*$/, '').replace(/\.$/, '').toLowerCase();
   if (!host.includes('.') || isIP(host) !== 0) return null;
   return host;
