@@ -94,6 +94,12 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
       referer: 'https://search.example/results?q=s3cret-query',
     });
     await until('the first page events', async () => ((await events()).length >= 2 ? true : undefined));
+    // Stored is not yet answered: wait until the script has its 202 (the batch leaves its
+    // sessionStorage box), so the browser holds the muid cookie before the reload's requests.
+    await until('the first batch acknowledged', async () =>
+      (await tab.evaluate(`sessionStorage.getItem('ptag:${tag.tagId}')`)) === null ? true : undefined,
+    );
+    expect((await context.cookies()).map((cookie) => cookie.name)).toContain('muid');
     // Runs in the page (a string: this package is typed for Node, not the DOM).
     await tab.evaluate(`
       // Hold the script's batching timer, so the batch is certainly still pending at the reload
