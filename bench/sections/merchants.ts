@@ -5,11 +5,14 @@
 import autocannon from 'autocannon';
 import type { Child } from '../lib/children.js';
 import { commandCpuMs, processCpuMs } from '../lib/cpu.js';
+import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { int, ratio } from '../lib/stats.js';
 import { measureSustained, type SustainedResult } from '../lib/sustained.js';
 import { startBare, startFramework } from './lists.js';
 import { mark, type Section } from './types.js';
+
+const PATH = '/v1/partners/merchant?page=1&limit=10';
 
 interface Round {
   rps: number;
@@ -49,7 +52,7 @@ async function cannon(server: Child, headers: Record<string, string>, seconds: n
   const cpuBefore = processCpuMs(server.process.pid);
   const pgBefore = commandCpuMs('postgres');
   const result = await autocannon({
-    url: `${target}/v1/partners/merchant?page=1&limit=10`,
+    url: `${target}${PATH}`,
     connections: CONNECTIONS,
     duration: seconds,
     headers,
@@ -65,6 +68,18 @@ async function cannon(server: Child, headers: Record<string, string>, seconds: n
     cpuUsPerRequest: cpuPerRequest(cpuBefore, processCpuMs(server.process.pid), result.requests.total),
     pgCpuUsPerRequest: cpuPerRequest(pgBefore, commandCpuMs('postgres'), result.requests.total),
   };
+}
+
+/** The three servers answer the timed request with the same bytes (else the comparison means nothing). */
+async function sameBodies(servers: [Child, Record<string, string>][]): Promise<void> {
+  const bodies: string[] = [];
+  for (const [server, headers] of servers) {
+    const res = await request(`${server.url}${PATH}`, { headers });
+    if (res.status !== 200) throw new Error(`merchant list at ${server.url}: ${res.status} ${res.body.slice(0, 200)}`);
+    bodies.push(res.body);
+  }
+  if (new Set(bodies).size !== 1)
+    throw new Error(`merchant list: the servers' bodies differ (${bodies.map((b) => b.length).join(', ')} bytes)`);
 }
 
 function cpuPerRequest(before: number | null, after: number | null, requests: number): number | null {
@@ -90,6 +105,11 @@ export const merchants: Section<MerchantsResult> = {
     const bareRounds: Round[] = [];
     const frameworkRounds: Round[] = [];
     try {
+      await sameBodies([
+        [ctx.api, ctx.auth],
+        [framework, {}],
+        [bare, {}],
+      ]);
       // Warm all three, then alternate two rounds each so background load hits them alike.
       await cannon(ctx.api, ctx.auth, seconds);
       await cannon(framework, {}, seconds);

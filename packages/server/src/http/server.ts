@@ -116,12 +116,15 @@ export function createRequestListener(
         return;
       }
       drain.inFlight.add(res);
-      res.once('close', () => drain.inFlight.delete(res));
     }
     // The path is worked out once, here, before anything else (over 8 KB: 414 at once).
     let path: RequestPath | undefined;
     let collectorRequest = options.collectorOnly === true;
-    res.on('finish', () => {
+    // One listener per request: 'close' follows 'finish' for an answered request and comes alone
+    // for one the client abandoned (counted by neither the metrics nor the access log, as before).
+    res.on('close', () => {
+      drain?.inFlight.delete(res);
+      if (!res.writableFinished) return;
       observeRequest(
         deps,
         req,

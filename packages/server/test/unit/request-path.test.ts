@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { queryKeys } from '../../src/http/guards.js';
+import { newRequestId } from '../../src/http/request-id.js';
 import { parsedPathOf, parseRequestPath, plainPathOf } from '../../src/http/request-path.js';
 
 /** Random request targets over an alphabet that holds every character the fast paths treat specially. */
@@ -66,5 +67,17 @@ describe('query parameter names', () => {
       const query = target.slice(1);
       expect([...queryKeys(query)], query).toEqual([...new URLSearchParams(query).keys()]);
     }
+  });
+});
+
+describe('generated request ids', () => {
+  it('are req_ and 32 hex digits, never repeated across pool refills', () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      const id = newRequestId();
+      expect(id).toMatch(/^req_[0-9a-f]{32}$/);
+      ids.add(id);
+    }
+    expect(ids.size).toBe(2_000);
   });
 });
