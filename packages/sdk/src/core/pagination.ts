@@ -82,6 +82,8 @@ export class Page<T> implements AsyncIterable<T> {
   readonly #source: PageSource<T>;
   readonly #page: number;
   readonly #repeatsPrevious: boolean;
+  /** The ids of this page's items, joined: made once, compared with the next page's. */
+  readonly #key: string;
 
   /** @internal */
   constructor(source: PageSource<T>, page: number, data: T[], pagination: PaginationInfo, previousKey: string | null) {
@@ -89,11 +91,8 @@ export class Page<T> implements AsyncIterable<T> {
     this.#page = page;
     this.data = data;
     this.pagination = pagination;
-    this.#repeatsPrevious = data.length > 0 && previousKey === this.#key();
-  }
-
-  #key(): string {
-    return this.data.map((item) => this.#source.idOf(item)).join('\u0000');
+    this.#key = data.map((item) => source.idOf(item)).join('\u0000');
+    this.#repeatsPrevious = data.length > 0 && previousKey === this.#key;
   }
 
   /**
@@ -112,7 +111,7 @@ export class Page<T> implements AsyncIterable<T> {
     if (!this.hasNextPage()) {
       throw new PartnerError('No next page: check hasNextPage() before calling getNextPage().');
     }
-    return loadPage(this.#source, this.#page + 1, this.#key(), this.pagination.nextCursor);
+    return loadPage(this.#source, this.#page + 1, this.#key, this.pagination.nextCursor);
   }
 
   /** Yields this page and every following page. A page repeating the previous one is not yielded. */

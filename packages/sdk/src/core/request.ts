@@ -187,32 +187,53 @@ export class Transport {
     timeout: number,
     signal: AbortSignal | undefined,
   ): Promise<{ status: number; text: string; headers: Headers }> {
-    const bodyTimer = new AbortController();
-    const attemptSignal = signal ? AbortSignal.any([signal, bodyTimer.signal]) : bodyTimer.signal;
+    // Per page of a long iteration every object here counts (bench: the SDK against bare fetch):
+    // the URL is made here (ky's prefixUrl and searchParams build a Request twice), and ky gets the
+    // caller's signal only when there is one (any signal makes ky join it with its own through
+    // AbortSignal.any). The body's deadline is a timer the body read listens to, beside the caller's signal.
+    const search = req.query?.toString();
+    const url = `${this.#config.baseURL}/${req.path.replace(/^\/+/, '')}${search ? `?${search}` : ''}`;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let bodyTimedOut = false;
     const started = Date.now();
     const { default: ky, TimeoutError } = await loadKy();
     try {
-      const response = await ky(req.path.replace(/^\/+/, ''), {
-        prefixUrl: this.#config.baseURL,
+      const response = await ky(url, {
         method: req.method,
         headers,
-        ...(req.query ? { searchParams: req.query } : {}),
         ...(req.body === undefined ? {} : { json: req.body }),
-        signal: attemptSignal,
+        ...(signal ? { signal } : {}),
         timeout,
         retry: 0,
         throwHttpErrors: false,
         ...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
       });
       // ky's timeout covers the wait for the response head; this timer covers reading the body.
-      timer = setTimeout(() => bodyTimer.abort(), Math.max(0, timeout - (Date.now() - started)));
-      const text = await readText(response, attemptSignal);
+      const text = await new Promise<string>((resolve, reject) => {
+        const stop = (reason: unknown) => {
+          reject(reason);
+          response.body?.cancel().catch(() => undefined);
+        };
+        const onAbort = () => stop(signal?.reason);
+        if (signal?.aborted) return onAbort();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        timer = setTimeout(
+          () => {
+            bodyTimedOut = true;
+            stop(new Error('timeout'));
+          },
+          Math.max(0, timeout - (Date.now() - started)),
+        );
+        response
+          .text()
+          .then(resolve, reject)
+          .finally(() => signal?.removeEventListener('abort', onAbort));
+      });
       return { status: response.status, text, headers: response.headers };
     } catch (error) {
       if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
       // ky's TimeoutError is not passed on as the cause: nothing ky-specific leaves the SDK.
-      if (error instanceof TimeoutError || bodyTimer.signal.aborted) {
+      if (error instanceof TimeoutError || bodyTimedOut) {
         throw new APIConnectionTimeoutError(`Request timed out after ${timeout} ms.`);
       }
       if (error instanceof PartnerError) throw error;
@@ -223,24 +244,11 @@ export class Transport {
   }
 }
 
-/** Reads the body as text, giving up as soon as `signal` aborts (even if the stream ignores it). */
-function readText(response: Response, signal: AbortSignal): Promise<string> {
-  return new Promise<string>((resolve, reject) => {
-    const onAbort = () => {
-      reject(signal.reason);
-      response.body?.cancel().catch(() => undefined);
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    response
-      .text()
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
+/** Only blanks (or nothing): tested from the start, so a JSON body answers at its first character. */
+const BLANK = /^\s*$/;
 
 function parseSuccess<T>(status: number, text: string, headers: Headers): T {
-  if (!text.trim()) return undefined as T;
+  if (BLANK.test(text)) return undefined as T;
   try {
     return JSON.parse(text) as T;
   } catch (error) {
