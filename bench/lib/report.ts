@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { SectionName, Settings } from './config.js';
+import { SECTION_NAMES, type SectionName, type Settings } from './config.js';
 
 /** Writes `bench-<stamp>.md`, `bench-<stamp>.json` (git-ignored) and `latest.md` under `outDir`. */
 export function writeReport(settings: Settings, stamp: string, markdown: string, json: unknown): string {
@@ -9,7 +9,7 @@ export function writeReport(settings: Settings, stamp: string, markdown: string,
   fs.writeFileSync(md, markdown);
   fs.writeFileSync(path.join(settings.outDir, `bench-${stamp}.json`), `${JSON.stringify(json, null, 2)}\n`);
   // A partial run (--section) does not replace the last full table.
-  if (settings.sections.length === 5) fs.writeFileSync(path.join(settings.outDir, 'latest.md'), markdown);
+  if (settings.sections.length === SECTION_NAMES.length) fs.writeFileSync(path.join(settings.outDir, 'latest.md'), markdown);
   return md;
 }
 

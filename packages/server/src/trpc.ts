@@ -129,14 +129,10 @@ export const router = t.router;
 /**
  * What every procedure's one middleware does with a failure: one carrying an AppError leaves as a
  * TRPCError with the table's tRPC code (createCaller callers, tRPC's status), the AppError as its
- * cause. Thrown in the middleware itself: `asTrpcError`; reported by the levels below it (input
- * schema, resolver, output): `mapFailure`. (It was a middleware of its own, around all the others:
- * one tRPC level per call, about 3 µs and its promises, for a mapping two lines do here.)
+ * cause. Thrown in the middleware itself: rethrown through `trpcErrorOf`; reported by the levels
+ * below it (input schema, resolver, output): `mapFailure`. (It was a middleware of its own, around
+ * all the others: one tRPC level per call, about 3 µs and its promises, for a mapping two lines do here.)
  */
-function asTrpcError(error: unknown): unknown {
-  return trpcErrorOf(error);
-}
-
 function mapFailure<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
   if (result.ok || result.error.code !== 'INTERNAL_SERVER_ERROR') return result;
   const mapped = trpcErrorOf(result.error);
@@ -158,7 +154,7 @@ export const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => 
   try {
     await checkRawInput(getRawInput);
   } catch (error) {
-    throw asTrpcError(error);
+    throw trpcErrorOf(error);
   }
   return mapFailure(await next());
 });
@@ -176,7 +172,7 @@ export const collectorProcedure = t.procedure.use(async ({ ctx, getRawInput, nex
     if (!ctx.collectorCharged) await ctx.limits.limitCollector(ctx.client ?? IN_PROCESS);
     await checkRawInput(getRawInput);
   } catch (error) {
-    throw asTrpcError(error);
+    throw trpcErrorOf(error);
   }
   return mapFailure(await next());
 });
@@ -192,7 +188,7 @@ export const partnerProcedure = t.procedure.use(async ({ ctx, getRawInput, next 
     partner = ctx.partner ?? (await ctx.limits.authenticate(ctx.authorization, ctx.client ?? IN_PROCESS));
     await checkRawInput(getRawInput);
   } catch (error) {
-    throw asTrpcError(error);
+    throw trpcErrorOf(error);
   }
   // tRPC merges this into the context (one copy per call; spreading ctx here made a second).
   return mapFailure(await next({ ctx: { partner } }));
