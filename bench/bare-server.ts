@@ -12,6 +12,7 @@ import http from 'node:http';
 import { eventListQueries, eventListResponse, type ListEventsParams, merchantListSql } from '@partner/server/bench';
 import { buildPagination } from '@partner/shared-schemas';
 import postgres from 'postgres';
+import { serveUntilTerm } from './lib/serve.js';
 
 const url = process.env.DATABASE_URL ?? '';
 const partnerId = process.env.PARTNER_ID ?? '';
@@ -82,10 +83,4 @@ const server = http.createServer((req, res) => {
     },
   );
 });
-server.keepAliveTimeout = 5_000;
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void sql.end({ timeout: 2 }).then(() => process.exit(0));
-});
+serveUntilTerm(server, sql);

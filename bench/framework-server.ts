@@ -21,6 +21,7 @@ import { initTRPC } from '@trpc/server';
 import postgres from 'postgres';
 import { createOpenApiNodeHttpHandler, type OpenApiMeta } from 'trpc-to-openapi';
 import type { z } from 'zod';
+import { serveUntilTerm } from './lib/serve.js';
 
 const url = process.env.DATABASE_URL ?? '';
 const partnerId = process.env.PARTNER_ID ?? '';
@@ -74,10 +75,4 @@ const server = http.createServer((req, res) => {
   }
   void handler(req, res);
 });
-server.keepAliveTimeout = 5_000;
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1');
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void sql.end({ timeout: 2 }).then(() => process.exit(0));
-});
+serveUntilTerm(server, sql);

@@ -9,7 +9,8 @@ export function writeReport(settings: Settings, stamp: string, markdown: string,
   fs.writeFileSync(md, markdown);
   fs.writeFileSync(path.join(settings.outDir, `bench-${stamp}.json`), `${JSON.stringify(json, null, 2)}\n`);
   // A partial run (--section) does not replace the last full table.
-  if (settings.sections.length === SECTION_NAMES.length) fs.writeFileSync(path.join(settings.outDir, 'latest.md'), markdown);
+  if (settings.sections.length === SECTION_NAMES.length)
+    fs.writeFileSync(path.join(settings.outDir, 'latest.md'), markdown);
   return md;
 }
 

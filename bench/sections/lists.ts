@@ -317,27 +317,21 @@ async function measureScale(
 }
 
 /** The bare node:http baseline server on the bench database, for the bench's partner. */
-export async function startBare(ctx: BenchContext) {
-  return ctx.spawn({
-    name: 'bare server',
-    cwd: BENCH_DIR,
-    script: 'bare-server.ts',
-    readyPath: '/healthz',
-    env: {
-      DATABASE_URL: ctx.url,
-      PARTNER_ID: ctx.partner.partnerId,
-      DB_POOL_MAX: String(ctx.settings.poolMax),
-      CURSOR_SECRET: BENCH_CURSOR_SECRET,
-    },
-  });
+export function startBare(ctx: BenchContext) {
+  return startBaseline(ctx, 'bare server', 'bare-server.ts');
 }
 
 /** `framework-server.ts`: the stack the API is built on (tRPC + trpc-to-openapi), with the API's own request path taken out. */
-export async function startFramework(ctx: BenchContext) {
+export function startFramework(ctx: BenchContext) {
+  return startBaseline(ctx, 'framework floor server', 'framework-server.ts');
+}
+
+/** A baseline server of bench/ on the bench database, serving the bench's partner. */
+function startBaseline(ctx: BenchContext, name: string, script: string) {
   return ctx.spawn({
-    name: 'framework floor server',
+    name,
     cwd: BENCH_DIR,
-    script: 'framework-server.ts',
+    script,
     readyPath: '/healthz',
     env: {
       DATABASE_URL: ctx.url,
