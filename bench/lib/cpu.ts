@@ -42,3 +42,8 @@ export function commandCpuMs(name: string): number | null {
     return null;
   }
 }
+
+/** µs of CPU per request between two readings (ms) over `requests` requests; null when a reading is missing. */
+export function cpuPerRequest(before: number | null, after: number | null, requests: number): number | null {
+  return before === null || after === null || requests === 0 ? null : ((after - before) * 1000) / requests;
+}

@@ -13,7 +13,7 @@ import {
   type BenchContext,
   type SeedFigures,
 } from '../lib/context.js';
-import { processCpuMs } from '../lib/cpu.js';
+import { cpuPerRequest, processCpuMs } from '../lib/cpu.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { type SeedMerchant, windowEnd } from '../lib/seed.js';
@@ -254,12 +254,8 @@ async function measureShape(ctx: BenchContext, bare: Target, framework: Target, 
     rows = body.events.length;
   }
   const requests = reps + warmup;
-  const perRequest = (before: number | null, pid: number | undefined) => {
-    const after = processCpuMs(pid);
-    return before === null || after === null ? null : ((after - before) * 1000) / requests;
-  };
-  const apiCpuUs = perRequest(cpuBefore.api, api.pid);
-  const bareCpuUs = perRequest(cpuBefore.bare, bare.pid);
+  const apiCpuUs = cpuPerRequest(cpuBefore.api, processCpuMs(api.pid), requests);
+  const bareCpuUs = cpuPerRequest(cpuBefore.bare, processCpuMs(bare.pid), requests);
   const a = latency(samples.api);
   const r = latency(samples.raw);
   const b = latency(samples.bare);

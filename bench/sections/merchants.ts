@@ -4,7 +4,7 @@
  */
 import autocannon from 'autocannon';
 import type { Child } from '../lib/children.js';
-import { commandCpuMs, processCpuMs } from '../lib/cpu.js';
+import { commandCpuMs, cpuPerRequest, processCpuMs } from '../lib/cpu.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { int, ratio } from '../lib/stats.js';
@@ -80,10 +80,6 @@ async function sameBodies(servers: [Child, Record<string, string>][]): Promise<v
   }
   if (new Set(bodies).size !== 1)
     throw new Error(`merchant list: the servers' bodies differ (${bodies.map((b) => b.length).join(', ')} bytes)`);
-}
-
-function cpuPerRequest(before: number | null, after: number | null, requests: number): number | null {
-  return before === null || after === null || requests === 0 ? null : ((after - before) * 1000) / requests;
 }
 
 interface CpuPerRequest {
