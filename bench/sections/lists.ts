@@ -115,6 +115,7 @@ export interface ShapeResult {
   /** Server CPU (user + system) per request over the shape's requests, µs; null without /proc. */
   apiCpuUs: number | null;
   bareCpuUs: number | null;
+  frameworkCpuUs: number | null;
   totalItems: number;
   rows: number;
 }
@@ -211,7 +212,11 @@ async function timedGet(target: Target, path: string): Promise<{ ms: number; bod
 
 async function measureShape(ctx: BenchContext, bare: Target, framework: Target, shape: Shape): Promise<ShapeResult> {
   const api: Target = { url: ctx.api.url, headers: ctx.auth, pid: ctx.api.process.pid };
-  const cpuBefore = { api: processCpuMs(api.pid), bare: processCpuMs(bare.pid) };
+  const cpuBefore = {
+    api: processCpuMs(api.pid),
+    bare: processCpuMs(bare.pid),
+    framework: processCpuMs(framework.pid),
+  };
   const samples = { api: [] as number[], raw: [] as number[], bare: [] as number[], framework: [] as number[] };
   const reps = ctx.settings.reps;
   const warmup = Math.max(3, Math.floor(reps / 10));
@@ -256,6 +261,7 @@ async function measureShape(ctx: BenchContext, bare: Target, framework: Target, 
   const requests = reps + warmup;
   const apiCpuUs = cpuPerRequest(cpuBefore.api, processCpuMs(api.pid), requests);
   const bareCpuUs = cpuPerRequest(cpuBefore.bare, processCpuMs(bare.pid), requests);
+  const frameworkCpuUs = cpuPerRequest(cpuBefore.framework, processCpuMs(framework.pid), requests);
   const a = latency(samples.api);
   const r = latency(samples.raw);
   const b = latency(samples.bare);
@@ -273,6 +279,7 @@ async function measureShape(ctx: BenchContext, bare: Target, framework: Target, 
     apiOverRaw: a.p50 / r.p50,
     apiCpuUs,
     bareCpuUs,
+    frameworkCpuUs,
     totalItems,
     rows,
   };
@@ -306,7 +313,7 @@ async function measureScale(
     const result = await measureShape(ctx, bare, framework, shape);
     out.push(result);
     log(
-      `  lists ${scale} ${shape.label}: API ${ms(result.api.p50)}, bare ${ms(result.bare.p50)}, raw ${ms(result.raw.p50)} (API/bare ${ratio(result.apiOverBare)}, framework floor/bare ${ratio(result.frameworkOverBare)}); server CPU per request API ${int(result.apiCpuUs ?? Number.NaN)} µs, bare ${int(result.bareCpuUs ?? Number.NaN)} µs`,
+      `  lists ${scale} ${shape.label}: API ${ms(result.api.p50)}, bare ${ms(result.bare.p50)}, raw ${ms(result.raw.p50)} (API/bare ${ratio(result.apiOverBare)}, framework floor/bare ${ratio(result.frameworkOverBare)}); server CPU per request API ${int(result.apiCpuUs ?? Number.NaN)} µs, framework floor ${int(result.frameworkCpuUs ?? Number.NaN)} µs, bare ${int(result.bareCpuUs ?? Number.NaN)} µs`,
     );
   }
   return out;
@@ -427,7 +434,7 @@ export const lists: Section<ListsResult> = {
     lines.push(
       `## GET /v1/partners/events against the bare server and the raw SQL (${int(large.events)} events)`,
       '',
-      '| shape | rows | totalItems | API p50 | API p95 | bare p50 | framework floor p50 | raw p50 | API / bare | framework floor / bare | API / raw | server CPU per request, API / bare | target | met |',
+      '| shape | rows | totalItems | API p50 | API p95 | bare p50 | framework floor p50 | raw p50 | API / bare | framework floor / bare | API / raw | server CPU per request, API / framework floor / bare | target | met |',
       '|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of large.shapes) {
@@ -486,6 +493,6 @@ export const lists: Section<ListsResult> = {
 };
 
 function cpuPair(r: ShapeResult): string {
-  if (r.apiCpuUs === null || r.bareCpuUs === null) return 'n/a';
-  return `${int(r.apiCpuUs)} / ${int(r.bareCpuUs)} µs`;
+  if (r.apiCpuUs === null || r.bareCpuUs === null || r.frameworkCpuUs === null) return 'n/a';
+  return `${int(r.apiCpuUs)} / ${int(r.frameworkCpuUs)} / ${int(r.bareCpuUs)} µs`;
 }
