@@ -276,7 +276,7 @@ export const EnvSchema = z.object({
   WEBHOOK_ALLOW_PRIVATE_URLS: z.preprocess(emptyAsUndefined, booleanFlag.default(false)),
   /** Webhooks: an attempt that has no complete 2xx answer within this many ms fails. */
   WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(60_000).default(10_000)),
-  /** Webhooks: requests in flight per process, and per endpoint (one slow endpoint holds at most that many). */
+  /** Webhooks: requests in flight per process, and per endpoint (one at a time after an attempt got no answer, until one is answered). */
   WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(32)),
   WEBHOOK_ENDPOINT_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100).default(4)),
   /** Webhooks: how often a process looks for due deliveries when no commit woke it (ms). */

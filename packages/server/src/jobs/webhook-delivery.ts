@@ -14,6 +14,7 @@ import {
 import { WEBHOOK_WAKE_CHANNEL } from '../services/webhooks/outbox.js';
 import { signWebhook } from '../services/webhooks/signing.js';
 import { checkWebhookUrlSyntax, safeLookup } from '../services/webhooks/url-safety.js';
+import { EndpointAnswers } from './endpoint-answers.js';
 import { createPollLoop } from './poll-loop.js';
 
 export type WebhookDeliveryConfig = Pick<
@@ -52,8 +53,10 @@ function describeFailure(error: unknown, timeoutMs: number): string {
  * The delivery worker (one per process): claims due deliveries (services/webhooks/delivery-queue.ts),
  * POSTs each signed body to its endpoint with a deadline, and records the outcome. Woken by the
  * outbox's NOTIFY at commit and by its own poll interval. In flight at once: WEBHOOK_CONCURRENCY per
- * process, WEBHOOK_ENDPOINT_CONCURRENCY per endpoint (so an endpoint that never answers holds at
- * most that many slots for WEBHOOK_TIMEOUT_MS each, and everyone else's deliveries go on).
+ * process, WEBHOOK_ENDPOINT_CONCURRENCY per endpoint once it answers (endpoint-answers.ts: one
+ * request at a time to an endpoint not heard from yet, or whose last attempt got no answer), so an
+ * endpoint that never answers holds one slot of WEBHOOK_TIMEOUT_MS at a time and everyone else's
+ * deliveries keep the rest.
  */
 export function createWebhookDeliveryWorker(
   database: Pick<DatabaseHandle, 'db' | 'listen'>,
@@ -87,6 +90,14 @@ export function createWebhookDeliveryWorker(
   let inFlight = 0;
   const sendingByEndpoint = new Map<string, number>();
   const waitingByEndpoint = new Map<string, ClaimedDelivery[]>();
+  // One request at a time to an endpoint until it answers, and again after an attempt got none.
+  const answers = new EndpointAnswers(perEndpoint);
+  metrics?.gaugeOf(
+    'partner_tags_webhook_endpoints_probing',
+    'Webhook endpoints this process sends one request at a time because their last attempt got no answer',
+    () => answers.silentCount,
+  );
+  const limitOf = (endpointId: string) => answers.limitOf(endpointId);
   const running = new Set<Promise<void>>();
   let unlisten: (() => Promise<void>) | undefined;
 
@@ -118,11 +129,25 @@ export function createWebhookDeliveryWorker(
     }
   }
 
+  /** An answer (any status) lifts the endpoint to its full limit; no answer (not a refusal by our URL rules) drops it to one. */
+  function noteAnswer(claim: ClaimedDelivery, outcome: AttemptOutcome) {
+    if (outcome.statusCode === null && outcome.error?.startsWith('refused')) return;
+    const change = answers.note(claim.endpointId, outcome.statusCode !== null);
+    if (change === 'answering') log.info({ webhookId: claim.endpointId }, 'webhook endpoint answers again');
+    if (change === 'silent') {
+      log.warn(
+        { webhookId: claim.endpointId, error: outcome.error },
+        'webhook endpoint did not answer: one request at a time until it does',
+      );
+    }
+  }
+
   function startSend(claim: ClaimedDelivery) {
     inFlight++;
     sendingByEndpoint.set(claim.endpointId, (sendingByEndpoint.get(claim.endpointId) ?? 0) + 1);
     const task = (async () => {
       const outcome = await attempt(claim);
+      noteAnswer(claim, outcome);
       try {
         const recorded = await recordAttempt(db, claim, outcome, config.WEBHOOK_RETRY_SCHEDULE);
         if (recorded) {
@@ -152,17 +177,30 @@ export function createWebhookDeliveryWorker(
       const left = (sendingByEndpoint.get(claim.endpointId) ?? 1) - 1;
       if (left === 0) sendingByEndpoint.delete(claim.endpointId);
       else sendingByEndpoint.set(claim.endpointId, left);
-      const next = waitingByEndpoint.get(claim.endpointId)?.shift();
-      if (waitingByEndpoint.get(claim.endpointId)?.length === 0) waitingByEndpoint.delete(claim.endpointId);
-      if (next && loop.running) startSend(next);
-      else if (next) void releaseClaims(db, [next]).catch(() => {});
+      startWaiting(claim.endpointId);
       loop.wake();
     });
     running.add(task);
   }
 
+  /** Sends the endpoint's waiting claims its limit allows; gives back the rest of a probed endpoint's. */
+  function startWaiting(endpointId: string) {
+    const waiting = waitingByEndpoint.get(endpointId);
+    if (!waiting) return;
+    while (waiting.length > 0 && loop.running && (sendingByEndpoint.get(endpointId) ?? 0) < limitOf(endpointId)) {
+      startSend(waiting.shift() as ClaimedDelivery);
+    }
+    if (waiting.length > 0 && (!loop.running || limitOf(endpointId) === 1)) {
+      void releaseClaims(db, waiting.splice(0)).catch(() => {});
+    }
+    if (waiting.length === 0) waitingByEndpoint.delete(endpointId);
+  }
+
   function dispatch(claim: ClaimedDelivery) {
-    if ((sendingByEndpoint.get(claim.endpointId) ?? 0) < perEndpoint) startSend(claim);
+    if ((sendingByEndpoint.get(claim.endpointId) ?? 0) < limitOf(claim.endpointId)) startSend(claim);
+    // Beyond one request to an endpoint not answering (or not heard from yet) the claim is given
+    // back at once: waiting here, it would hold a slot of this process for a whole timeout.
+    else if (limitOf(claim.endpointId) === 1) void releaseClaims(db, [claim]).catch(() => {});
     else waitingByEndpoint.set(claim.endpointId, [...(waitingByEndpoint.get(claim.endpointId) ?? []), claim]);
   }
 
@@ -176,8 +214,14 @@ export function createWebhookDeliveryWorker(
       for (const list of waitingByEndpoint.values()) waiting += list.length;
       const free = config.WEBHOOK_CONCURRENCY - inFlight - waiting;
       if (free <= 0) return false;
-      const skipEndpoints = [...sendingByEndpoint.entries()].filter(([, n]) => n >= perEndpoint).map(([id]) => id);
-      const claims = await claimDueDeliveries(db, { limit: free, perEndpoint, leaseMs, skipEndpoints });
+      const skipEndpoints = [...sendingByEndpoint.entries()].filter(([id, n]) => n >= limitOf(id)).map(([id]) => id);
+      const claims = await claimDueDeliveries(db, {
+        limit: free,
+        perEndpoint,
+        leaseMs,
+        skipEndpoints,
+        probing: answers.silentIds(),
+      });
       for (const claim of claims) dispatch(claim);
       return claims.length === free;
     },

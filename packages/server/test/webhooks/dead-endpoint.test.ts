@@ -9,14 +9,17 @@ import {
   type TestWebhookReceiver,
 } from '../../src/testing/index.js';
 import { type Api, api } from '../helpers/api.js';
+import { parseMetrics } from '../helpers/prometheus.js';
 
-// A dead endpoint (accepts, never answers) with many pending deliveries takes no more of the
-// process's delivery slots than its own per-endpoint share (WEBHOOK_ENDPOINT_CONCURRENCY sending,
-// fewer waiting), however many of its attempts time out; another endpoint's delivery goes out at
-// once. Real HTTP, real database (PGlite, or TEST_DATABASE_URL), real receivers.
+// A dead endpoint (accepts, never answers) with many pending deliveries holds one of the process's
+// delivery slots at a time: an endpoint gets its WEBHOOK_ENDPOINT_CONCURRENCY only once it has
+// answered, and one request at a time again after an attempt got no answer, until one is answered
+// (jobs/endpoint-answers.ts). Another endpoint's delivery goes out at once throughout. Real HTTP, real database (PGlite, or
+// TEST_DATABASE_URL), real receivers, the gauge read from GET /metrics.
 const PER_ENDPOINT = 2;
 /** The attempt timeout: a delivery queued behind the dead endpoint's attempts would wait up to this long. */
-const TIMEOUT_MS = 1500;
+const TIMEOUT_MS = 1000;
+const TOKEN = 'metrics-token-dead-endpoint';
 let server: TestServer;
 let live: TestWebhookReceiver;
 let dead: TestWebhookReceiver;
@@ -32,6 +35,7 @@ beforeAll(async () => {
       WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
       WEBHOOK_CONCURRENCY: '8',
       WEBHOOK_ENDPOINT_CONCURRENCY: String(PER_ENDPOINT),
+      METRICS_TOKEN: TOKEN,
     },
   });
   live = await startWebhookReceiver();
@@ -45,10 +49,16 @@ afterAll(async () => {
   await dead?.close();
 });
 
+async function probingGauge(): Promise<number | undefined> {
+  const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  return parseMetrics(await res.text()).value('partner_tags_webhook_endpoints_probing');
+}
+
 describe('a dead endpoint', () => {
-  it('holds at most its share of the delivery slots while its attempts time out', async () => {
+  it('is sent one request at a time until it answers; others go out at once', async () => {
     const { db } = server.app.deps;
     const deadId = (await client.post('/v1/partners/webhooks', { url: dead.url })).body.webhookId as string;
+    expect(await probingGauge()).toBe(0);
     await db.transaction(async (tx) => {
       for (let i = 0; i < 40; i++) {
         await enqueueWebhookEvent(tx, {
@@ -59,13 +69,20 @@ describe('a dead endpoint', () => {
         });
       }
     });
-    // Several timeout cycles: each freed slot used to claim PER_ENDPOINT more of its rows.
-    await dead.waitFor(4 * PER_ENDPOINT, 10 * TIMEOUT_MS);
+    // Four requests, each after the last one's timeout (never PER_ENDPOINT at once).
+    await dead.waitFor(4, 12 * TIMEOUT_MS);
+    const arrivals = dead.received.map((r) => r.receivedAt);
+    for (let i = 1; i < arrivals.length; i++) {
+      expect(arrivals[i] as number, `request ${i + 1} came with the one before it`).toBeGreaterThanOrEqual(
+        (arrivals[i - 1] as number) + TIMEOUT_MS / 2,
+      );
+    }
+    expect(await probingGauge()).toBe(1);
     const leased = await db
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.endpointId, deadId), gt(webhookDeliveries.claimedUntil, new Date())));
-    expect(leased.length).toBeLessThanOrEqual(2 * PER_ENDPOINT - 1);
+    expect(leased.length).toBeLessThanOrEqual(1);
 
     // Another endpoint's delivery goes out at once, not after the dead one's next timeout (a
     // bound well under the timeout, with room for a busy machine's poll and request).
@@ -74,5 +91,20 @@ describe('a dead endpoint', () => {
     await client.post(`/v1/partners/webhooks/${aliveId}/test`, {});
     await live.waitFor(1, 5_000);
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * (2 / 3));
-  });
+
+    // It answers again: the next probe is answered, probing ends, the rest of its queue goes out.
+    dead.fallback = 200;
+    const unsent = async () =>
+      (
+        await db
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .where(and(eq(webhookDeliveries.endpointId, deadId), eq(webhookDeliveries.attempts, 0)))
+      ).length;
+    for (let waited = 0; (await unsent()) > 0 && waited < 15 * TIMEOUT_MS; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await unsent()).toBe(0);
+    expect(await probingGauge()).toBe(0);
+  }, 60_000);
 });

@@ -37,16 +37,17 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  * Claims up to `limit` due deliveries for this process: FOR UPDATE SKIP LOCKED (concurrent
  * claimers take different rows without waiting) and a lease (`claimed_until`) so a delivery is in
  * flight in one process at a time; a process that dies mid-send leaves a lease that simply runs
- * out, and the delivery is claimed again. At most `perEndpoint` rows of one endpoint per claim,
- * and none of the endpoints in `skipEndpoints` (already at their limit here): one slow endpoint
- * never fills the process's slots.
+ * out, and the delivery is claimed again. At most `perEndpoint` rows of one endpoint per claim
+ * (one of an endpoint in `probing`), and none of the endpoints in `skipEndpoints` (already at their
+ * limit here): one slow endpoint never fills the process's slots.
  */
 export async function claimDueDeliveries(
   db: Database,
-  options: { limit: number; perEndpoint: number; leaseMs: number; skipEndpoints: string[] },
+  options: { limit: number; perEndpoint: number; leaseMs: number; skipEndpoints: string[]; probing?: string[] },
 ): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
   const skip = `{${options.skipEndpoints.join(',')}}`;
+  const probing = `{${(options.probing ?? []).join(',')}}`;
   const result = await db.execute(sql`
     with due as (
       select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn
@@ -57,7 +58,7 @@ export async function claimDueDeliveries(
         and d.endpoint_id <> all(${skip}::uuid[])
     ), picked as (
       select d.id from webhook_deliveries d join due on due.id = d.id
-      where due.rn <= ${options.perEndpoint}
+      where due.rn <= case when d.endpoint_id = any(${probing}::uuid[]) then 1 else ${options.perEndpoint} end
       order by d.next_attempt_at, d.id
       limit ${options.limit}
       for update of d skip locked
