@@ -435,7 +435,7 @@ export const lists: Section<ListsResult> = {
       `## GET /v1/partners/events against the bare server and the raw SQL (${int(large.events)} events)`,
       '',
       '| shape | rows | totalItems | API p50 | API p95 | bare p50 | framework floor p50 | raw p50 | API / bare | framework floor / bare | API / raw | server CPU per request, API / framework floor / bare | target | met |',
-      '|---|---|---|---|---|---|---|---|---|---|---|',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     );
     for (const r of large.shapes) {
       const page1 = large.shapes.find((s) => s.key === 'page1');

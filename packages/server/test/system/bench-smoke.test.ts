@@ -82,6 +82,16 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     ]) {
       expect(table).toContain(heading);
     }
+    // Every table renders: its separator row and each of its rows have as many cells as its header.
+    const lines = table.split('\n');
+    const cells = (line: string) => line.trim().split('|').length - 2;
+    for (let i = 0; i + 1 < lines.length; i++) {
+      if (!/^\|(-+\|)+$/.test((lines[i + 1] as string).trim()) || !(lines[i] as string).startsWith('|')) continue;
+      const header = lines[i] as string;
+      for (let j = i + 1; j < lines.length && (lines[j] as string).startsWith('|'); j++) {
+        expect(cells(lines[j] as string), `${header.slice(0, 60)}: line ${j + 1}`).toBe(cells(header));
+      }
+    }
     for (const shape of ['page 1, limit 100', 'PageView,Purchase + 30-day range', 'sortBy=event_name', 'page 1000']) {
       expect(table).toContain(`| ${shape}`);
     }
