@@ -97,7 +97,6 @@ export function createWebhookDeliveryWorker(
     'Webhook endpoints this process sends one request at a time because their last attempt got no answer',
     () => answers.silentCount,
   );
-  const limitOf = (endpointId: string) => answers.limitOf(endpointId);
   const running = new Set<Promise<void>>();
   let unlisten: (() => Promise<void>) | undefined;
 
@@ -187,20 +186,24 @@ export function createWebhookDeliveryWorker(
   function startWaiting(endpointId: string) {
     const waiting = waitingByEndpoint.get(endpointId);
     if (!waiting) return;
-    while (waiting.length > 0 && loop.running && (sendingByEndpoint.get(endpointId) ?? 0) < limitOf(endpointId)) {
+    while (
+      waiting.length > 0 &&
+      loop.running &&
+      (sendingByEndpoint.get(endpointId) ?? 0) < answers.limitOf(endpointId)
+    ) {
       startSend(waiting.shift() as ClaimedDelivery);
     }
-    if (waiting.length > 0 && (!loop.running || limitOf(endpointId) === 1)) {
+    if (waiting.length > 0 && (!loop.running || answers.limitOf(endpointId) === 1)) {
       void releaseClaims(db, waiting.splice(0)).catch(() => {});
     }
     if (waiting.length === 0) waitingByEndpoint.delete(endpointId);
   }
 
   function dispatch(claim: ClaimedDelivery) {
-    if ((sendingByEndpoint.get(claim.endpointId) ?? 0) < limitOf(claim.endpointId)) startSend(claim);
+    if ((sendingByEndpoint.get(claim.endpointId) ?? 0) < answers.limitOf(claim.endpointId)) startSend(claim);
     // Beyond one request to an endpoint not answering (or not heard from yet) the claim is given
     // back at once: waiting here, it would hold a slot of this process for a whole timeout.
-    else if (limitOf(claim.endpointId) === 1) void releaseClaims(db, [claim]).catch(() => {});
+    else if (answers.limitOf(claim.endpointId) === 1) void releaseClaims(db, [claim]).catch(() => {});
     else waitingByEndpoint.set(claim.endpointId, [...(waitingByEndpoint.get(claim.endpointId) ?? []), claim]);
   }
 
@@ -214,7 +217,9 @@ export function createWebhookDeliveryWorker(
       for (const list of waitingByEndpoint.values()) waiting += list.length;
       const free = config.WEBHOOK_CONCURRENCY - inFlight - waiting;
       if (free <= 0) return false;
-      const skipEndpoints = [...sendingByEndpoint.entries()].filter(([id, n]) => n >= limitOf(id)).map(([id]) => id);
+      const skipEndpoints = [...sendingByEndpoint.entries()]
+        .filter(([id, n]) => n >= answers.limitOf(id))
+        .map(([id]) => id);
       const claims = await claimDueDeliveries(db, {
         limit: free,
         perEndpoint,
