@@ -137,7 +137,11 @@ export const webhooksSection: Section<WebhooksResult> = {
           }
           await dead.waitFor(1, 30_000); // its requests hold their slots now
           const beside = await deliver('tag.reconnected');
-          rounds.push({ alone, beside, ratio: beside.perSecond / alone.perSecond, deadSeen: dead.received.length });
+          const pair = beside.perSecond / alone.perSecond;
+          rounds.push({ alone, beside, ratio: pair, deadSeen: dead.received.length });
+          log(
+            `  webhooks: round ${round + 1}: ${int(alone.perSecond)} deliveries/s to ${ENDPOINTS} live endpoints alone, ${int(beside.perSecond)}/s beside a dead endpoint (${ratio(pair)})`,
+          );
           // Gone before the next round: deleting the endpoint fails its pending deliveries, closing
           // the receiver ends the request it holds.
           const gone = await request(`${api.url}/v1/partners/webhooks/${deadId}`, {
@@ -148,9 +152,6 @@ export const webhooksSection: Section<WebhooksResult> = {
         } finally {
           await dead.close();
         }
-        log(
-          `  webhooks: round ${round + 1}: ${int(alone.perSecond)} deliveries/s to ${ENDPOINTS} live endpoints alone, ${int(rounds[round]?.beside.perSecond ?? 0)}/s beside a dead endpoint (${ratio(rounds[round]?.ratio ?? 0)})`,
-        );
       }
       const median = [...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)] as (typeof rounds)[0];
       const { alone, beside } = median;
