@@ -128,6 +128,8 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
 
     // Page 1 and page 2 each sent by fetch (a page's events may leave in one batch or two, as the
     // batching timer and this machine's load fall); the batch pending at the reload left by sendBeacon.
+    // Stored can come before Playwright has reported the new page's request (CI saw 1 once): wait for it.
+    await until("the reloaded page's request reported", async () => (sends.length >= 2 ? true : undefined));
     expect(sends.length).toBeGreaterThanOrEqual(2);
     expect(new Set(sends)).toEqual(new Set(['fetch']));
     expect(await tab.evaluate("sessionStorage.getItem('beacons')")).toBe('1');
