@@ -106,13 +106,19 @@ export function createRequestListener(
     if (drain) {
       if (drain.draining) {
         res.setHeader('connection', 'close');
-        req.resume();
-        sendError(
-          res,
-          new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly', {
-            headers: { 'retry-after': '1' },
-          }),
-        );
+        const refuse = () =>
+          sendError(
+            res,
+            new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly', {
+              headers: { 'retry-after': '1' },
+            }),
+          );
+        // Answered once the body is in: a socket closed with bytes of it still unread is reset
+        // (RST) by the kernel, and the client gets ECONNRESET instead of this 503 (a client that
+        // writes headers and body apart met it under load). The grace period bounds a body that
+        // never ends.
+        if (req.complete) refuse();
+        else req.once('end', refuse).resume();
         return;
       }
       drain.inFlight.add(res);
