@@ -6,6 +6,7 @@
 
 import { PartnerClient } from '@partner/sdk';
 import { encodeCursor, eventListQueries, type ListEventsParams } from '@partner/server/bench';
+import ky from 'ky';
 import {
   BENCH_CURSOR_KEY,
   BENCH_CURSOR_SECRET,
@@ -135,8 +136,17 @@ export interface SdkIteration {
   sdkSeconds: number;
   /** Median seconds of the same pages with bare `fetch` + `JSON.parse`, following nextCursor. */
   bareSeconds: number;
+  /**
+   * Median seconds of the same pages through ky alone (`ky(url).text()` + `JSON.parse`, its
+   * defaults but `retry: 0`): the floor of any SDK built on ky, as the SDK's definition requires.
+   */
+  kySeconds: number;
   /** sdk / bare - 1: what the SDK adds. */
   overhead: number;
+  /** ky / bare - 1: what ky alone adds. */
+  kyOverhead: number;
+  /** sdk / ky - 1: what the SDK adds on top of ky (its own code). */
+  overKy: number;
 }
 
 export interface ListsResult {
@@ -175,18 +185,47 @@ async function measureSdk(ctx: BenchContext): Promise<SdkIteration> {
     } while (cursor && n < events);
     return since(start) / 1000;
   };
+  const viaKy = async () => {
+    const start = process.hrtime.bigint();
+    let n = 0;
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({ merchantId: merchant.merchantId, limit: String(pageSize) });
+      if (cursor) query.set('cursor', cursor);
+      const text = await ky(`${ctx.api.url}/v1/partners/events?${query}`, { headers: ctx.auth, retry: 0 }).text();
+      const body = JSON.parse(text) as { events: unknown[]; pagination: { nextCursor: string | null } };
+      n += body.events.length;
+      cursor = body.pagination.nextCursor;
+    } while (cursor && n < events);
+    return since(start) / 1000;
+  };
   await viaSdk();
   await viaFetch();
+  await viaKy();
   const sdk: number[] = [];
   const bare: number[] = [];
-  for (let round = 0; round < (ctx.settings.quick ? 3 : 5); round++) {
+  const viaKySeconds: number[] = [];
+  for (let round = 0; round < (ctx.settings.quick ? 3 : 7); round++) {
     sdk.push(await viaSdk());
     bare.push(await viaFetch());
+    viaKySeconds.push(await viaKy());
   }
   const sdkSeconds = quantile(sdk, 0.5);
   const bareSeconds = quantile(bare, 0.5);
-  log(`  lists: SDK for-await ${events} events ${sdkSeconds.toFixed(2)} s, bare fetch ${bareSeconds.toFixed(2)} s`);
-  return { events, pageSize, sdkSeconds, bareSeconds, overhead: sdkSeconds / bareSeconds - 1 };
+  const kySeconds = quantile(viaKySeconds, 0.5);
+  log(
+    `  lists: SDK for-await ${events} events ${sdkSeconds.toFixed(2)} s, bare fetch ${bareSeconds.toFixed(2)} s, ky alone ${kySeconds.toFixed(2)} s`,
+  );
+  return {
+    events,
+    pageSize,
+    sdkSeconds,
+    bareSeconds,
+    kySeconds,
+    overhead: sdkSeconds / bareSeconds - 1,
+    kyOverhead: kySeconds / bareSeconds - 1,
+    overKy: sdkSeconds / kySeconds - 1,
+  };
 }
 
 export function queryString(params: ListEventsParams | Record<string, string | number | undefined>): string {
@@ -415,6 +454,12 @@ export const lists: Section<ListsResult> = {
       value: `${(result.sdk.overhead * 100).toFixed(1)}%`,
       met: result.sdk.overhead < SDK_TARGET,
     });
+    checks.push({
+      what: `(the floor of the row above) ky alone over the same pages against bare fetch + JSON.parse`,
+      target: `< ${SDK_TARGET * 100}% more (else the row above is out of reach with ky)`,
+      value: `${(result.sdk.kyOverhead * 100).toFixed(1)}% (the SDK over ky: ${(result.sdk.overKy * 100).toFixed(1)}%)`,
+      met: result.sdk.kyOverhead < SDK_TARGET,
+    });
     for (const big of result.large.shapes) {
       const little = result.small.shapes.find((s) => s.key === big.key);
       if (!little || big.kind !== 'shallow') continue;
@@ -482,7 +527,10 @@ export const lists: Section<ListsResult> = {
       '| path | seconds (median) | against bare |',
       '|---|---|---|',
       `| @partner/sdk \`client.events.list(...)\` for await | ${sdk.sdkSeconds.toFixed(3)} | ${(sdk.overhead * 100).toFixed(1)}% more (target < ${SDK_TARGET * 100}%: ${mark(sdk.overhead < SDK_TARGET)}) |`,
+      `| ky alone (\`ky(url, { retry: 0 }).text()\` + \`JSON.parse\`), same pages | ${sdk.kySeconds.toFixed(3)} | ${(sdk.kyOverhead * 100).toFixed(1)}% more (the SDK over it: ${(sdk.overKy * 100).toFixed(1)}%) |`,
       `| bare \`fetch\` + \`JSON.parse\`, same pages | ${sdk.bareSeconds.toFixed(3)} | |`,
+      '',
+      "ky alone is the floor of an SDK built on ky (the SDK's definition): per request it builds a `Request` (twice with `prefixUrl`), clones it for retries, and joins an `AbortController` for its timeout. The three paths alternate round by round.",
     );
     lines.push('', '### Query plans (EXPLAIN ANALYZE, first merchant)', '');
     for (const [name, plan] of Object.entries({ ...small.plans, ...large.plans })) {
