@@ -171,34 +171,25 @@ async function measureSdk(ctx: BenchContext): Promise<SdkIteration> {
     }
     return since(start) / 1000;
   };
-  const viaFetch = async () => {
+  /** The same pages by nextCursor, each page's body read as text by `read` and JSON-parsed here. */
+  const walk = async (read: (url: string) => Promise<string>) => {
     const start = process.hrtime.bigint();
     let n = 0;
     let cursor: string | null = null;
     do {
       const query = new URLSearchParams({ merchantId: merchant.merchantId, limit: String(pageSize) });
       if (cursor) query.set('cursor', cursor);
-      const res = await fetch(`${ctx.api.url}/v1/partners/events?${query}`, { headers: ctx.auth });
-      const body = JSON.parse(await res.text()) as { events: unknown[]; pagination: { nextCursor: string | null } };
+      const body = JSON.parse(await read(`${ctx.api.url}/v1/partners/events?${query}`)) as {
+        events: unknown[];
+        pagination: { nextCursor: string | null };
+      };
       n += body.events.length;
       cursor = body.pagination.nextCursor;
     } while (cursor && n < events);
     return since(start) / 1000;
   };
-  const viaKy = async () => {
-    const start = process.hrtime.bigint();
-    let n = 0;
-    let cursor: string | null = null;
-    do {
-      const query = new URLSearchParams({ merchantId: merchant.merchantId, limit: String(pageSize) });
-      if (cursor) query.set('cursor', cursor);
-      const text = await ky(`${ctx.api.url}/v1/partners/events?${query}`, { headers: ctx.auth, retry: 0 }).text();
-      const body = JSON.parse(text) as { events: unknown[]; pagination: { nextCursor: string | null } };
-      n += body.events.length;
-      cursor = body.pagination.nextCursor;
-    } while (cursor && n < events);
-    return since(start) / 1000;
-  };
+  const viaFetch = () => walk(async (url) => (await fetch(url, { headers: ctx.auth })).text());
+  const viaKy = () => walk((url) => ky(url, { headers: ctx.auth, retry: 0 }).text());
   await viaSdk();
   await viaFetch();
   await viaKy();
