@@ -54,7 +54,8 @@ export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 /**
  * One message to one endpoint. `pending` rows with `nextAttemptAt <= now()` and no live lease
  * (`claimedUntil`) are due; the worker claims them with FOR UPDATE SKIP LOCKED and a lease, so each
- * is in flight in one process at a time.
+ * is in flight in one process at a time, reading a few rows per endpoint with pending deliveries
+ * (`webhook_deliveries_endpoint_due_idx`), never every due row.
  */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
@@ -80,7 +81,10 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex('webhook_deliveries_endpoint_message_key').on(t.endpointId, t.messageId),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt, t.id),
-    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The claim's (migration 0013): each endpoint's pending deliveries in due order.
+    index('webhook_deliveries_endpoint_due_idx')
+      .on(t.endpointId, t.nextAttemptAt, t.id)
+      .where(sql`${t.status} = 'pending'`),
     check('webhook_deliveries_status_check', sql`${t.status} IN ('pending', 'succeeded', 'failed')`),
   ],
 );

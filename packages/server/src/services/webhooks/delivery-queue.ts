@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from './outbox.js';
 
@@ -39,26 +39,73 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  * flight in one process at a time; a process that dies mid-send leaves a lease that simply runs
  * out, and the delivery is claimed again. At most `perEndpoint` rows of one endpoint per claim
  * (one of an endpoint in `probing`), and none of the endpoints in `skipEndpoints` (already at their
- * limit here): one slow endpoint never fills the process's slots.
+ * limit here): one slow endpoint never fills the process's slots. Oldest due first.
  */
-export async function claimDueDeliveries(
-  db: Database,
-  options: { limit: number; perEndpoint: number; leaseMs: number; skipEndpoints: string[]; probing?: string[] },
-): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Database, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
+  const result = await db.execute(claimStatement(options));
+  return rowsOf<ClaimRow>(result).map((row) => ({
+    deliveryId: row.delivery_id,
+    lease: row.lease,
+    attempts: Number(row.attempts),
+    endpointId: row.endpoint_id,
+    url: row.url,
+    secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
+    messageId: row.message_id,
+    body: `{"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`,
+  }));
+}
+
+export interface ClaimOptions {
+  limit: number;
+  perEndpoint: number;
+  leaseMs: number;
+  skipEndpoints: string[];
+  probing?: string[];
+}
+
+/**
+ * The claim's statement (exported for the tests that read its plan). What it reads is bounded by
+ * the endpoints with pending deliveries, not by the due rows (a dead endpoint's backlog grows
+ * without bound): on the partial index `(endpoint_id, next_attempt_at, id) WHERE status =
+ * 'pending'` (migration 0013), `pending_endpoints` walks the distinct endpoint ids (a loose index
+ * scan: one index descent per endpoint); for each live one not skipped, the lateral reads its
+ * oldest due rows in index order until it has its limit, passing over rows under another process's
+ * live lease (at most that endpoint's deliveries in flight); the oldest `limit` of those candidates
+ * are locked (SKIP LOCKED) and leased. Three choices keep that plan on PostgreSQL 15 and on PGlite
+ * (which never has statistics: no autovacuum runs there), each seen otherwise in EXPLAIN: the
+ * endpoint check is a subquery per endpoint id (a join was hashed against every live endpoint), the
+ * candidates reach the locking scan as an array (`id = any(...)`, primary-key lookups; a join was
+ * hashed against every delivery), and that scan leaves `status = 'pending'` to the update (with it,
+ * PGlite's PostgreSQL 18 read the whole partial index through a skip scan on `id`).
+ */
+export function claimStatement(options: ClaimOptions): SQL {
   const skip = `{${options.skipEndpoints.join(',')}}`;
   const probing = `{${(options.probing ?? []).join(',')}}`;
-  const result = await db.execute(sql`
-    with due as (
-      select d.id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn
-      from webhook_deliveries d
-      join webhook_endpoints e on e.id = d.endpoint_id and e.deleted_at is null
-      where d.status = 'pending' and d.next_attempt_at <= now()
-        and (d.claimed_until is null or d.claimed_until <= now())
-        and d.endpoint_id <> all(${skip}::uuid[])
+  return sql`
+    with recursive pending_endpoints(endpoint_id) as (
+      (select d.endpoint_id from webhook_deliveries d where d.status = 'pending' order by d.endpoint_id limit 1)
+      union all
+      select (select d.endpoint_id from webhook_deliveries d
+              where d.status = 'pending' and d.endpoint_id > p.endpoint_id
+              order by d.endpoint_id limit 1)
+      from pending_endpoints p where p.endpoint_id is not null
+    ), candidates as (
+      select c.id
+      from pending_endpoints p
+      cross join lateral (
+        select d.id from webhook_deliveries d
+        where d.endpoint_id = p.endpoint_id and d.status = 'pending' and d.next_attempt_at <= now()
+          and (d.claimed_until is null or d.claimed_until <= now())
+        order by d.next_attempt_at, d.id
+        limit case when p.endpoint_id = any(${probing}::uuid[]) then 1 else ${options.perEndpoint} end
+      ) c
+      where p.endpoint_id <> all(${skip}::uuid[])
+        and (select e.deleted_at is null from webhook_endpoints e where e.id = p.endpoint_id)
     ), picked as (
-      select d.id from webhook_deliveries d join due on due.id = d.id
-      where due.rn <= case when d.endpoint_id = any(${probing}::uuid[]) then 1 else ${options.perEndpoint} end
+      select d.id from webhook_deliveries d
+      where d.id = any(array(select id from candidates))
+        and (d.claimed_until is null or d.claimed_until <= now())
       order by d.next_attempt_at, d.id
       limit ${options.limit}
       for update of d skip locked
@@ -70,17 +117,7 @@ export async function claimDueDeliveries(
       and d.status = 'pending' and (d.claimed_until is null or d.claimed_until <= now())
     returning d.id as delivery_id, d.claimed_until::text as lease, d.attempts, d.endpoint_id, e.url,
       e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
-      m.id as message_id, m.type, to_char(m.created_at at time zone 'UTC', ${ISO}) as created_at, m.data::text as data`);
-  return rowsOf<ClaimRow>(result).map((row) => ({
-    deliveryId: row.delivery_id,
-    lease: row.lease,
-    attempts: Number(row.attempts),
-    endpointId: row.endpoint_id,
-    url: row.url,
-    secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
-    messageId: row.message_id,
-    body: `{"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`,
-  }));
+      m.id as message_id, m.type, to_char(m.created_at at time zone 'UTC', ${ISO}) as created_at, m.data::text as data`;
 }
 
 export interface AttemptOutcome {
