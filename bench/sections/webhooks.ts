@@ -10,13 +10,18 @@
  *    median round's ratio is reported: one pair on a shared machine swung from 0.54x to 0.97x;
  * 3. record -> verified: custom tags generated under the test schedule (`TAG_RECHECK_SCHEDULE=1s,2s,4s`),
  *    their CNAME published on a loopback DNS server at staggered moments, no verify call: time
- *    until `tag.verified` reaches the receiver (and until the tag's `verifiedAt`).
+ *    until `tag.verified` reaches the receiver (and until the tag's `verifiedAt`);
+ * 4. the claim's cost (first, before any worker runs): the server's `claimDueDeliveries` beside
+ *    800 due rows of 8 live endpoints, with 0, 10,000 and 100,000 due rows of a dead endpoint, p50
+ *    as a ratio of the claim with none.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  claimDueDeliveries,
   enqueueWebhookEvent,
   openDatabase,
+  releaseClaims,
   startWebhookReceiver,
   type TestWebhookReceiver,
 } from '@partner/server/bench';
@@ -25,7 +30,7 @@ import { startChild } from '../lib/children.js';
 import { apiServer, type BenchContext, serverEnv } from '../lib/context.js';
 import { request, requestJson } from '../lib/http.js';
 import { log } from '../lib/log.js';
-import { int, quantile, ratio } from '../lib/stats.js';
+import { int, ms, quantile, ratio } from '../lib/stats.js';
 import { mark, type Section } from './types.js';
 
 export const RECHECK_SCHEDULE = '1s,2s,4s';
@@ -36,6 +41,16 @@ const ROUNDS = 3;
 const DEAD_RATIO_TARGET = 0.8;
 /** record -> verified target in the test schedule: the longest interval (4 s) plus a second of slack. */
 const VERIFIED_TARGET_MS = 5_000;
+/** Due rows of the dead endpoint beside the live ones, in the order measured (the first: none). */
+const CLAIM_BACKLOGS = [0, 10_000, 100_000];
+/** Rounds of the claim measurement, each building the backlog up from none. */
+const CLAIM_ROUNDS = 3;
+const CLAIM_LIVE_ENDPOINTS = 8;
+const CLAIM_LIVE_ROWS = 800;
+/** A worker's claim: 8 free slots, the default WEBHOOK_ENDPOINT_CONCURRENCY, its lease at the 10 s timeout. */
+const CLAIM = { limit: 8, perEndpoint: 4, leaseMs: 35_000, skipEndpoints: [] as string[] };
+/** The claim with the largest backlog against none: the cost must not follow the dead endpoint's due rows. */
+const CLAIM_RATIO_TARGET = 1.5;
 
 export interface DeliveryRun {
   deliveries: number;
@@ -43,7 +58,22 @@ export interface DeliveryRun {
   perSecond: number;
 }
 
+export interface ClaimCost {
+  liveDue: number;
+  liveEndpoints: number;
+  limit: number;
+  perEndpoint: number;
+  /** One per backlog (every round's claims); `vsNone` is its p50 / the p50 with no backlog. */
+  runs: Array<{ deadDue: number; claims: number; p50Ms: number; p95Ms: number; vsNone: number }>;
+  /** The largest backlog's p50 / no backlog's. */
+  ratio: number;
+  /** The same ratio in each round, in the order run. */
+  roundRatios: number[];
+}
+
 export interface WebhooksResult {
+  /** The claim's cost beside a dead endpoint's due rows (measured first, no worker running). */
+  claim: ClaimCost;
   endpoints: number;
   alone: DeliveryRun;
   besideDead: DeliveryRun & { deadPending: number; deadRequestsSeen: number; timeoutMs: number };
@@ -69,6 +99,7 @@ export const webhooksSection: Section<WebhooksResult> = {
   title: 'Webhooks',
   async run(ctx: BenchContext) {
     const quick = ctx.settings.quick;
+    const claim = await claimCostRun(ctx);
     const dns = await startTestDnsServer();
     const live = await startWebhookReceiver();
     const timeoutMs = 10_000;
@@ -158,6 +189,7 @@ export const webhooksSection: Section<WebhooksResult> = {
 
       const recordToVerified = await recordToVerifiedRun(ctx, api.url, dns, live, endpoint, quick ? 4 : 10);
       return {
+        claim,
         endpoints: ENDPOINTS,
         alone,
         besideDead: { ...beside, deadPending, deadRequestsSeen: median.deadSeen, timeoutMs },
@@ -193,6 +225,12 @@ export const webhooksSection: Section<WebhooksResult> = {
         value: ratio(r.deadRatio),
         met: r.deadRatio >= DEAD_RATIO_TARGET,
       },
+      {
+        what: `webhooks: claim with ${int(r.claim.runs.at(-1)?.deadDue ?? 0)} dead due rows / without (p50)`,
+        target: `<= ${CLAIM_RATIO_TARGET}x`,
+        value: ratio(r.claim.ratio),
+        met: r.claim.ratio <= CLAIM_RATIO_TARGET,
+      },
     ];
   },
   report(r) {
@@ -210,11 +248,115 @@ export const webhooksSection: Section<WebhooksResult> = {
       '',
       `The median of ${r.roundRatios.length} alone / beside rounds (a new dead endpoint each); every round's ratio: ${r.roundRatios.map((x) => ratio(x)).join(', ')}.`,
       '',
+      `The claim (\`claimDueDeliveries\`, limit ${r.claim.limit}, ${r.claim.perEndpoint} per endpoint) beside ${int(r.claim.liveDue)} due rows of ${r.claim.liveEndpoints} live endpoints, with the due rows of a dead endpoint (older than the live ones); ${r.claim.roundRatios.length} rounds building the backlog up from none, each claim's rows given back before the next, no worker running. Largest / none in each round: ${r.claim.roundRatios.map((x) => ratio(x)).join(', ')}.`,
+      '',
+      '| due rows of the dead endpoint | claims | p50 | p95 | p50 / none |',
+      '|---|---|---|---|---|',
+      ...r.claim.runs.map(
+        (run) => `| ${int(run.deadDue)} | ${run.claims} | ${ms(run.p50Ms)} | ${ms(run.p95Ms)} | ${ratio(run.vsNone)} |`,
+      ),
+      '',
       `Record -> verified, schedule \`${v.schedule}\`, ${v.webhookMs.length} custom tags, records published at staggered moments after generate, no verify call: \`tag.verified\` received p50 ${s(v.webhookMs, 0.5)}, max ${s(v.webhookMs, 1)}; \`verifiedAt\` p50 ${s(v.verifiedAtMs, 0.5)}, max ${s(v.verifiedAtMs, 1)}. ${mark(Math.max(...v.webhookMs) < VERIFIED_TARGET_MS)} within ${VERIFIED_TARGET_MS / 1000} s.`,
       '',
     ];
   },
 };
+
+/**
+ * The claim's cost beside a dead endpoint's due rows: 8 live endpoints with 800 due rows and a dead
+ * endpoint with 0, then 10,000, then 100,000 due rows (older than the live ones, as a backlog
+ * ages). CLAIM_ROUNDS rounds, each building the backlog up from none (the drift of a shared machine
+ * falls on every size alike); at each size the server's claim is timed `reps` times after a
+ * warm-up, each claim's rows given back (untimed) before the next. A size's p50 is over all its
+ * rounds. Runs before the section's worker starts (the bench's other API processes deliver
+ * nothing); its endpoints and deliveries are deleted at the end.
+ */
+async function claimCostRun(ctx: BenchContext): Promise<ClaimCost> {
+  const sql = ctx.raw;
+  const partnerId = ctx.partner.partnerId;
+  const largest = Math.max(...CLAIM_BACKLOGS);
+  const handle = await openDatabase({ kind: 'postgres', url: ctx.url, maxConnections: 1 });
+  try {
+    await sql`insert into webhook_endpoints (partner_id, url, secret, description)
+      select ${partnerId}::uuid, 'http://127.0.0.1:9/bench-claim?e=' || i, 'whsec_bench',
+        case when i = 0 then 'bench claim: dead' else 'bench claim: live' end
+      from generate_series(0, ${CLAIM_LIVE_ENDPOINTS}::int) i`;
+    await sql`with m as (
+        insert into webhook_messages (partner_id, type, data)
+        select ${partnerId}::uuid, 'webhook.test', '{"bench":"claim"}'::jsonb
+        from generate_series(1, ${CLAIM_LIVE_ROWS / CLAIM_LIVE_ENDPOINTS}::int)
+        returning id
+      )
+      insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at)
+      select m.id, e.id, now() - random() * interval '60 seconds'
+      from m, webhook_endpoints e where e.description = 'bench claim: live'`;
+    // The dead endpoint's messages, written once; its deliveries are made again each round.
+    await sql`insert into webhook_messages (partner_id, type, data)
+      select ${partnerId}::uuid, 'webhook.test', jsonb_build_object('bench', 'claim-dead', 'i', i)
+      from generate_series(1, ${largest}::int) i`;
+    const reps = ctx.settings.reps;
+    const warmUp = Math.min(20, reps);
+    const samples = new Map<number, number[]>(CLAIM_BACKLOGS.map((backlog) => [backlog, []]));
+    const roundRatios: number[] = [];
+    for (let round = 0; round < CLAIM_ROUNDS; round++) {
+      await sql`delete from webhook_deliveries
+        where endpoint_id = (select id from webhook_endpoints where description = 'bench claim: dead')`;
+      let deadDue = 0;
+      const p50s: number[] = [];
+      for (const backlog of CLAIM_BACKLOGS) {
+        await sql`insert into webhook_deliveries (message_id, endpoint_id, next_attempt_at, attempts)
+          select m.id, e.id, now() - interval '1 minute' - random() * interval '1 day', 3
+          from webhook_messages m, webhook_endpoints e
+          where m.data @> '{"bench":"claim-dead"}' and (m.data->>'i')::int > ${deadDue}::int
+            and (m.data->>'i')::int <= ${backlog}::int and e.description = 'bench claim: dead'`;
+        deadDue = backlog;
+        await sql`vacuum (analyze) webhook_deliveries`;
+        const timed: number[] = [];
+        for (let i = 0; i < warmUp + reps; i++) {
+          const started = performance.now();
+          const claims = await claimDueDeliveries(handle.db, CLAIM);
+          const took = performance.now() - started;
+          if (claims.length !== CLAIM.limit) throw new Error(`claim: ${claims.length} rows, expected ${CLAIM.limit}`);
+          await releaseClaims(handle.db, claims);
+          if (i >= warmUp) timed.push(took);
+        }
+        samples.get(backlog)?.push(...timed);
+        p50s.push(quantile(timed, 0.5));
+      }
+      roundRatios.push((p50s.at(-1) as number) / (p50s[0] as number));
+      log(
+        `  webhooks: claim round ${round + 1}: p50 ${p50s.map((x, i) => `${ms(x)} with ${int(CLAIM_BACKLOGS[i] as number)}`).join(', ')} dead due rows (${ratio(roundRatios.at(-1) as number)})`,
+      );
+    }
+    const p50 = (backlog: number) => quantile(samples.get(backlog) ?? [], 0.5);
+    const none = p50(0);
+    const runs = CLAIM_BACKLOGS.map((deadDue) => {
+      const all = samples.get(deadDue) ?? [];
+      return {
+        deadDue,
+        claims: all.length,
+        p50Ms: p50(deadDue),
+        p95Ms: quantile(all, 0.95),
+        vsNone: p50(deadDue) / none,
+      };
+    });
+    return {
+      liveDue: CLAIM_LIVE_ROWS,
+      liveEndpoints: CLAIM_LIVE_ENDPOINTS,
+      limit: CLAIM.limit,
+      perEndpoint: CLAIM.perEndpoint,
+      runs,
+      ratio: p50(largest) / none,
+      roundRatios,
+    };
+  } finally {
+    // The endpoints go with their deliveries: nothing left for the worker. Their messages stay
+    // (orphans, read by nothing): deleting a message scans webhook_deliveries for its deliveries
+    // (no index leads with message_id), 100,000 scans here.
+    await sql`delete from webhook_endpoints where description like 'bench claim:%'`;
+    await handle.close();
+  }
+}
 
 async function recordToVerifiedRun(
   ctx: BenchContext,

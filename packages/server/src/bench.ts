@@ -11,6 +11,7 @@ export { deleteLogStream } from './services/events/event-log.js';
 export { eventListQueries, eventListResponse, type ListEventsParams } from './services/events/list-events.js';
 export { merchantListSql } from './services/merchant/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './services/partner/onboard-partner.js';
+export { claimDueDeliveries, releaseClaims } from './services/webhooks/delivery-queue.js';
 export { enqueueWebhookEvent } from './services/webhooks/outbox.js';
 export { freePort } from './testing/net.mjs';
 export { type ServerProcess, spawnServer } from './testing/server-process.js';

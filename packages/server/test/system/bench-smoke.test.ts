@@ -116,6 +116,9 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(webhooks.besideDead.deadRequestsSeen).toBeGreaterThan(0);
     expect(webhooks.deadRatio).toBeGreaterThan(0);
     expect(webhooks.recordToVerified.webhookMs.length).toBeGreaterThan(0);
+    expect(webhooks.claim.runs.map((run: { deadDue: number }) => run.deadDue)).toEqual([0, 10_000, 100_000]);
+    for (const run of webhooks.claim.runs) expect(run.p50Ms).toBeGreaterThan(0);
+    expect(table).toContain('| 100,000 |');
     for (const ms of webhooks.recordToVerified.webhookMs) expect(ms).toBeGreaterThan(0);
     // Log mode runs when NATS answers (and says why when it does not).
     const logMode = results.sections.log;
