@@ -111,6 +111,11 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(stream.latency.deliveredP50).toBeGreaterThan(0);
     expect(stream.ordering.rounds).toHaveLength(3);
     expect(results.sections.export.copy.events).toBe(1000);
+    expect(results.sections.export.pairRatios).toHaveLength(3);
+    expect(results.sections.export.complete).toBe(true);
+    // The SDK against bare fetch and ky alone: three rounds each (--quick), every ratio a number.
+    for (const seconds of Object.values(lists.sdk.rounds)) expect(seconds).toHaveLength(3);
+    for (const key of ['overhead', 'kyOverhead', 'overKy']) expect(Number.isFinite(lists.sdk[key])).toBe(true);
     const { webhooks } = results.sections;
     expect(webhooks.alone.perSecond).toBeGreaterThan(0);
     expect(webhooks.besideDead.deadRequestsSeen).toBeGreaterThan(0);
