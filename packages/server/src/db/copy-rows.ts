@@ -51,9 +51,9 @@ export function inlineParams(text: string, params: readonly unknown[]): string |
  * sent, never parsed into rows or strings here. Reads to the end (memory: the statement's output;
  * callers keep it to a batch), within the pool's deadline: a connection that goes silent mid-copy
  * is discarded, as for any query. Null on PGlite or when a parameter cannot be inlined: the
- * caller reads rows instead.
+ * caller reads rows instead. `sizeHint`: the bytes expected (the buffer grows past it if needed).
  */
-export async function copyRows(db: Database, statement: SQL): Promise<CopiedRows | null> {
+export async function copyRows(db: Database, statement: SQL, sizeHint = 1 << 20): Promise<CopiedRows | null> {
   const client = (db as unknown as { $client: PostgresJsClient | object }).$client;
   if (!('unsafe' in client) || !('options' in client)) return null;
   const query = toQuery(statement);
@@ -67,7 +67,9 @@ export async function copyRows(db: Database, statement: SQL): Promise<CopiedRows
   try {
     const stream = await copy.readable();
     return await new Promise<CopiedRows>((resolve, reject) => {
-      let bytes = Buffer.allocUnsafe(1 << 20);
+      // Sized by the caller's guess (the previous batch's size): a buffer grown by doubling
+      // allocates (and copies) about three times what it holds.
+      let bytes = Buffer.allocUnsafe(Math.max(1024, sizeHint));
       let size = 0;
       let rows = 0;
       if (ms > 0) {

@@ -39,8 +39,6 @@ export class CopyFormatError extends Error {}
 export interface NdjsonBatch {
   bytes: Buffer;
   lines: number;
-  /** Offset in `bytes` where the last line starts. */
-  lastLine: number;
 }
 
 /**
@@ -57,10 +55,8 @@ export function ndjsonFromCopy(src: Buffer, rows: number): NdjsonBatch {
   let o = 0;
   let i = 0;
   let lines = 0;
-  let lastLine = 0;
   const n = src.length;
   while (i < n) {
-    lastLine = o;
     for (let field = 0; field < FIELDS; field++) {
       // Short constants: a loop here is cheaper than a native Buffer.copy call for each.
       const prefix = PREFIXES[field] as Buffer;
@@ -109,5 +105,13 @@ export function ndjsonFromCopy(src: Buffer, rows: number): NdjsonBatch {
     lines++;
   }
   if (lines !== rows) throw new CopyFormatError(`expected ${rows} COPY rows, read ${lines}`);
-  return { bytes: Buffer.from(out.subarray(0, o)), lines, lastLine };
+  return { bytes: Buffer.from(out.subarray(0, o)), lines };
+}
+
+/** The NDJSON line (without its newline) of the last of the COPY text rows in `src` (at least one). */
+export function lastLineOfCopy(src: Buffer): string {
+  // A row's newline is its end: COPY text writes a newline inside a value as `\n`.
+  const start = src.lastIndexOf(NEWLINE, src.length - 2) + 1;
+  const line = ndjsonFromCopy(src.subarray(start), 1).bytes;
+  return line.toString('utf8', 0, line.length - 1);
 }
