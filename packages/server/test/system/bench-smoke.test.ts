@@ -112,6 +112,7 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(stream.ordering.rounds).toHaveLength(3);
     expect(results.sections.export.copy.events).toBe(1000);
     expect(results.sections.export.pairRatios).toHaveLength(3);
+    expect(results.sections.export.rssGrowthsMb).toHaveLength(3);
     expect(results.sections.export.complete).toBe(true);
     // The SDK against bare fetch and ky alone: three rounds each (--quick), every ratio a number.
     for (const seconds of Object.values(lists.sdk.rounds)) expect(seconds).toHaveLength(3);
