@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { inArray } from 'drizzle-orm';
-import { Pool } from 'undici';
+import { buildConnector, Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
@@ -61,7 +61,18 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
       // and open new connections during the load: one that the kernel completes in the instant
       // before the listener closes is reset by the kernel, a race no server can close; the
       // load balancer's part, docs/decisions.md "Drained shutdown").
-      const pool = new Pool(server.url, { connections: 64 });
+      // Every connection the pool opens, counted (a failure's report says how many were open then:
+      // more than 64 before SIGTERM would mean the pool replaced a socket, and a reset could then be
+      // the accept-queue race above rather than the server's).
+      const connector = buildConnector({});
+      const opened: number[] = [];
+      const pool = new Pool(server.url, {
+        connections: 64,
+        connect: (options, callback) => {
+          opened.push(signalledAt === undefined ? -1 : Date.now() - signalledAt);
+          return connector(options, callback);
+        },
+      });
       const worker = async () => {
         while (server.child.exitCode === null) {
           const ids = Array.from({ length: 10 }, () => randomUUID());
@@ -93,7 +104,13 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
               outcomes.reset += 1;
               const after =
                 signalledAt === undefined ? 'before SIGTERM' : `${Date.now() - signalledAt} ms after SIGTERM`;
-              resets.push(`${code} ${after}`);
+              // undici's socket errors carry the socket's byte counts: nothing read = a new connection.
+              const socket = (error as { socket?: { bytesRead?: number; bytesWritten?: number } }).socket;
+              const bytes = socket ? `, socket read ${socket.bytesRead} B, wrote ${socket.bytesWritten} B` : '';
+              const before = opened.filter((at) => at < 0).length;
+              resets.push(
+                `${code} ${after} (connections opened: ${before} before SIGTERM, ${opened.length} in all${bytes})`,
+              );
             }
             await new Promise((resolve) => setTimeout(resolve, 10));
           }
@@ -109,7 +126,10 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
       const code = await server.exited;
       await Promise.all(workers);
       await pool.destroy();
-      console.log(`sigterm drain figures: ${JSON.stringify({ ...outcomes, ackedEvents: acked.length, resets })}`);
+      const openedBefore = opened.filter((at) => at < 0).length;
+      console.log(
+        `sigterm drain figures: ${JSON.stringify({ ...outcomes, ackedEvents: acked.length, openedBefore, openedAfter: opened.length - openedBefore, resets })}`,
+      );
 
       expect(code).toBe(0);
       expect(ackedBefore).toBeGreaterThanOrEqual(2_000);
