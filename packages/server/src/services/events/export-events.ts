@@ -99,7 +99,8 @@ export async function openEventExport(
     // arrives (its position is this batch's last row, made into a line alone), so PostgreSQL
     // reads it while this process makes and writes the lines of this one: memory holds at most
     // two batches. PGlite (or a value COPY cannot carry): rows, below.
-    let batchBytes = 1 << 20;
+    // The next batch's buffer, sized from this one (copyRows' own default for the first).
+    let batchBytes: number | undefined;
     const copyBatch = () =>
       copyRows(db, dataQuery(partner.id, params.merchantId, copySort, filters, position), batchBytes);
     let next = copyBatch();
