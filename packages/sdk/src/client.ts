@@ -25,6 +25,12 @@ export interface ClientOptions {
    * promptly when `signal` aborts (default: a timer). For tests that must not wait.
    */
   sleep?: Sleep | undefined;
+  /**
+   * While a list is iterated (`for await`, `iterPages()`, `toArray()`), request the next page as
+   * soon as a page arrives, so that work on one page overlaps the round trip for the next
+   * (default true). At most one page is fetched ahead; leaving a loop early aborts it.
+   */
+  prefetchPages?: boolean | undefined;
 }
 
 export const DEFAULT_MAX_RETRIES = 2;
@@ -89,6 +95,7 @@ export class PartnerClient {
       fetch: options.fetch,
       headers: { ...options.headers },
       sleep: options.sleep ?? defaultSleep,
+      prefetchPages: options.prefetchPages ?? true,
     });
     this.merchants = new Merchants(transport);
     this.tags = new Tags(transport);

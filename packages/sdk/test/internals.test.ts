@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseErrorBody } from '../src/core/make-error.js';
+import { nextCursorFromLink } from '../src/core/pagination.js';
 import { backoffDelayMs, isRetryableStatus, parseRetryAfterMs, retryDelayMs } from '../src/core/retry.js';
 import { makeIdempotencyKey } from '../src/internal/idempotency.js';
 import { buildQuery } from '../src/internal/query.js';
@@ -114,5 +115,25 @@ describe('idempotency keys', () => {
     } finally {
       Object.defineProperty(globalThis, 'crypto', { value: crypto, configurable: true });
     }
+  });
+});
+
+describe('nextCursorFromLink', () => {
+  it('reads the cursor of the rel="next" link, whatever else the header holds', () => {
+    const next = '</v1/partners/events?merchantId=m&events=A%2CB&cursor=abc.def>; rel="next"';
+    expect(nextCursorFromLink(next)).toBe('abc.def');
+    expect(nextCursorFromLink(`</v1/x?cursor=p>; rel="prev", ${next}`)).toBe('abc.def');
+    expect(nextCursorFromLink('<https://api.test/v1/x?cursor=q>; title="n"; rel=next')).toBe('q');
+    expect(nextCursorFromLink('</v1/x?cursor=r>; rel="next last"')).toBe('r');
+    expect(nextCursorFromLink('</v1/x?cursor=r>; REL="Next"')).toBe('r');
+  });
+
+  it('gives null without a next link or a cursor in it', () => {
+    expect(nextCursorFromLink(null)).toBeNull();
+    expect(nextCursorFromLink('')).toBeNull();
+    expect(nextCursorFromLink('</v1/x?cursor=p>; rel="prev"')).toBeNull();
+    expect(nextCursorFromLink('</v1/x?cursor=p>; rel="nextpage"')).toBeNull();
+    expect(nextCursorFromLink('</v1/x?page=2>; rel="next"')).toBeNull();
+    expect(nextCursorFromLink('not a link header')).toBeNull();
   });
 });

@@ -273,3 +273,282 @@ describe('pagination', () => {
     await expect(promise.catch((e: unknown) => (e as Error).name)).resolves.toBe('NotFoundError');
   });
 });
+
+describe('fetching the next page ahead (prefetchPages)', () => {
+  /** Serves `all` by pages of 3, logging each request as `page N` into `log`; `hold` delays a page's answer. */
+  function serveLogged(log: string[], hold: (page: number) => Promise<void> = async () => undefined) {
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/events`, async ({ request }) => {
+        const page = Number(new URL(request.url).searchParams.get('page') ?? 1);
+        log.push(`page ${page}`);
+        await hold(page);
+        const events = all.slice((page - 1) * 3, page * 3);
+        return reply({ events, pagination: pagination('primary', page, 3, all.length) });
+      }),
+    );
+  }
+
+  /** A client whose fetch records the signal each request carries. */
+  function recordingClient(signals: AbortSignal[], options: Parameters<typeof makeClient>[0] = {}) {
+    return makeClient({
+      ...options,
+      fetch: (input, init) => {
+        signals.push(input instanceof Request ? input.signal : (init?.signal ?? new AbortController().signal));
+        return fetch(input, init);
+      },
+    });
+  }
+
+  it('asks for the next page while the items of the current one are being used', async () => {
+    const log: string[] = [];
+    let pageTwoAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => {
+      pageTwoAsked = resolve;
+    });
+    serveLogged(log, async (page) => {
+      if (page === 2) pageTwoAsked();
+    });
+    const got: string[] = [];
+    for await (const e of makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 })) {
+      got.push(e.id);
+      // The loop stays on the first item until page 2 has been asked for: without fetching
+      // ahead, that request would only leave after evt_3, and this wait would time out.
+      if (e.id === 'evt_1') {
+        await Promise.race([
+          asked,
+          new Promise((_, reject) => setTimeout(() => reject(new Error('page 2 was not asked for')), 2_000)),
+        ]);
+        log.push('evt_1 used');
+      }
+    }
+    expect(got).toEqual(all.map((e) => e.id));
+    expect(log).toEqual(['page 1', 'page 2', 'evt_1 used', 'page 3']);
+  });
+
+  it('with prefetchPages: false, a page is asked for only once the items before it are used up', async () => {
+    const log: string[] = [];
+    serveLogged(log);
+    const client = makeClient({ prefetchPages: false });
+    for await (const e of client.events.list({ merchantId: MERCHANT_ID, limit: 3 })) log.push(e.id);
+    expect(log).toEqual(['page 1', 'evt_1', 'evt_2', 'evt_3', 'page 2', 'evt_4', 'evt_5', 'evt_6', 'page 3', 'evt_7']);
+  });
+
+  it('leaving the loop early aborts the page fetched ahead, without an unhandled rejection', async () => {
+    const log: string[] = [];
+    const signals: AbortSignal[] = [];
+    // Page 2 answers only after the loop has ended, so its request is still open when it does.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    serveLogged(log, (page) => (page === 2 ? released : Promise.resolve()));
+    const client = recordingClient(signals);
+    for await (const e of client.events.list({ merchantId: MERCHANT_ID, limit: 3 })) {
+      if (e.id === 'evt_2') break;
+    }
+    release();
+    expect(log).toEqual(['page 1', 'page 2']);
+    expect(signals).toHaveLength(2);
+    expect(signals[0]?.aborted).toBe(false);
+    expect(signals[1]?.aborted).toBe(true);
+    // Nothing else is asked for afterwards.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(log).toEqual(['page 1', 'page 2']);
+  });
+
+  it('iterPages fetches ahead too, and leaving it early aborts that request', async () => {
+    const log: string[] = [];
+    const signals: AbortSignal[] = [];
+    let pageTwoAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => {
+      pageTwoAsked = resolve;
+    });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    serveLogged(log, (page) => {
+      if (page !== 2) return Promise.resolve();
+      pageTwoAsked();
+      return released;
+    });
+    const first = await recordingClient(signals).events.list({ merchantId: MERCHANT_ID, limit: 3 });
+    for await (const page of first.iterPages()) {
+      // Page 2 is asked for while page 1 is in hand (the wait times out otherwise).
+      await Promise.race([
+        asked,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('page 2 was not asked for')), 2_000)),
+      ]);
+      log.push(`got ${page.pagination.currentPage}`);
+      break;
+    }
+    release();
+    expect(log).toEqual(['page 1', 'page 2', 'got 1']);
+    expect(signals).toHaveLength(2);
+    expect(signals[1]?.aborted).toBe(true);
+  });
+
+  it('a page fetched ahead that fails throws only after the items before it', async () => {
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/events`, ({ request }) => {
+        const page = Number(new URL(request.url).searchParams.get('page') ?? 1);
+        if (page === 2)
+          return HttpResponse.json({ message: 'Merchant not found', code: 'MERCHANT_NOT_FOUND' }, { status: 404 });
+        return reply({ events: all.slice(0, 3), pagination: pagination('primary', 1, 3, all.length) });
+      }),
+    );
+    const got: string[] = [];
+    const iterate = async () => {
+      for await (const e of makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 })) {
+        got.push(e.id);
+        // Let the page fetched ahead fail before the next item is asked for.
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    };
+    await expect(iterate()).rejects.toMatchObject({ status: 404, code: 'MERCHANT_NOT_FOUND' });
+    expect(got).toEqual(['evt_1', 'evt_2', 'evt_3']);
+  });
+
+  it("the caller's signal aborts the page fetched ahead, and nothing stays attached to it", async () => {
+    const log: string[] = [];
+    const signals: AbortSignal[] = [];
+    serveLogged(log);
+    const caller = new AbortController();
+    // Listeners attached to the caller's signal, counted as they come and go.
+    let attached = 0;
+    let added = 0;
+    const add = caller.signal.addEventListener.bind(caller.signal);
+    const remove = caller.signal.removeEventListener.bind(caller.signal);
+    caller.signal.addEventListener = (...args: Parameters<AbortSignal['addEventListener']>) => {
+      attached++;
+      added++;
+      add(...args);
+    };
+    caller.signal.removeEventListener = (...args: Parameters<AbortSignal['removeEventListener']>) => {
+      attached--;
+      remove(...args);
+    };
+    const client = recordingClient(signals);
+    const got: string[] = [];
+    for await (const e of client.events.list({ merchantId: MERCHANT_ID, limit: 3 }, { signal: caller.signal })) {
+      got.push(e.id);
+    }
+    expect(got).toHaveLength(7);
+    // Pages 2 and 3 were asked for ahead, each linked to the caller's signal and unlinked after.
+    expect(added).toBeGreaterThanOrEqual(2);
+    expect(attached).toBe(0);
+
+    // Aborting mid-iteration: the request fetched ahead carries the abort.
+    log.length = 0;
+    signals.length = 0;
+    const second = new AbortController();
+    const iterate = async () => {
+      for await (const e of client.events.list({ merchantId: MERCHANT_ID, limit: 3 }, { signal: second.signal })) {
+        if (e.id === 'evt_1') second.abort();
+      }
+    };
+    await expect(iterate()).rejects.toMatchObject({ name: 'APIUserAbortError' });
+    expect(signals.at(-1)?.aborted).toBe(true);
+  });
+});
+
+describe('following the Link header of a page still being read', () => {
+  /**
+   * Serves `all` by cursor (`c<offset>`), pages of 3, each with `pagination.nextCursor` and a
+   * `Link: <...&cursor=...>; rel="next"` header naming the same cursor (or `linkCursor(offset)`).
+   * `bodyOf(offset)` may hold a page's body back after its head has gone out.
+   */
+  function serveByCursor(
+    log: string[],
+    options: { bodyOf?: (offset: number) => Promise<void>; linkCursor?: (next: string) => string } = {},
+  ) {
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/events`, ({ request }) => {
+        const url = new URL(request.url);
+        const cursor = url.searchParams.get('cursor');
+        const offset = cursor ? Number(cursor.slice(1)) : 0;
+        log.push(`ask ${cursor ?? 'first'}`);
+        const events = all.slice(offset, offset + 3);
+        const nextCursor = offset + 3 < all.length ? `c${offset + 3}` : null;
+        const body = JSON.stringify({
+          events,
+          pagination: { ...(pagination('primary', offset / 3 + 1, 3, all.length) as object), nextCursor },
+        });
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (nextCursor) {
+          const linked = options.linkCursor?.(nextCursor) ?? nextCursor;
+          headers.link = `</v1/partners/events?merchantId=${MERCHANT_ID}&limit=3&events=A%2CB&cursor=${linked}>; rel="next"`;
+        }
+        const stream = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            await (options.bodyOf?.(offset) ?? Promise.resolve());
+            log.push(`body ${cursor ?? 'first'}`);
+            controller.enqueue(new TextEncoder().encode(body));
+            controller.close();
+          },
+        });
+        return new HttpResponse(stream, { headers });
+      }),
+    );
+  }
+
+  it('asks for the page after the one it waits for as soon as that page’s head names it', async () => {
+    const log: string[] = [];
+    let thirdAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => {
+      thirdAsked = resolve;
+    });
+    let releasedBy = '';
+    serveByCursor(log, {
+      // Page 2's body is held until page 3 has been asked for (or 2 s: then the check below fails).
+      bodyOf: async (offset) => {
+        if (offset !== 3) return;
+        releasedBy = await Promise.race([
+          asked.then(() => 'page 3 asked for'),
+          new Promise<string>((resolve) => setTimeout(() => resolve('timeout'), 2_000)),
+        ]);
+      },
+    });
+    const onStart = ({ request }: { request: Request }) => {
+      if (new URL(request.url).searchParams.get('cursor') === 'c6') thirdAsked();
+    };
+    server.events.on('request:start', onStart);
+    const got: string[] = [];
+    try {
+      for await (const e of makeClient().events.list({ merchantId: MERCHANT_ID, limit: 3 })) got.push(e.id);
+    } finally {
+      server.events.removeListener('request:start', onStart);
+    }
+    expect(got).toEqual(all.map((e) => e.id));
+    expect(releasedBy).toBe('page 3 asked for');
+    expect(log.slice(0, 3)).toEqual(['ask first', 'body first', 'ask c3']);
+    expect(log).toHaveLength(6);
+  });
+
+  it('a link that disagrees with the body’s nextCursor is dropped for the body’s', async () => {
+    const log: string[] = [];
+    const signals: AbortSignal[] = [];
+    serveByCursor(log, { linkCursor: (next) => (next === 'c6' ? 'c5' : next) });
+    const client = makeClient({
+      fetch: (input, init) => {
+        signals.push(input instanceof Request ? input.signal : (init?.signal ?? new AbortController().signal));
+        return fetch(input, init);
+      },
+    });
+    const got: string[] = [];
+    for await (const e of client.events.list({ merchantId: MERCHANT_ID, limit: 3 })) got.push(e.id);
+    expect(got).toEqual(all.map((e) => e.id));
+    expect(log.filter((line) => line.startsWith('ask'))).toEqual(['ask first', 'ask c3', 'ask c5', 'ask c6']);
+  });
+
+  it('without prefetchPages, no page is asked for from a link', async () => {
+    const log: string[] = [];
+    serveByCursor(log);
+    const got: string[] = [];
+    for await (const e of makeClient({ prefetchPages: false }).events.list({ merchantId: MERCHANT_ID, limit: 3 })) {
+      got.push(e.id);
+    }
+    expect(got).toEqual(all.map((e) => e.id));
+    expect(log).toEqual(['ask first', 'body first', 'ask c3', 'body c3', 'ask c6', 'body c6']);
+  });
+});

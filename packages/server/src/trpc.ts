@@ -25,6 +25,8 @@ export interface Meta extends OpenApiMeta {
   successDescription?: string;
   /** The REST body may also be sent as `text/plain` JSON (declared in the document; e.g. for `sendBeacon`). */
   acceptsTextPlain?: boolean;
+  /** The success response carries `Link: <...>; rel="next"` when another page follows (declared in the document). */
+  nextLink?: boolean;
 }
 
 /** The one map from the error table to tRPC: a tRPC code per HTTP status. */

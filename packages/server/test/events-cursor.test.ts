@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
-import type { Json } from './helpers/api.js';
+import { api, type Json } from './helpers/api.js';
 import { collectOk, type GeneratedTag, listEvents, preverifiedTag, type SentEvent } from './helpers/fixtures.js';
 
 // Cursor pagination of GET /v1/partners/events (and over tRPC): every sort and filter, stable
@@ -114,6 +114,40 @@ describe('GET /v1/partners/events?cursor=', () => {
     });
     expect(next.body.pagination.currentPage).toBe(4);
     expect(next.body.events.map((e: Json) => e.id)).toEqual(expected.slice(30, 40));
+  });
+
+  it('sends the next page as a Link header (rel="next"): followed as given, it walks the same events', async () => {
+    const query = { events: 'Search,AddToCart,PageView', startDate: '2026-03-01T10:02:00Z', sortBy: 'event_name' };
+    const expected = await byOffset(query);
+    const ids: string[] = [];
+    let path: string | null =
+      `/v1/partners/events?${new URLSearchParams({ merchantId: tag.merchantId, ...query, limit: '7' })}`;
+    let pages = 0;
+    while (path) {
+      const res = await api(server, server.partner.apiKey).get(path);
+      expect(res.status, res.text).toBe(200);
+      ids.push(...res.body.events.map((e: Json) => e.id));
+      const link = res.headers.get('link');
+      const { nextCursor } = res.body.pagination;
+      if (nextCursor === null) {
+        expect(link).toBeNull();
+        path = null;
+      } else {
+        const match = /^<([^>]+)>; rel="next"$/.exec(link ?? '');
+        expect(match, String(link)).not.toBeNull();
+        const next = new URL(match?.[1] ?? '', 'http://api.test');
+        // Commas are encoded: the header splits safely into link-values.
+        expect(match?.[1]).not.toContain(',');
+        expect(next.pathname).toBe('/v1/partners/events');
+        expect(next.searchParams.get('cursor')).toBe(nextCursor);
+        expect(next.searchParams.get('events')).toBe(query.events);
+        expect(next.searchParams.has('page')).toBe(false);
+        path = `${next.pathname}${next.search}`;
+      }
+      if (++pages > 50) throw new Error('link walk does not end');
+    }
+    expect(ids).toEqual(expected);
+    expect(pages).toBe(Math.ceil(expected.length / 7));
   });
 
   it('serves cursors over tRPC as over REST', async () => {

@@ -197,6 +197,14 @@ describe('GET /openapi.json', () => {
     expect(events.sortBy.schema).toMatchObject({ enum: ['event_time', 'event_name'], default: 'event_time' });
   });
 
+  it('declares the Link header (rel="next") on the event list, and only there', () => {
+    expect(operation('get', '/v1/partners/events').responses['200'].headers.Link).toEqual({
+      $ref: '#/components/headers/NextLink',
+    });
+    expect(doc.components.headers.NextLink.description).toContain('rel="next"');
+    expect(operation('get', '/v1/partners/merchant').responses['200'].headers.Link).toBeUndefined();
+  });
+
   it('documents the request bodies of the spec', () => {
     const body = (path: string) => operation('post', path).requestBody.content['application/json'].schema;
     expect(body('/v1/partners/merchant').required).toEqual(['name']);

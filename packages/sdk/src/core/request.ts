@@ -2,6 +2,7 @@ import { makeIdempotencyKey } from '../internal/idempotency.js';
 import { VERSION } from '../version.js';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, PartnerError } from './errors.js';
 import { makeAPIError } from './make-error.js';
+import type { PageFetchHooks } from './pagination.js';
 import { isRetryableStatus, retryDelayMs, type Sleep } from './retry.js';
 
 /** Header values; `null` removes a header set at a lower level (client defaults). */
@@ -34,6 +35,8 @@ export interface TransportConfig {
   headers: HeadersRecord;
   /** The wait between retries and stream reconnections (the client's `sleep` option, else a timer). */
   sleep: Sleep;
+  /** Whether list iteration requests the next page while the current one is consumed. */
+  prefetchPages: boolean;
 }
 
 interface APIRequest {
@@ -42,6 +45,8 @@ interface APIRequest {
   query?: URLSearchParams | undefined;
   body?: unknown;
   options?: RequestOptions | undefined;
+  /** Told a 2xx answer's headers as soon as they arrive (list iteration reads the next page's link). */
+  onHead?: ((headers: Headers) => void) | undefined;
 }
 
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -66,6 +71,28 @@ function mergeHeaders(...layers: (HeadersRecord | undefined)[]): Record<string, 
   return out;
 }
 
+/**
+ * A signal that aborts when `caller` or `own` does, and a way to drop its listeners: the caller's
+ * signal may outlive thousands of pages, so nothing may stay attached to it after a request.
+ */
+function linkSignals(caller: AbortSignal | undefined, own: AbortSignal): { signal: AbortSignal; unlink(): void } {
+  if (!caller) return { signal: own, unlink: () => undefined };
+  const linked = new AbortController();
+  const fromCaller = () => linked.abort(caller.reason);
+  const fromOwn = () => linked.abort(own.reason);
+  if (caller.aborted) fromCaller();
+  else if (own.aborted) fromOwn();
+  caller.addEventListener('abort', fromCaller, { once: true });
+  own.addEventListener('abort', fromOwn, { once: true });
+  return {
+    signal: linked.signal,
+    unlink: () => {
+      caller.removeEventListener('abort', fromCaller);
+      own.removeEventListener('abort', fromOwn);
+    },
+  };
+}
+
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
@@ -85,14 +112,34 @@ export class Transport {
   readonly #config: TransportConfig;
   /** The client's wait between attempts (streams reconnect through it too). */
   readonly sleep: Sleep;
+  /** Whether list iteration requests the next page while the current one is consumed. */
+  readonly prefetchPages: boolean;
 
   constructor(config: TransportConfig) {
     this.#config = config;
     this.sleep = config.sleep;
+    this.prefetchPages = config.prefetchPages;
   }
 
-  async get<T>(path: string, query: URLSearchParams, options?: RequestOptions): Promise<T> {
-    return this.request<T>({ method: 'GET', path, query, options });
+  /**
+   * A GET. `hooks` come from list iteration: `cancel` (the SDK's own abort, beside
+   * `options.signal`) and `onHead` (a 2xx answer's headers, before its body is read).
+   */
+  async get<T>(path: string, query: URLSearchParams, options?: RequestOptions, hooks?: PageFetchHooks): Promise<T> {
+    const onHead = hooks?.onHead;
+    if (!hooks?.cancel) return this.request<T>({ method: 'GET', path, query, options, onHead });
+    const linked = linkSignals(options?.signal, hooks.cancel);
+    try {
+      return await this.request<T>({
+        method: 'GET',
+        path,
+        query,
+        options: { ...options, signal: linked.signal },
+        onHead,
+      });
+    } finally {
+      linked.unlink();
+    }
   }
 
   async post<T>(path: string, body: unknown, options?: RequestOptions): Promise<T> {
@@ -208,6 +255,7 @@ export class Transport {
         throwHttpErrors: false,
         ...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
       });
+      if (req.onHead && response.ok) req.onHead(response.headers);
       // ky's timeout covers the wait for the response head; this timer covers reading the body.
       const text = await new Promise<string>((resolve, reject) => {
         const stop = (reason: unknown) => {

@@ -128,7 +128,8 @@ export class Events {
         itemsKey: 'events',
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (event) => event.id,
-        fetch: (page, cursor) =>
+        prefetch: this.#transport.prefetchPages,
+        fetch: (page, cursor, hooks) =>
           this.#transport.get(
             '/v1/partners/events',
             buildQuery({
@@ -143,6 +144,7 @@ export class Events {
               endDate: params.endDate,
             }),
             options,
+            hooks,
           ),
       },
       start,

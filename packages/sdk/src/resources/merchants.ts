@@ -49,11 +49,13 @@ export class Merchants {
         itemsKey: 'merchants',
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (merchant) => merchant.merchantId,
-        fetch: (page) =>
+        prefetch: this.#transport.prefetchPages,
+        fetch: (page, _cursor, hooks) =>
           this.#transport.get(
             '/v1/partners/merchant',
             buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
             options,
+            hooks,
           ),
       },
       start,

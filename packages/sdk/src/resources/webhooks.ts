@@ -225,11 +225,13 @@ export class WebhookDeliveries {
         itemsKey: 'deliveries',
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (delivery) => delivery.deliveryId,
-        fetch: (page) =>
+        prefetch: this.#transport.prefetchPages,
+        fetch: (page, _cursor, hooks) =>
           this.#transport.get(
             `${endpointPath(webhookId)}/deliveries`,
             buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
             options,
+            hooks,
           ),
       },
       start,
@@ -275,11 +277,13 @@ export class Webhooks {
         itemsKey: 'webhooks',
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (endpoint) => endpoint.webhookId,
-        fetch: (page) =>
+        prefetch: this.#transport.prefetchPages,
+        fetch: (page, _cursor, hooks) =>
           this.#transport.get(
             '/v1/partners/webhooks',
             buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
             options,
+            hooks,
           ),
       },
       start,

@@ -125,6 +125,15 @@ const SHARED_HEADERS: Record<string, Record<string, unknown>> = {
     schema: { type: 'integer', minimum: 0 },
     example: 1,
   },
+  NextLink: {
+    description:
+      'Present when another page follows: `</v1/partners/events?merchantId=...&cursor=...>; rel="next"` (RFC 8288), ' +
+      "this request's filters with `pagination.nextCursor`, every value percent-encoded. It arrives with the response " +
+      'head, so a client can ask for the next page before it has read this one.',
+    schema: { type: 'string' },
+    example:
+      '</v1/partners/events?merchantId=3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c&limit=100&cursor=WzEsMiwiMjAyNi0xMS0yMlQxMDowMDowMC4wMDBaIiwiZXZ0LTEiXQ.q2b1cXy0m2jv3dE5gQnN1A>; rel="next"',
+  },
   IdempotentReplayed: {
     description:
       '`true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` (replayed, not executed again).',
@@ -277,6 +286,7 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
     const responses = operation.responses as Record<string, Record<string, unknown>>;
     const success = responses['200'] ?? { description: 'Successful response' };
     if (meta.successDescription) success.description = meta.successDescription;
+    if (meta.nextLink) success.headers = { ...(success.headers as object), Link: headerRef('NextLink') };
     const successStatus = String(meta.successStatus ?? 200);
     const isPartnerOperation = openapi.protect === true;
     const idempotent = method === 'post' && isPartnerOperation;

@@ -2,9 +2,15 @@ import { listEvents } from '../../services/events/list-events.js';
 import { partnerProcedure } from '../../trpc.js';
 import { hotListOutput } from '../hot-list-output.js';
 import { listEventsMeta, ZListEventsRequest, ZListEventsResponse } from './list.types.js';
+import { nextPageLink } from './next-link.js';
 
 export const listEventsRoute = partnerProcedure
   .meta(listEventsMeta)
   .input(ZListEventsRequest)
   .output(hotListOutput(ZListEventsResponse))
-  .query(({ ctx, input }) => listEvents(ctx.db, ctx.partner, input, ctx.cursorKey));
+  .query(async ({ ctx, input }) => {
+    const page = await listEvents(ctx.db, ctx.partner, input, ctx.cursorKey);
+    const { nextCursor } = page.pagination;
+    if (nextCursor !== null) ctx.client?.setHeader('link', nextPageLink(input, nextCursor));
+    return page;
+  });

@@ -13,6 +13,7 @@ export const listEventsMeta: Meta = {
     protect: true,
   },
   errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
+  nextLink: true,
 };
 
 export const ZListEventsRequest = ListEventsQuery;
