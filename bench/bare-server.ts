@@ -9,7 +9,13 @@
  * else: no authentication, input schema, routing framework, logging or security headers.
  */
 import http from 'node:http';
-import { eventListQueries, eventListResponse, type ListEventsParams, merchantListSql } from '@partner/server/bench';
+import {
+  eventListQueries,
+  eventListResponse,
+  type ListEventsParams,
+  merchantListSql,
+  nextPageLink,
+} from '@partner/server/bench';
 import { buildPagination } from '@partner/shared-schemas';
 import postgres from 'postgres';
 import { serveUntilTerm } from './lib/serve.js';
@@ -51,8 +57,10 @@ async function listEvents(search: URLSearchParams) {
   const [count, data] = await Promise.all([run(queries.count), run(queries.data)]);
   const access = count[0];
   if (!access?.tagged) return { status: 404, body: { message: 'Merchant not found', code: 'MERCHANT_NOT_FOUND' } };
-  // The same shaping as the API (at most `limit` rows, pagination, the signed nextCursor).
-  return { status: 200, body: eventListResponse(queries, params.limit, data, Number(access.total ?? 0), cursorKey) };
+  // The same shaping as the API (at most `limit` rows, pagination, the signed nextCursor, the link).
+  const body = eventListResponse(queries, params.limit, data, Number(access.total ?? 0), cursorKey);
+  const { nextCursor } = body.pagination;
+  return { status: 200, body, link: nextCursor === null ? undefined : nextPageLink(params, nextCursor) };
 }
 
 const server = http.createServer((req, res) => {
@@ -73,8 +81,11 @@ const server = http.createServer((req, res) => {
     return;
   }
   handler(parsed.searchParams).then(
-    ({ status, body }) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
+    ({ status, body, link }: { status: number; body: unknown; link?: string | undefined }) => {
+      res.writeHead(
+        status,
+        link ? { 'content-type': 'application/json', link } : { 'content-type': 'application/json' },
+      );
       res.end(JSON.stringify(body));
     },
     (error: unknown) => {

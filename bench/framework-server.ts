@@ -3,13 +3,13 @@
  * (PARTNER_ID) served the way the API serves them (tRPC v11 procedures with the same input
  * schemas, behind trpc-to-openapi's node:http adapter, both with the workspace's patches) running
  * the same statements over postgres.js (the event list's two in parallel, shaped by the API's own
- * `eventListResponse`) and writing the same JSON, and nothing else: no authentication, rate limits,
+ * `eventListResponse`) and writing the same JSON (and the list's `Link` header), and nothing else: no authentication, rate limits,
  * middleware, request ids, security headers, metrics or logging. The bare server against this one
  * is what the mandated stack costs by itself; this one against the API is what our own request path
  * adds.
  */
 import http from 'node:http';
-import { eventListQueries, eventListResponse, merchantListSql } from '@partner/server/bench';
+import { eventListQueries, eventListResponse, merchantListSql, nextPageLink } from '@partner/server/bench';
 import {
   buildPagination,
   ListEventsQuery,
@@ -31,7 +31,7 @@ const cursorKey = Buffer.from(process.env.CURSOR_SECRET ?? '', 'utf8');
 const run = (query: { sql: string; params: unknown[] }) =>
   sql.unsafe(query.sql, query.params as never[], { prepare: true });
 
-const t = initTRPC.meta<OpenApiMeta>().create();
+const t = initTRPC.meta<OpenApiMeta>().context<{ res: { setHeader(name: string, value: string): unknown } }>().create();
 // The output schemas as the API's compiled build gives them to tRPC: documented, not parsed (hot-list-output.ts).
 const trusted = <T extends z.ZodType>(schema: T): T =>
   Object.create(schema, {
@@ -59,14 +59,17 @@ const router = t.router({
     .meta({ openapi: { method: 'GET', path: '/v1/partners/events' } })
     .input(ListEventsQuery)
     .output(trusted(ListEventsResponse))
-    .query(async ({ input }) => {
+    .query(async ({ ctx, input }) => {
       const queries = eventListQueries(partnerId, input, cursorKey);
       const [count, data] = await Promise.all([run(queries.count), run(queries.data)]);
-      return eventListResponse(queries, input.limit, data, Number(count[0]?.total ?? 0), cursorKey);
+      const body = eventListResponse(queries, input.limit, data, Number(count[0]?.total ?? 0), cursorKey);
+      const { nextCursor } = body.pagination;
+      if (nextCursor !== null) ctx.res.setHeader('link', nextPageLink(input, nextCursor));
+      return body;
     }),
 });
 
-const handler = createOpenApiNodeHttpHandler({ router, createContext: () => ({}) });
+const handler = createOpenApiNodeHttpHandler({ router, createContext: ({ res }) => ({ res }) });
 
 const server = http.createServer((req, res) => {
   if (req.url === '/healthz') {

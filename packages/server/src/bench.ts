@@ -6,6 +6,7 @@
  */
 export { openDatabase } from './db/client.js';
 export { toQuery } from './db/read-rows.js';
+export { nextPageLink } from './routers/events/next-link.js';
 export { encodeCursor } from './services/events/cursor.js';
 export { deleteLogStream } from './services/events/event-log.js';
 export { eventListQueries, eventListResponse, type ListEventsParams } from './services/events/list-events.js';
