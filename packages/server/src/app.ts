@@ -16,6 +16,7 @@ import { createDrainState, createRequestListener, startDrain } from './http/serv
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
+import { createWebhookRetention } from './jobs/webhook-retention.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { loadCursorKey } from './services/events/cursor.js';
@@ -308,6 +309,12 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const webhookWorker =
     env.WEBHOOK_DELIVERY === 'on' ? createWebhookDeliveryWorker(database, env, logger, metrics) : undefined;
   await webhookWorker?.start();
+  // Webhook retention (jobs/webhook-retention.ts): where deliveries are sent, rows past WEBHOOK_RETENTION are deleted.
+  const webhookRetention =
+    env.WEBHOOK_DELIVERY === 'on'
+      ? createWebhookRetention({ db: database.db, retentionMs: env.WEBHOOK_RETENTION, logger, metrics })
+      : undefined;
+  webhookRetention?.start();
   const deps: AppDeps = {
     db: database.db,
     streams,
@@ -398,6 +405,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       await Promise.all(writers.map((writer) => writer.stop()));
       // Requests in flight end by their deadline; claimed but unsent deliveries are given back.
       await webhookWorker?.stop();
+      await webhookRetention?.stop();
       await eventLog?.close();
       await monitorStopped;
       await limits.close();

@@ -281,6 +281,11 @@ export const EnvSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100).default(4)),
   /** Webhooks: how often a process looks for due deliveries when no commit woke it (ms). */
   WEBHOOK_POLL_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(1_000)),
+  /**
+   * Webhooks: messages created longer ago than this are deleted with their deliveries once none of
+   * them is pending (the delivery log reaches this far back). Default 30d; at least 1h.
+   */
+  WEBHOOK_RETENTION: z.preprocess(emptyAsUndefined, Duration(3_600_000).default(30 * 86_400_000)),
   /** Webhooks: `off` sends nothing from this process (messages still queue in the database). */
   WEBHOOK_DELIVERY: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
 });

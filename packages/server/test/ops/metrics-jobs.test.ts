@@ -66,6 +66,11 @@ describe('metrics of the background jobs: webhook deliveries and DNS checks by o
     await scratch?.drop();
   });
 
+  it('webhook retention runs beside the delivery worker: its counter is there from the start, by table', async () => {
+    const family = (await scrape(server)).family('partner_tags_webhook_retention_deleted_total');
+    expect(family?.metrics.map((m) => m.labels?.table).sort()).toEqual(['deliveries', 'messages']);
+  });
+
   it('webhook deliveries: succeeded, retried, failed move with real deliveries', async () => {
     const key = server.partner.apiKey;
     const before = await scrape(server);

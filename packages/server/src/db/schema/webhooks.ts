@@ -45,7 +45,11 @@ export const webhookMessages = pgTable(
     data: jsonb('data').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [index('webhook_messages_partner_created_idx').on(t.partnerId, t.createdAt)],
+  (t) => [
+    index('webhook_messages_partner_created_idx').on(t.partnerId, t.createdAt),
+    // Retention's (migration 0014): the oldest messages first.
+    index('webhook_messages_created_idx').on(t.createdAt),
+  ],
 );
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
@@ -81,6 +85,8 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex('webhook_deliveries_endpoint_message_key').on(t.endpointId, t.messageId),
     index('webhook_deliveries_endpoint_created_idx').on(t.endpointId, t.createdAt, t.id),
+    // A message's deliveries (migration 0014): retention, and the cascade when a message is deleted.
+    index('webhook_deliveries_message_idx').on(t.messageId),
     // The claim's (migration 0013): each endpoint's pending deliveries in due order.
     index('webhook_deliveries_endpoint_due_idx')
       .on(t.endpointId, t.nextAttemptAt, t.id)

@@ -1,0 +1,46 @@
+import type { Database } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
+import { deleteExpiredWebhooks, RETENTION_BATCH } from '../services/webhooks/retention.js';
+import { createPollLoop, type PollLoop } from './poll-loop.js';
+
+const HOUR_MS = 3_600_000;
+
+export interface WebhookRetentionOptions {
+  db: Database;
+  /** WEBHOOK_RETENTION (ms). */
+  retentionMs: number;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Pause between passes when nothing is left to delete (default 1 h, with the loop's jitter). */
+  intervalMs?: number;
+}
+
+/**
+ * Webhook retention (services/webhooks/retention.ts): every process that delivers webhooks runs it,
+ * at start and then about hourly; a pass deletes one batch of finished deliveries and one of
+ * emptied messages past WEBHOOK_RETENTION, and the next pass follows at once while batches come
+ * back full. Passes of several processes skip each other's locked rows.
+ */
+export function createWebhookRetention(options: WebhookRetentionOptions): PollLoop {
+  const log = options.logger.child({ job: 'webhook-retention' });
+  const deleted = options.metrics?.counter({
+    name: 'partner_tags_webhook_retention_deleted_total',
+    help: 'Webhook rows deleted by retention (WEBHOOK_RETENTION), by table: deliveries, messages',
+    labelNames: ['table'] as const,
+  });
+  for (const table of ['deliveries', 'messages']) deleted?.inc({ table }, 0);
+  return createPollLoop({
+    name: 'webhook-retention',
+    intervalMs: options.intervalMs ?? HOUR_MS,
+    runTimeoutMs: 60_000,
+    logger: options.logger,
+    run: async (signal) => {
+      const pass = await deleteExpiredWebhooks(options.db, options.retentionMs);
+      deleted?.inc({ table: 'deliveries' }, pass.deliveries);
+      deleted?.inc({ table: 'messages' }, pass.messages);
+      if (pass.deliveries + pass.messages > 0) log.info(pass, 'deleted webhook rows past retention');
+      return !signal.aborted && (pass.deliveries === RETENTION_BATCH || pass.messages === RETENTION_BATCH);
+    },
+  });
+}
