@@ -18,18 +18,18 @@ export interface WebhookRetentionOptions {
 
 /**
  * Webhook retention (services/webhooks/retention.ts): every process that delivers webhooks runs it,
- * at start and then about hourly; a pass deletes one batch of finished deliveries and one of
- * emptied messages past WEBHOOK_RETENTION, and the next pass follows at once while batches come
- * back full. Passes of several processes skip each other's locked rows.
+ * at start and then about hourly; a pass deletes one batch each of finished deliveries, emptied
+ * messages and emptied deleted endpoints past WEBHOOK_RETENTION, and the next pass follows at once
+ * while batches come back full. Passes of several processes skip each other's locked rows.
  */
 export function createWebhookRetention(options: WebhookRetentionOptions): PollLoop {
   const log = options.logger.child({ job: 'webhook-retention' });
   const deleted = options.metrics?.counter({
     name: 'partner_tags_webhook_retention_deleted_total',
-    help: 'Webhook rows deleted by retention (WEBHOOK_RETENTION), by table: deliveries, messages',
+    help: 'Webhook rows deleted by retention (WEBHOOK_RETENTION), by table: deliveries, messages, endpoints',
     labelNames: ['table'] as const,
   });
-  for (const table of ['deliveries', 'messages']) deleted?.inc({ table }, 0);
+  for (const table of ['deliveries', 'messages', 'endpoints']) deleted?.inc({ table }, 0);
   return createPollLoop({
     name: 'webhook-retention',
     intervalMs: options.intervalMs ?? HOUR_MS,
@@ -39,8 +39,9 @@ export function createWebhookRetention(options: WebhookRetentionOptions): PollLo
       const pass = await deleteExpiredWebhooks(options.db, options.retentionMs);
       deleted?.inc({ table: 'deliveries' }, pass.deliveries);
       deleted?.inc({ table: 'messages' }, pass.messages);
-      if (pass.deliveries + pass.messages > 0) log.info(pass, 'deleted webhook rows past retention');
-      return !signal.aborted && (pass.deliveries === RETENTION_BATCH || pass.messages === RETENTION_BATCH);
+      deleted?.inc({ table: 'endpoints' }, pass.endpoints);
+      if (pass.deliveries + pass.messages + pass.endpoints > 0) log.info(pass, 'deleted webhook rows past retention');
+      return !signal.aborted && [pass.deliveries, pass.messages, pass.endpoints].some((n) => n === RETENTION_BATCH);
     },
   });
 }

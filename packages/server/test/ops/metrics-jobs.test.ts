@@ -68,7 +68,7 @@ describe('metrics of the background jobs: webhook deliveries and DNS checks by o
 
   it('webhook retention runs beside the delivery worker: its counter is there from the start, by table', async () => {
     const family = (await scrape(server)).family('partner_tags_webhook_retention_deleted_total');
-    expect(family?.metrics.map((m) => m.labels?.table).sort()).toEqual(['deliveries', 'messages']);
+    expect(family?.metrics.map((m) => m.labels?.table).sort()).toEqual(['deliveries', 'endpoints', 'messages']);
   });
 
   it('webhook deliveries: succeeded, retried, failed move with real deliveries', async () => {

@@ -23,10 +23,16 @@ let partnerId: string;
 let endpointA: string;
 let endpointB: string;
 
-async function endpoint(): Promise<string> {
+/** An endpoint; `deletedDaysAgo`: deleted by its partner that long ago. */
+async function endpoint(deletedDaysAgo?: number): Promise<string> {
   const [row] = await database.db
     .insert(webhookEndpoints)
-    .values({ partnerId, url: 'https://example.com/hook', secret: 'whsec_x' })
+    .values({
+      partnerId,
+      url: 'https://example.com/hook',
+      secret: 'whsec_x',
+      deletedAt: deletedDaysAgo === undefined ? null : new Date(Date.now() - deletedDaysAgo * DAY_MS),
+    })
     .returning({ id: webhookEndpoints.id });
   return row!.id;
 }
@@ -39,12 +45,24 @@ beforeAll(async () => {
   endpointB = await endpoint();
 });
 afterAll(() => database?.close());
-beforeEach(() => database.db.execute(sql`delete from webhook_messages`));
+// Every test starts with no messages (they cascade to deliveries) and only the two live endpoints.
+beforeEach(async () => {
+  await database.db.execute(sql`delete from webhook_messages`);
+  await database.db.execute(sql`delete from webhook_endpoints where deleted_at is not null`);
+});
 
 type Status = 'pending' | 'succeeded' | 'failed';
 
-/** A message created `ageDays` ago (its data `{ label }`), with one delivery per status given (to endpoint A, then B). */
-async function message(label: string, ageDays: number, statuses: Status[]): Promise<string> {
+/**
+ * A message created `ageDays` ago (its data `{ label }`), with one delivery per status given (to
+ * endpoint A, then B, or to the endpoints given).
+ */
+async function message(
+  label: string,
+  ageDays: number,
+  statuses: Status[],
+  to = [endpointA, endpointB],
+): Promise<string> {
   const [row] = rowsOf<{ id: string }>(
     await database.db.execute(sql`
       insert into webhook_messages (partner_id, type, data, created_at)
@@ -52,7 +70,7 @@ async function message(label: string, ageDays: number, statuses: Status[]): Prom
               now() - ${ageDays}::float8 * interval '1 day')
       returning id`),
   );
-  const endpoints = [endpointA, endpointB];
+  const endpoints = to;
   for (const [i, status] of statuses.entries()) {
     await database.db.execute(sql`
       insert into webhook_deliveries (message_id, endpoint_id, status, attempts, next_attempt_at, created_at)
@@ -82,28 +100,81 @@ describe('webhook retention', () => {
     await message('recent-done', 1, ['succeeded']);
     await message('recent-unsent', 29, []);
 
-    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({ deliveries: 3, messages: 2 });
+    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({
+      deliveries: 3,
+      messages: 2,
+      endpoints: 0,
+    });
     expect(await left()).toEqual({
       messages: ['old-retrying', 'recent-done', 'recent-unsent'],
       deliveries: ['old-retrying:pending', 'recent-done:succeeded'],
     });
     // Nothing more to do until something ages or finishes.
-    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({ deliveries: 0, messages: 0 });
+    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({
+      deliveries: 0,
+      messages: 0,
+      endpoints: 0,
+    });
 
     // The retried delivery finishes: its message goes on the next pass.
     await database.db.execute(sql`update webhook_deliveries set status = 'succeeded', next_attempt_at = null`);
-    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({ deliveries: 1, messages: 1 });
+    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({
+      deliveries: 1,
+      messages: 1,
+      endpoints: 0,
+    });
     expect((await left()).messages).toEqual(['recent-done', 'recent-unsent']);
   });
 
   it('takes at most a batch per statement, oldest first', async () => {
     for (let i = 1; i <= 5; i++) await message(`m${i}`, 30 + i, ['succeeded']);
     // m5 (35 days) and m4 are the oldest.
-    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS, 2)).toEqual({ deliveries: 2, messages: 2 });
+    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS, 2)).toEqual({
+      deliveries: 2,
+      messages: 2,
+      endpoints: 0,
+    });
     expect((await left()).messages).toEqual(['m1', 'm2', 'm3']);
-    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS, 2)).toEqual({ deliveries: 2, messages: 2 });
-    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS, 2)).toEqual({ deliveries: 1, messages: 1 });
+    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS, 2)).toEqual({
+      deliveries: 2,
+      messages: 2,
+      endpoints: 0,
+    });
+    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS, 2)).toEqual({
+      deliveries: 1,
+      messages: 1,
+      endpoints: 0,
+    });
     expect(await left()).toEqual({ messages: [], deliveries: [] });
+  });
+
+  it('removes endpoints deleted before the cutoff once none of their deliveries is left', async () => {
+    const goneLongAgo = await endpoint(40);
+    const goneLongAgoBusy = await endpoint(40);
+    const goneRecently = await endpoint(1);
+    await message('to-gone', 40, ['failed'], [goneLongAgo]);
+    await message('to-gone-busy', 5, ['failed'], [goneLongAgoBusy]);
+    const ids = async () =>
+      rowsOf<{ id: string }>(
+        await database.db.execute(sql`select id from webhook_endpoints where deleted_at is not null`),
+      ).map((r) => r.id);
+    const before = await ids();
+    expect(before).toEqual(expect.arrayContaining([goneLongAgo, goneLongAgoBusy, goneRecently]));
+
+    // The old delivery and its message go, then its endpoint, in one pass; the others stay.
+    expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({
+      deliveries: 1,
+      messages: 1,
+      endpoints: 1,
+    });
+    const after = await ids();
+    expect(after).not.toContain(goneLongAgo);
+    expect(after).toEqual(expect.arrayContaining([goneLongAgoBusy, goneRecently]));
+    // The live endpoints are never touched.
+    const live = rowsOf<{ id: string }>(
+      await database.db.execute(sql`select id from webhook_endpoints where deleted_at is null`),
+    ).map((r) => r.id);
+    expect(live).toEqual(expect.arrayContaining([endpointA, endpointB]));
   });
 
   it('reads the retention from WEBHOOK_RETENTION: 30 days by default, at least an hour', () => {
@@ -161,10 +232,18 @@ describe('webhook retention', () => {
         await tx.execute(sql`update webhook_deliveries set status = 'pending', next_attempt_at = now()`);
       });
       await isLocked;
-      expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({ deliveries: 0, messages: 0 });
+      expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({
+        deliveries: 0,
+        messages: 0,
+        endpoints: 0,
+      });
       release();
       await holder;
-      expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({ deliveries: 0, messages: 0 });
+      expect(await deleteExpiredWebhooks(database.db, RETENTION_MS)).toEqual({
+        deliveries: 0,
+        messages: 0,
+        endpoints: 0,
+      });
       expect(await left()).toEqual({ messages: ['held'], deliveries: ['held:pending'] });
     } finally {
       await other.close();

@@ -10,13 +10,17 @@ export interface RetentionPass {
   deliveries: number;
   /** Messages past retention with no delivery left, deleted by this pass. */
   messages: number;
+  /** Endpoints deleted (by their partner) before the cutoff with no delivery left, removed by this pass. */
+  endpoints: number;
 }
 
 /**
  * One pass of webhook retention (WEBHOOK_RETENTION, docs/decisions.md "Webhook retention"): of the
  * messages created more than `retentionMs` ago, deletes at most `batch` finished deliveries, then at
- * most `batch` messages that have no delivery left. A pending delivery is never deleted, whatever its
- * age, and its message stays with it: nothing still to be sent is dropped.
+ * most `batch` messages that have no delivery left, and endpoints their partner deleted before the
+ * cutoff that have no delivery left (a deleted endpoint answers 404 from the moment it is deleted; its
+ * row stayed for its deliveries). A pending delivery is never deleted, whatever its age, and its
+ * message stays with it: nothing still to be sent is dropped.
  *
  * Deliveries go first, each locked (SKIP LOCKED: a row a worker or another pass holds is left for
  * later) and its status checked again on the locked row (`status <> 'pending'` in the DELETE
@@ -56,5 +60,17 @@ export async function deleteExpiredWebhooks(
       )
       returning id`),
   ).length;
-  return { deliveries, messages };
+  const endpoints = rowsOf(
+    await db.execute(sql`
+      delete from webhook_endpoints
+      where id in (
+        select e.id from webhook_endpoints e
+        where e.deleted_at < ${cutoff}
+          and not exists (select 1 from webhook_deliveries d where d.endpoint_id = e.id)
+        limit ${batch}
+        for update skip locked
+      )
+      returning id`),
+  ).length;
+  return { deliveries, messages, endpoints };
 }
