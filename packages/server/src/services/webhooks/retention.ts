@@ -15,7 +15,7 @@ export interface RetentionPass {
 }
 
 /**
- * One pass of webhook retention (WEBHOOK_RETENTION, docs/decisions.md "Webhook retention"): of the
+ * One pass of webhook retention (WEBHOOK_RETENTION; docs/decisions.md, Webhooks, "Retention"): of the
  * messages created more than `retentionMs` ago, deletes at most `batch` finished deliveries, then at
  * most `batch` messages that have no delivery left, and endpoints their partner deleted before the
  * cutoff that have no delivery left (a deleted endpoint answers 404 from the moment it is deleted; its
@@ -47,30 +47,22 @@ export async function deleteExpiredWebhooks(
       ) and status <> 'pending'
       returning id`),
   ).length;
-  const messages = rowsOf(
-    await db.execute(sql`
-      delete from webhook_messages
-      where id in (
-        select m.id from webhook_messages m
-        where m.created_at < ${cutoff}
-          and not exists (select 1 from webhook_deliveries d where d.message_id = m.id)
-        order by m.created_at
-        limit ${batch}
-        for update skip locked
-      )
-      returning id`),
-  ).length;
-  const endpoints = rowsOf(
-    await db.execute(sql`
-      delete from webhook_endpoints
-      where id in (
-        select e.id from webhook_endpoints e
-        where e.deleted_at < ${cutoff}
-          and not exists (select 1 from webhook_deliveries d where d.endpoint_id = e.id)
-        limit ${batch}
-        for update skip locked
-      )
-      returning id`),
-  ).length;
+  // A message, then an endpoint its partner deleted, once past the cutoff and no delivery names it.
+  const emptied = async (table: string, since: string, reference: string) =>
+    rowsOf(
+      await db.execute(sql`
+        delete from ${sql.identifier(table)}
+        where id in (
+          select x.id from ${sql.identifier(table)} x
+          where x.${sql.identifier(since)} < ${cutoff}
+            and not exists (select 1 from webhook_deliveries d where d.${sql.identifier(reference)} = x.id)
+          order by x.${sql.identifier(since)}
+          limit ${batch}
+          for update skip locked
+        )
+        returning id`),
+    ).length;
+  const messages = await emptied('webhook_messages', 'created_at', 'message_id');
+  const endpoints = await emptied('webhook_endpoints', 'deleted_at', 'endpoint_id');
   return { deliveries, messages, endpoints };
 }
