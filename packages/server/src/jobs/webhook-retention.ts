@@ -37,11 +37,10 @@ export function createWebhookRetention(options: WebhookRetentionOptions): PollLo
     logger: options.logger,
     run: async (signal) => {
       const pass = await deleteExpiredWebhooks(options.db, options.retentionMs);
-      deleted?.inc({ table: 'deliveries' }, pass.deliveries);
-      deleted?.inc({ table: 'messages' }, pass.messages);
-      deleted?.inc({ table: 'endpoints' }, pass.endpoints);
-      if (pass.deliveries + pass.messages + pass.endpoints > 0) log.info(pass, 'deleted webhook rows past retention');
-      return !signal.aborted && [pass.deliveries, pass.messages, pass.endpoints].some((n) => n === RETENTION_BATCH);
+      const counts = Object.values(pass);
+      for (const [table, n] of Object.entries(pass)) deleted?.inc({ table }, n);
+      if (counts.some((n) => n > 0)) log.info(pass, 'deleted webhook rows past retention');
+      return !signal.aborted && counts.some((n) => n === RETENTION_BATCH);
     },
   });
 }

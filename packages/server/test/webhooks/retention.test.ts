@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { webhookEndpoints } from '../../src/db/schema/index.js';
+import { type WebhookDeliveryStatus, webhookEndpoints } from '../../src/db/schema/index.js';
 import { parseEnv } from '../../src/env.js';
 import { createWebhookRetention } from '../../src/jobs/webhook-retention.js';
 import { createLogger } from '../../src/logger.js';
@@ -51,8 +51,6 @@ beforeEach(async () => {
   await database.db.execute(sql`delete from webhook_endpoints where deleted_at is not null`);
 });
 
-type Status = 'pending' | 'succeeded' | 'failed';
-
 /**
  * A message created `ageDays` ago (its data `{ label }`), with one delivery per status given (to
  * endpoint A, then B, or to the endpoints given).
@@ -60,7 +58,7 @@ type Status = 'pending' | 'succeeded' | 'failed';
 async function message(
   label: string,
   ageDays: number,
-  statuses: Status[],
+  statuses: WebhookDeliveryStatus[],
   to = [endpointA, endpointB],
 ): Promise<string> {
   const [row] = rowsOf<{ id: string }>(
@@ -70,11 +68,10 @@ async function message(
               now() - ${ageDays}::float8 * interval '1 day')
       returning id`),
   );
-  const endpoints = to;
   for (const [i, status] of statuses.entries()) {
     await database.db.execute(sql`
       insert into webhook_deliveries (message_id, endpoint_id, status, attempts, next_attempt_at, created_at)
-      values (${row!.id}::uuid, ${endpoints[i]!}::uuid, ${status}, 1,
+      values (${row!.id}::uuid, ${to[i]!}::uuid, ${status}, 1,
               ${status === 'pending' ? sql`now()` : sql`null`}, now() - ${ageDays}::float8 * interval '1 day')`);
   }
   return row!.id;
