@@ -148,7 +148,7 @@ export const EnvSchema = z.object({
    * query is this + 500 ms (it also covers a connection that went silent). db/deadline.ts.
    */
   DB_STATEMENT_TIMEOUT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(3_600_000).default(5_000)),
-  /** The longer budget of migrations and of work that asks for it (the export): `withStatementTimeout`. */
+  /** statement_timeout of the migrations' own connection (ms); its client deadline adds 500 ms (db/client.ts). */
   DB_LONG_STATEMENT_TIMEOUT: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(100).max(86_400_000).default(300_000),

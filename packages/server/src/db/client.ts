@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { currentStatementBudget, DEADLINE_MARGIN_MS } from './deadline.js';
+import { DEADLINE_MARGIN_MS } from './deadline.js';
 import { acquireLock } from './lock.js';
 import * as schema from './schema/index.js';
 
@@ -95,10 +95,10 @@ async function openPostgres(
     onnotice: () => {},
     keep_alive: KEEPALIVE_SECONDS,
     // Names this process's connections in pg_stat_activity (the LISTEN one included); every
-    // statement ends within statement_timeout (withStatementTimeout raises it for one transaction).
+    // statement ends within statement_timeout.
     connection: { application_name: `partner-tags:${process.pid}`, statement_timeout: statementTimeoutMs },
     // The client-side deadline (patched postgres.js): also covers a connection that went silent.
-    query_timeout: () => (currentStatementBudget() ?? statementTimeoutMs) + DEADLINE_MARGIN_MS,
+    query_timeout: statementTimeoutMs + DEADLINE_MARGIN_MS,
   });
   // drizzle sends every query as an unnamed statement (`prepare: false`), so PostgreSQL parses
   // and plans it on every call. postgres.js caches named statements per connection by query text:

@@ -1,9 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql } from 'drizzle-orm';
-import type { PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { Database } from './client.js';
-import type * as schema from './schema/index.js';
-
 /**
  * Every wait on the database has a deadline (docs/decisions.md, "Production operations"):
  * - server side, `statement_timeout` (DB_STATEMENT_TIMEOUT, set on every pooled connection):
@@ -13,12 +7,11 @@ import type * as schema from './schema/index.js';
  *   on a connection that went silent (no answer, no close: a partition, a stuck failover) discards
  *   that connection; the query fails with code QUERY_DEADLINE;
  * - TCP keepalive on every connection (db/client.ts) finds a dead peer on an idle connection.
- * A longer budget for one piece of work (the export, migrations) is asked for with
- * `withStatementTimeout`, which raises both for the queries inside it.
+ * Migrations run on their own connection with the longer DB_LONG_STATEMENT_TIMEOUT (db/client.ts).
+ * Nothing else needs a longer budget: the export reads in short keyset batches, each its own
+ * statement under the normal deadline (services/events/export-events.ts).
  */
 export const DEADLINE_MARGIN_MS = 500;
-
-const budget = new AsyncLocalStorage<number>();
 
 /**
  * The error of a wait on the database that passed its deadline, as the patched postgres.js makes
@@ -29,33 +22,4 @@ export function deadlineError(ms: number, sent: boolean): Error {
     code: 'QUERY_DEADLINE',
     sent,
   });
-}
-
-/** The statement budget in force for queries started here (ms), or undefined for the default. */
-export function currentStatementBudget(): number | undefined {
-  return budget.getStore();
-}
-
-export type Transaction = PgTransaction<PgQueryResultHKT, typeof schema>;
-
-/**
- * Runs `fn` in a transaction whose statements may each take up to `ms` (server side:
- * `SET LOCAL statement_timeout`; client side: the query deadline becomes `ms` + margin), for work
- * that is legitimately long, such as the export: `withStatementTimeout(db, env.DB_LONG_STATEMENT_TIMEOUT, (tx) => ...)`.
- * Queries inside `fn` must go through `tx` (on PGlite, touching the outer `db` deadlocks).
- * On PGlite (in process, no network) the client deadline does not apply.
- */
-export function withStatementTimeout<T>(db: Database, ms: number, fn: (tx: Transaction) => Promise<T>): Promise<T> {
-  const timeout = Math.max(1, Math.floor(ms));
-  return budget.run(timeout, () =>
-    db.transaction(async (tx) => {
-      await tx.execute(sql.raw(`set local statement_timeout = ${timeout}`));
-      return fn(tx as unknown as Transaction);
-    }),
-  );
-}
-
-/** Runs `fn` with a client-side query deadline of `ms` + margin (no transaction; e.g. the migrations' own client). */
-export function withQueryBudget<T>(ms: number, fn: () => T): T {
-  return budget.run(Math.max(1, Math.floor(ms)), fn);
 }
