@@ -7,6 +7,8 @@ import { toQuery } from './read-rows.js';
 export interface CopiedRows {
   bytes: Buffer;
   rows: number;
+  /** The buffer `bytes` lies in (the one given, or a larger one): give it to a later `copyRows` once `bytes` is used. */
+  buffer: Buffer;
 }
 
 interface CopyQuery extends Promise<unknown> {
@@ -51,9 +53,16 @@ export function inlineParams(text: string, params: readonly unknown[]): string |
  * sent, never parsed into rows or strings here. Reads to the end (memory: the statement's output;
  * callers keep it to a batch), within the pool's deadline: a connection that goes silent mid-copy
  * is discarded, as for any query. Null on PGlite or when a parameter cannot be inlined: the
- * caller reads rows instead. `sizeHint`: the bytes expected (the buffer grows past it if needed).
+ * caller reads rows instead. `into`: the buffer to read into (a larger one replaces it if needed),
+ * or the bytes expected. A caller reading batch after batch passes the buffer of a batch it is done
+ * with: a new buffer per batch (a megabyte or more, outside V8's heap) made V8 run a full
+ * collection every few batches (13 a 1M-event export, docs/decisions.md).
  */
-export async function copyRows(db: Database, statement: SQL, sizeHint = 1 << 20): Promise<CopiedRows | null> {
+export async function copyRows(
+  db: Database,
+  statement: SQL,
+  into: Buffer | number = 1 << 20,
+): Promise<CopiedRows | null> {
   const client = (db as unknown as { $client: PostgresJsClient | object }).$client;
   if (!('unsafe' in client) || !('options' in client)) return null;
   const query = toQuery(statement);
@@ -69,7 +78,7 @@ export async function copyRows(db: Database, statement: SQL, sizeHint = 1 << 20)
     return await new Promise<CopiedRows>((resolve, reject) => {
       // Sized by the caller's guess (the previous batch's size): a buffer grown by doubling
       // allocates (and copies) about three times what it holds.
-      let bytes = Buffer.allocUnsafe(Math.max(1024, sizeHint));
+      let bytes = typeof into === 'number' ? Buffer.allocUnsafe(Math.max(1024, into)) : into;
       let size = 0;
       let rows = 0;
       if (ms > 0) {
@@ -94,7 +103,7 @@ export async function copyRows(db: Database, statement: SQL, sizeHint = 1 << 20)
         size += chunk.length;
         rows++;
       });
-      stream.on('end', () => resolve({ bytes: bytes.subarray(0, size), rows }));
+      stream.on('end', () => resolve({ bytes: bytes.subarray(0, size), rows, buffer: bytes }));
       stream.on('error', reject);
     });
   } catch (cause) {

@@ -87,7 +87,8 @@ export async function handleEventExport(
       }
       if (closed) return;
       count += next.value.count;
-      if (!out.write(next.value.lines)) await drained(out, res);
+      // The write's callback: the batch's bytes are out, its buffer may hold a later batch.
+      if (!out.write(next.value.lines, next.value.release)) await drained(out, res);
       if (closed) return;
     }
   } catch (error) {

@@ -99,10 +99,8 @@ describe('COPY rows (PostgreSQL)', async () => {
         }),
       );
       expect(made.bytes.toString().split('\n').slice(0, -1)).toEqual(expected);
-      expect(await copyRows(handle.db, sql`select 'x' as line where false`)).toEqual({
-        bytes: Buffer.alloc(0),
-        rows: 0,
-      });
+      const none = await copyRows(handle.db, sql`select 'x' as line where false`);
+      expect({ bytes: none?.bytes, rows: none?.rows }).toEqual({ bytes: Buffer.alloc(0), rows: 0 });
     },
   );
 
@@ -111,9 +109,20 @@ describe('COPY rows (PostgreSQL)', async () => {
     async () => {
       // 8 MB per COPY: the readable's buffer fills, so postgres.js pauses the socket mid-copy.
       const statement = sql`select repeat('x', 150) || g as line from generate_series(1, ${50_000}::int) g`;
+      // Each COPY after the first reads into the buffer of the one before (the export's reuse):
+      // the first one's 1 KB grows to hold the 8 MB, then stays.
+      let buffer: Buffer | undefined = Buffer.alloc(1024);
+      const first = buffer;
       for (let i = 0; i < 5; i++) {
-        const copied = await copyRows(handle.db, statement);
+        const copied = await copyRows(handle.db, statement, buffer);
         expect(copied?.rows).toBe(50_000);
+        if (i === 0) expect(copied?.buffer).not.toBe(first);
+        else expect(copied?.buffer).toBe(buffer);
+        expect(copied?.bytes.buffer).toBe(copied?.buffer.buffer);
+        const text = copied?.bytes.toString() ?? '';
+        expect(text.startsWith(`${'x'.repeat(150)}1\n`)).toBe(true);
+        expect(text.endsWith(`${'x'.repeat(150)}50000\n`)).toBe(true);
+        buffer = copied?.buffer;
       }
       const [rows] = await readRows(handle.db, [sql`select 1 as one`]);
       expect(rows).toEqual([{ one: 1 }]);

@@ -90,11 +90,31 @@ describe('ndjsonFromCopy', () => {
   });
 
   it('gives nothing for no rows, and a batch that is its own copy (the scratch buffer is reused)', () => {
-    expect(ndjsonFromCopy(Buffer.alloc(0), 0)).toEqual({ bytes: Buffer.alloc(0), lines: 0 });
+    const none = ndjsonFromCopy(Buffer.alloc(0), 0);
+    expect({ bytes: none.bytes, lines: none.lines }).toEqual({ bytes: Buffer.alloc(0), lines: 0 });
     const one = { id: 'a', muid: 'b', event_name: 'c', event_time: 'd', raw_data: '"e"' };
     const first = ndjsonFromCopy(copyRows([one]), 1).bytes;
     ndjsonFromCopy(copyRows([{ ...one, id: 'zzzz' }]), 1);
     expect(first.toString()).toBe(`${JSON.stringify(one)}\n`);
+  });
+
+  it('writes into the buffer it is given when it has room, else into a new one with room to spare', () => {
+    const one = { id: 'a', muid: 'b', event_name: 'c', event_time: 'd', raw_data: '"e"' };
+    const line = `${JSON.stringify(one)}\n`;
+    const roomy = Buffer.alloc(1024, 0x2a);
+    const made = ndjsonFromCopy(copyRows([one]), 1, roomy);
+    expect(made.buffer).toBe(roomy);
+    expect(made.bytes.buffer).toBe(roomy.buffer);
+    expect(made.bytes.toString()).toBe(line);
+    // What lies past the lines is left as it was.
+    expect(roomy[Buffer.byteLength(line)]).toBe(0x2a);
+
+    const small = Buffer.alloc(4);
+    const grown = ndjsonFromCopy(copyRows([one, one]), 2, small);
+    expect(grown.buffer).not.toBe(small);
+    expect(grown.buffer.length).toBeGreaterThan(2 * Buffer.byteLength(line));
+    expect(grown.bytes.toString()).toBe(line + line);
+    expect(small.equals(Buffer.alloc(4))).toBe(true);
   });
 
   it('refuses what the five columns cannot be: a NULL, a short row, an extra column, a wrong count', () => {

@@ -34,6 +34,11 @@ export interface ExportBatch {
   /** The lines as UTF-8 bytes (COPY path) or text (row path), written to the response as they are. */
   lines: string | Buffer;
   count: number;
+  /**
+   * Call once `lines` is written out (the write's callback): its buffer then holds a later batch.
+   * Not calling it is safe (the next batch takes a new buffer); calling it before is not.
+   */
+  release?: () => void;
 }
 
 /** What the export ends with: `{"complete": true, "count": N, "cursor": "..."}`. */
@@ -99,26 +104,34 @@ export async function openEventExport(
     // arrives (its position is this batch's last row, made into a line alone), so PostgreSQL
     // reads it while this process makes and writes the lines of this one: memory holds at most
     // two batches. PGlite (or a value COPY cannot carry): rows, below.
-    // The next batch's buffer, sized from this one (copyRows' own default for the first).
-    let batchBytes: number | undefined;
+    // The buffers batches are read into and written from, reused from batch to batch: two of
+    // each (one being read or written while the other is made into lines). A new buffer a batch
+    // (1-2 MB each, outside V8's heap) made V8 run a full collection every few batches.
+    const reads: Buffer[] = [];
+    const writes: Buffer[] = [];
     const copyBatch = () =>
-      copyRows(db, dataQuery(partner.id, params.merchantId, copySort, filters, position), batchBytes);
+      copyRows(db, dataQuery(partner.id, params.merchantId, copySort, filters, position), reads.pop());
     let next = copyBatch();
     try {
       for (;;) {
         const copied = await next;
         if (!copied) break;
-        batchBytes = copied.bytes.length + (copied.bytes.length >> 3);
         if (copied.rows > 0) position = after(lastLineOfCopy(copied.bytes));
         const more = copied.rows === COPY_BATCH;
         if (more) next = copyBatch();
-        const batch = ndjsonFromCopy(copied.bytes, copied.rows);
+        const batch = ndjsonFromCopy(copied.bytes, copied.rows, writes.pop());
+        reads.push(copied.buffer);
         count += batch.lines;
+        let released = false;
+        const release = () => {
+          if (!released) writes.push(batch.buffer);
+          released = true;
+        };
         if (!more) {
-          if (batch.lines > 0) yield { lines: batch.bytes, count: batch.lines };
+          if (batch.lines > 0) yield { lines: batch.bytes, count: batch.lines, release };
           return summary(count);
         }
-        yield { lines: batch.bytes, count: batch.lines };
+        yield { lines: batch.bytes, count: batch.lines, release };
       }
     } finally {
       // A download cut while a batch is being read: that read ends on its own, unobserved.

@@ -39,16 +39,19 @@ export class CopyFormatError extends Error {}
 export interface NdjsonBatch {
   bytes: Buffer;
   lines: number;
+  /** The buffer `bytes` lies in (`into`, or a new one when it was too small): reuse it once `bytes` is written. */
+  buffer: Buffer;
 }
 
 /**
- * `rows` COPY text rows (each ending in `\n`) of the five columns, as NDJSON. Throws
- * CopyFormatError on anything else.
+ * `rows` COPY text rows (each ending in `\n`) of the five columns, as NDJSON, in `into` when it
+ * is large enough (else in a new buffer, a little larger than needed). Throws CopyFormatError on
+ * anything else.
  */
-export function ndjsonFromCopy(src: Buffer, rows: number): NdjsonBatch {
+export function ndjsonFromCopy(src: Buffer, rows: number, into?: Buffer): NdjsonBatch {
   // Written into one scratch buffer sized for the worst case (every byte a control byte, 6 bytes
   // each), reused by every batch (this runs start to end without yielding), then copied out at
-  // its exact size.
+  // its exact size: into the caller's buffer when it has room.
   const need = src.length * 6 + rows * FIXED;
   if (scratch.length < need) scratch = Buffer.allocUnsafe(need);
   const out = scratch;
@@ -105,13 +108,18 @@ export function ndjsonFromCopy(src: Buffer, rows: number): NdjsonBatch {
     lines++;
   }
   if (lines !== rows) throw new CopyFormatError(`expected ${rows} COPY rows, read ${lines}`);
-  return { bytes: Buffer.from(out.subarray(0, o)), lines };
+  const buffer = into && into.length >= o ? into : Buffer.allocUnsafe(o + (o >> 3));
+  out.copy(buffer, 0, 0, o);
+  return { bytes: buffer.subarray(0, o), lines, buffer };
 }
+
+/** Room for one line (a longer one gets its own buffer): the line is read as text at once. */
+const LAST_LINE = Buffer.alloc(4096);
 
 /** The NDJSON line (without its newline) of the last of the COPY text rows in `src` (at least one). */
 export function lastLineOfCopy(src: Buffer): string {
   // A row's newline is its end: COPY text writes a newline inside a value as `\n`.
   const start = src.lastIndexOf(NEWLINE, src.length - 2) + 1;
-  const line = ndjsonFromCopy(src.subarray(start), 1).bytes;
+  const { bytes: line } = ndjsonFromCopy(src.subarray(start), 1, LAST_LINE);
   return line.toString('utf8', 0, line.length - 1);
 }
