@@ -56,7 +56,7 @@ export function inlineParams(text: string, params: readonly unknown[]): string |
  * caller reads rows instead. `into`: the buffer to read into (a larger one replaces it if needed),
  * or the bytes expected. A caller reading batch after batch passes the buffer of a batch it is done
  * with: a new buffer per batch (a megabyte or more, outside V8's heap) made V8 run a full
- * collection every few batches (13 a 1M-event export, docs/decisions.md).
+ * collection every few batches (13-18 in a 1M-event export, docs/decisions.md).
  */
 export async function copyRows(
   db: Database,
@@ -76,8 +76,8 @@ export async function copyRows(
   try {
     const stream = await copy.readable();
     return await new Promise<CopiedRows>((resolve, reject) => {
-      // Sized by the caller's guess (the previous batch's size): a buffer grown by doubling
-      // allocates (and copies) about three times what it holds.
+      // The caller's buffer (a batch it is done with), or one of the size it expects: a buffer
+      // grown by doubling from small allocates (and copies) about three times what it holds.
       let bytes = typeof into === 'number' ? Buffer.allocUnsafe(Math.max(1024, into)) : into;
       let size = 0;
       let rows = 0;
