@@ -114,9 +114,13 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(results.sections.export.pairRatios).toHaveLength(3);
     expect(results.sections.export.rssGrowthsMb).toHaveLength(3);
     expect(results.sections.export.complete).toBe(true);
-    // The SDK against bare fetch and ky alone: three rounds each (--quick), every ratio a number.
-    for (const seconds of Object.values(lists.sdk.rounds)) expect(seconds).toHaveLength(3);
+    // The SDK against bare fetch and ky alone: four rounds each (--quick: each path once in each
+    // place of the turning order), every ratio a number, the quartiles around the median.
+    for (const seconds of Object.values(lists.sdk.rounds)) expect(seconds).toHaveLength(4);
     for (const key of ['overhead', 'kyOverhead', 'overKy']) expect(Number.isFinite(lists.sdk[key])).toBe(true);
+    const [lower, upper] = lists.sdk.overheadQuartiles;
+    expect(lower).toBeLessThanOrEqual(lists.sdk.overhead);
+    expect(upper).toBeGreaterThanOrEqual(lists.sdk.overhead);
     const { webhooks } = results.sections;
     expect(webhooks.alone.perSecond).toBeGreaterThan(0);
     expect(webhooks.besideDead.deadRequestsSeen).toBeGreaterThan(0);
