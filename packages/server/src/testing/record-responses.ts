@@ -37,9 +37,11 @@ export function recordResponses(server: Server, dir: string): string {
     let recorded = false;
     const keep = (chunk: unknown, encoding: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      const buffer = Buffer.isBuffer(chunk)
-        ? chunk
-        : chunk instanceof Uint8Array
+      // A copy of the bytes as they are now: a writer may fill the same buffer again once the
+      // write's callback has run (the export reuses its batch buffers), so a kept reference would
+      // record later bytes.
+      const buffer =
+        chunk instanceof Uint8Array
           ? Buffer.from(chunk)
           : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
       size += buffer.length;
