@@ -18,7 +18,8 @@ interface CopyQuery extends Promise<unknown> {
 }
 interface PostgresJsClient {
   unsafe(query: string): CopyQuery;
-  options: { query_timeout?: number | ((query: unknown) => number | null | undefined) | null };
+  /** The pool's client deadline (ms; db/client.ts sets a number). */
+  options: { query_timeout?: number | null };
 }
 
 /**
@@ -53,32 +54,27 @@ export function inlineParams(text: string, params: readonly unknown[]): string |
  * sent, never parsed into rows or strings here. Reads to the end (memory: the statement's output;
  * callers keep it to a batch), within the pool's deadline: a connection that goes silent mid-copy
  * is discarded, as for any query. Null on PGlite or when a parameter cannot be inlined: the
- * caller reads rows instead. `into`: the buffer to read into (a larger one replaces it if needed),
- * or the bytes expected. A caller reading batch after batch passes the buffer of a batch it is done
+ * caller reads rows instead. `into`: the buffer to read into (a larger one replaces it if needed;
+ * 1 MB when none is given). A caller reading batch after batch passes the buffer of a batch it is done
  * with: a new buffer per batch (a megabyte or more, outside V8's heap) made V8 run a full
  * collection every few batches (13-18 in a 1M-event export, docs/decisions.md).
  */
-export async function copyRows(
-  db: Database,
-  statement: SQL,
-  into: Buffer | number = 1 << 20,
-): Promise<CopiedRows | null> {
+export async function copyRows(db: Database, statement: SQL, into?: Buffer): Promise<CopiedRows | null> {
   const client = (db as unknown as { $client: PostgresJsClient | object }).$client;
   if (!('unsafe' in client) || !('options' in client)) return null;
   const query = toQuery(statement);
   const inlined = inlineParams(query.sql, query.params);
   if (inlined === null) return null;
   const text = `copy (${inlined}) to stdout`;
-  const deadline = client.options.query_timeout;
-  const ms = (typeof deadline === 'function' ? deadline(undefined) : deadline) ?? 0;
+  const ms = client.options.query_timeout ?? 0;
   const copy = client.unsafe(text);
   let timer: NodeJS.Timeout | undefined;
   try {
     const stream = await copy.readable();
     return await new Promise<CopiedRows>((resolve, reject) => {
-      // The caller's buffer (a batch it is done with), or one of the size it expects: a buffer
-      // grown by doubling from small allocates (and copies) about three times what it holds.
-      let bytes = typeof into === 'number' ? Buffer.allocUnsafe(Math.max(1024, into)) : into;
+      // The caller's buffer (a batch it is done with), else 1 MB: a buffer grown by doubling from
+      // small allocates (and copies) about three times what it holds.
+      let bytes = into ?? Buffer.allocUnsafe(1 << 20);
       let size = 0;
       let rows = 0;
       if (ms > 0) {
