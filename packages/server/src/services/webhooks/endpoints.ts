@@ -105,20 +105,24 @@ export async function rotateWebhookSecret(
   return { secret, previousSecretExpiresAt: previousSecretExpiresAt.toISOString() };
 }
 
-/** Queues a `webhook.test` message to this endpoint only; returns its delivery. */
+/**
+ * Queues a `webhook.test` message to this endpoint only; returns its delivery as queued. The delivery is read
+ * inside the enqueueing transaction: read after the commit, a dispatcher woken by the commit's notify could
+ * already have sent it, and the answer would say `succeeded` one time and `pending` the next.
+ */
 export async function testWebhook(
   db: Database,
   partner: AuthenticatedPartner,
   webhookId: string,
 ): Promise<TestWebhookResponse> {
   const endpoint = await findOwnWebhook(db, partner, webhookId);
-  const { messageId } = await db.transaction((tx) =>
-    enqueueWebhookEvent(tx, {
+  return db.transaction(async (tx) => {
+    const { messageId } = await enqueueWebhookEvent(tx, {
       partnerId: partner.id,
       type: 'webhook.test',
       data: { webhookId: endpoint.id, message: 'A test event from Partner Tags: your endpoint receives webhooks.' },
       endpointId: endpoint.id,
-    }),
-  );
-  return getDelivery(db, endpoint.id, { messageId });
+    });
+    return getDelivery(tx, endpoint.id, { messageId });
+  });
 }
