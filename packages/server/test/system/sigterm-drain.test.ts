@@ -66,11 +66,29 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
       // the accept-queue race above rather than the server's).
       const connector = buildConnector({});
       const opened: number[] = [];
+      // What each socket saw, by its local port, so a reset says how its connection ended: the
+      // server's FIN first (then the reset answered bytes sent after it) or a reset alone (the server
+      // closed with bytes unread, or was gone), and when it last got data.
+      const since = () => (signalledAt === undefined ? 'before SIGTERM' : `${Date.now() - signalledAt} ms`);
+      const history = new Map<number, { lastData?: string; fin?: string; chunks: number }>();
       const pool = new Pool(server.url, {
         connections: 64,
         connect: (options, callback) => {
           opened.push(signalledAt === undefined ? -1 : Date.now() - signalledAt);
-          return connector(options, callback);
+          return connector(options, (error, socket) => {
+            if (socket?.localPort !== undefined) {
+              const seen: { lastData?: string; fin?: string; chunks: number } = { chunks: 0 };
+              history.set(socket.localPort, seen);
+              socket.on('data', () => {
+                seen.chunks += 1;
+                seen.lastData = since();
+              });
+              socket.on('end', () => {
+                seen.fin = since();
+              });
+            }
+            callback(error as Error, socket as never);
+          });
         },
       });
       const worker = async () => {
@@ -105,11 +123,16 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
               const after =
                 signalledAt === undefined ? 'before SIGTERM' : `${Date.now() - signalledAt} ms after SIGTERM`;
               // undici's socket errors carry the socket's byte counts: nothing read = a new connection.
-              const socket = (error as { socket?: { bytesRead?: number; bytesWritten?: number } }).socket;
+              const socket = (error as { socket?: { bytesRead?: number; bytesWritten?: number; localPort?: number } })
+                .socket;
+              const seen = socket?.localPort === undefined ? undefined : history.get(socket.localPort);
               const bytes = socket ? `, socket read ${socket.bytesRead} B, wrote ${socket.bytesWritten} B` : '';
+              const ending = seen
+                ? `, ${seen.chunks} data chunks, the last ${seen.lastData ?? 'never'}, server FIN ${seen.fin ?? 'never'}`
+                : '';
               const before = opened.filter((at) => at < 0).length;
               resets.push(
-                `${code} ${after} (connections opened: ${before} before SIGTERM, ${opened.length} in all${bytes})`,
+                `${code} ${after} (connections opened: ${before} before SIGTERM, ${opened.length} in all${bytes}${ending})`,
               );
             }
             await new Promise((resolve) => setTimeout(resolve, 10));
@@ -128,7 +151,7 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
       await pool.destroy();
       const openedBefore = opened.filter((at) => at < 0).length;
       console.log(
-        `sigterm drain figures: ${JSON.stringify({ ...outcomes, ackedEvents: acked.length, openedBefore, openedAfter: opened.length - openedBefore, resets })}`,
+        `sigterm drain figures: ${JSON.stringify({ ...outcomes, ackedEvents: acked.length, openedBefore, openedAfter: opened.length - openedBefore, serverFins: [...history.values()].filter((seen) => seen.fin).length, socketsWithData: [...history.values()].filter((seen) => seen.chunks > 0).length, resets })}`,
       );
 
       expect(code).toBe(0);
