@@ -108,12 +108,14 @@ export async function retryWebhookDelivery(
 ): Promise<WebhookDelivery> {
   const endpoint = await findOwnWebhook(db, partner, params.webhookId);
   const current = await getDelivery(db, endpoint.id, { deliveryId: params.deliveryId });
-  await db.transaction(async (tx) => {
+  // The answer is read before the commit: after it, the dispatcher woken by the notify may already
+  // have sent it, and the answer would not be the `pending` the operation promises.
+  return db.transaction(async (tx) => {
     await tx
       .update(webhookDeliveries)
       .set({ status: 'pending', nextAttemptAt: sql`now()`, claimedUntil: null, updatedAt: sql`now()` })
       .where(and(eq(webhookDeliveries.id, current.deliveryId), eq(webhookDeliveries.endpointId, endpoint.id)));
     await tx.execute(sql`select pg_notify(${WEBHOOK_WAKE_CHANNEL}, '')`);
+    return getDelivery(tx, endpoint.id, { deliveryId: current.deliveryId });
   });
-  return getDelivery(db, endpoint.id, { deliveryId: current.deliveryId });
 }
