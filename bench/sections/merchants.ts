@@ -4,7 +4,8 @@
  */
 import autocannon from 'autocannon';
 import type { Child } from '../lib/children.js';
-import { commandCpuMs, cpuPerRequest, processCpuMs } from '../lib/cpu.js';
+import type { BenchContext } from '../lib/context.js';
+import { backendsCpuDelta, backendsCpuMs, commandCpuMs, cpuPerRequest, processCpuMs } from '../lib/cpu.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { int, ratio } from '../lib/stats.js';
@@ -23,6 +24,8 @@ interface Round {
   cpuUsPerRequest: number | null;
   /** PostgreSQL's CPU time (every `postgres` process) per answered request, µs; null without /proc. */
   pgCpuUsPerRequest: number | null;
+  /** The CPU time of the PostgreSQL backends serving this server's connections only, µs per request. */
+  backendsCpuUsPerRequest: number | null;
 }
 
 export interface MerchantsResult {
@@ -47,10 +50,18 @@ export interface MerchantsResult {
 const TARGET = 0.8;
 const CONNECTIONS = 64;
 
-async function cannon(server: Child, headers: Record<string, string>, seconds: number): Promise<Round> {
+async function cannon(
+  ctx: BenchContext,
+  server: Child,
+  headers: Record<string, string>,
+  seconds: number,
+): Promise<Round> {
   const target = server.url;
+  const pgPort = Number(new URL(ctx.url).port || 5432);
   const cpuBefore = processCpuMs(server.process.pid);
   const pgBefore = commandCpuMs('postgres');
+  // Read inside the window of every postgres process's reading, so the backends' share never exceeds it.
+  const backendsBefore = await backendsCpuMs(ctx.raw, server.process.pid, pgPort);
   const result = await autocannon({
     url: `${target}${PATH}`,
     connections: CONNECTIONS,
@@ -60,6 +71,7 @@ async function cannon(server: Child, headers: Record<string, string>, seconds: n
   if (result.non2xx > 0 || result.errors > 0) {
     throw new Error(`merchant list at ${target}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   }
+  const backendsAfter = await backendsCpuMs(ctx.raw, server.process.pid, pgPort);
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
@@ -67,6 +79,7 @@ async function cannon(server: Child, headers: Record<string, string>, seconds: n
     total: result.requests.total,
     cpuUsPerRequest: cpuPerRequest(cpuBefore, processCpuMs(server.process.pid), result.requests.total),
     pgCpuUsPerRequest: cpuPerRequest(pgBefore, commandCpuMs('postgres'), result.requests.total),
+    backendsCpuUsPerRequest: cpuPerRequest(0, backendsCpuDelta(backendsBefore, backendsAfter), result.requests.total),
   };
 }
 
@@ -84,7 +97,10 @@ async function sameBodies(servers: [Child, Record<string, string>][]): Promise<v
 
 interface CpuPerRequest {
   server: number | null;
+  /** Every `postgres` process (autovacuum and the checkpointer included). */
   postgres: number | null;
+  /** The backends serving this server's connections only. */
+  backends: number | null;
 }
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
@@ -107,13 +123,13 @@ export const merchants: Section<MerchantsResult> = {
         [bare, {}],
       ]);
       // Warm all three, then alternate two rounds each so background load hits them alike.
-      await cannon(ctx.api, ctx.auth, seconds);
-      await cannon(framework, {}, seconds);
-      await cannon(bare, {}, seconds);
+      await cannon(ctx, ctx.api, ctx.auth, seconds);
+      await cannon(ctx, framework, {}, seconds);
+      await cannon(ctx, bare, {}, seconds);
       for (let round = 0; round < 2; round++) {
-        apiRounds.push(await cannon(ctx.api, ctx.auth, seconds));
-        frameworkRounds.push(await cannon(framework, {}, seconds));
-        bareRounds.push(await cannon(bare, {}, seconds));
+        apiRounds.push(await cannon(ctx, ctx.api, ctx.auth, seconds));
+        frameworkRounds.push(await cannon(ctx, framework, {}, seconds));
+        bareRounds.push(await cannon(ctx, bare, {}, seconds));
       }
     } finally {
       await framework.stop();
@@ -189,6 +205,7 @@ export const merchants: Section<MerchantsResult> = {
 const cpuOf = (rounds: Round[]): CpuPerRequest => ({
   server: meanOrNull(rounds.map((r) => r.cpuUsPerRequest)),
   postgres: meanOrNull(rounds.map((r) => r.pgCpuUsPerRequest)),
+  backends: meanOrNull(rounds.map((r) => r.backendsCpuUsPerRequest)),
 });
 
 /** CPU per request: what the req/s ratio comes from, steadier than req/s on a shared machine. */
@@ -200,11 +217,11 @@ function cpuLines(result: MerchantsResult): string[] {
   return [
     'CPU per request (user + system, from /proc), the timed rounds. autocannon, the server and PostgreSQL share the 2 cores, so req/s follows the CPU each request costs:',
     '',
-    '| server | server process | server / bare | PostgreSQL |',
-    '|---|---|---|---|',
-    `| API | ${us(api.server)} | ${against(api.server)} | ${us(api.postgres)} |`,
-    `| framework floor | ${us(framework.server)} | ${against(framework.server)} | ${us(framework.postgres)} |`,
-    `| bare | ${us(bare.server)} | 1.00x | ${us(bare.postgres)} |`,
+    '| server | server process | server / bare | its PostgreSQL backends | every postgres process |',
+    '|---|---|---|---|---|',
+    `| API | ${us(api.server)} | ${against(api.server)} | ${us(api.backends)} | ${us(api.postgres)} |`,
+    `| framework floor | ${us(framework.server)} | ${against(framework.server)} | ${us(framework.backends)} | ${us(framework.postgres)} |`,
+    `| bare | ${us(bare.server)} | 1.00x | ${us(bare.backends)} | ${us(bare.postgres)} |`,
     '',
   ];
 }

@@ -105,6 +105,13 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
     expect(merchants.apiRps).toBeGreaterThan(0);
     expect(merchants.bareRps).toBeGreaterThan(0);
     expect(merchants.sustained.windows).toHaveLength(4);
+    // The CPU of the PostgreSQL backends serving each server is found (its connections matched to
+    // pg_stat_activity through /proc), and is part of every postgres process's CPU.
+    for (const server of ['api', 'framework', 'bare'] as const) {
+      const cpu = merchants.cpu[server];
+      expect(cpu.backends).toBeGreaterThan(0);
+      expect(cpu.backends).toBeLessThanOrEqual(cpu.postgres);
+    }
     expect(ingestion.batched.rawPerSecond).toBeGreaterThan(0);
     expect(ingestion.senders.accepted).toBeGreaterThan(0);
     expect(ingestion.senders.stored).toBe(ingestion.senders.accepted);
