@@ -14,6 +14,13 @@ function failureCode(error: unknown): string {
   return failure.cause?.code ?? failure.code ?? failure.message ?? String(error);
 }
 
+/** What one client socket saw: data chunks, when data last came, when the server's FIN came. */
+interface SocketSeen {
+  chunks: number;
+  lastData?: string;
+  fin?: string;
+}
+
 describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', async () => {
   const available = await postgresAnswers();
   let scratch: ScratchDatabase | undefined;
@@ -69,15 +76,16 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
       // What each socket saw, by its local port, so a reset says how its connection ended: the
       // server's FIN first (then the reset answered bytes sent after it) or a reset alone (the server
       // closed with bytes unread, or was gone), and when it last got data.
-      const since = () => (signalledAt === undefined ? 'before SIGTERM' : `${Date.now() - signalledAt} ms`);
-      const history = new Map<number, { lastData?: string; fin?: string; chunks: number }>();
+      const since = () =>
+        signalledAt === undefined ? 'before SIGTERM' : `${Date.now() - signalledAt} ms after SIGTERM`;
+      const history = new Map<number, SocketSeen>();
       const pool = new Pool(server.url, {
         connections: 64,
         connect: (options, callback) => {
           opened.push(signalledAt === undefined ? -1 : Date.now() - signalledAt);
           return connector(options, (error, socket) => {
             if (socket?.localPort !== undefined) {
-              const seen: { lastData?: string; fin?: string; chunks: number } = { chunks: 0 };
+              const seen: SocketSeen = { chunks: 0 };
               history.set(socket.localPort, seen);
               socket.on('data', () => {
                 seen.chunks += 1;
@@ -120,8 +128,7 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
               if (signalledAt !== undefined) return;
             } else {
               outcomes.reset += 1;
-              const after =
-                signalledAt === undefined ? 'before SIGTERM' : `${Date.now() - signalledAt} ms after SIGTERM`;
+              const after = since();
               // undici's socket errors carry the socket's byte counts: nothing read = a new connection.
               const socket = (error as { socket?: { bytesRead?: number; bytesWritten?: number; localPort?: number } })
                 .socket;
