@@ -141,7 +141,9 @@ function timingSafeEqual(a: string, b: string): boolean {
 
 const encoder = new TextEncoder();
 
-async function sign(secret: string, content: string): Promise<string> {
+/** The HMAC key of a `whsec_...` secret; anything else (not a string, empty, not base64) is a verification error. */
+async function importSecret(secret: unknown): Promise<CryptoKey> {
+  if (typeof secret !== 'string') throw new WebhookVerificationError('The webhook secret must be a string.');
   const raw = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
   let keyBytes: Uint8Array<ArrayBuffer>;
   try {
@@ -149,9 +151,16 @@ async function sign(secret: string, content: string): Promise<string> {
   } catch {
     throw new WebhookVerificationError('The webhook secret is not a valid `whsec_...` secret.');
   }
+  // Web Crypto refuses an empty HMAC key with a DataError: say what is wrong instead.
+  if (keyBytes.length === 0)
+    throw new WebhookVerificationError('The webhook secret is not a valid `whsec_...` secret.');
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) throw new WebhookVerificationError('Web Crypto (crypto.subtle) is not available in this runtime.');
-  const key = await subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+}
+
+async function sign(key: CryptoKey, content: string): Promise<string> {
+  const subtle = globalThis.crypto.subtle;
   return bytesToBase64(new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(content))));
 }
 
@@ -168,10 +177,36 @@ export async function unwrapWebhook(
   secret: string,
   options: UnwrapOptions = {},
 ): Promise<WebhookEvent> {
+  try {
+    return await verify(rawBody, headers, secret, options);
+  } catch (error) {
+    // Every bad input (secret, headers, body of the wrong type or shape) is a verification error,
+    // so a receiver needs one catch to answer 400.
+    if (error instanceof WebhookVerificationError) throw error;
+    throw new WebhookVerificationError('The webhook could not be verified (malformed input).', { cause: error });
+  }
+}
+
+async function verify(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: UnwrapOptions,
+): Promise<WebhookEvent> {
+  if (typeof rawBody !== 'string' && !(rawBody instanceof Uint8Array)) {
+    throw new WebhookVerificationError('The webhook body must be the raw body, a string or bytes.');
+  }
+  if (headers === null || typeof headers !== 'object') {
+    throw new WebhookVerificationError('The webhook headers must be an object.');
+  }
+  const key = await importSecret(secret);
   const body = typeof rawBody === 'string' ? rawBody : new TextDecoder().decode(rawBody);
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string') {
+    throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header.');
+  }
   if (!id || !timestamp || !signatures) {
     throw new WebhookVerificationError('Missing webhook-id, webhook-timestamp or webhook-signature header.');
   }
@@ -184,7 +219,7 @@ export async function unwrapWebhook(
   if (seconds < now - tolerance) throw new WebhookVerificationError('Webhook timestamp too old.');
   if (seconds > now + tolerance) throw new WebhookVerificationError('Webhook timestamp too new.');
 
-  const expected = await sign(secret, `${id}.${timestamp}.${body}`);
+  const expected = await sign(key, `${id}.${timestamp}.${body}`);
   let valid = false;
   for (const entry of signatures.split(' ')) {
     const [version, signature] = entry.split(',', 2);
