@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.js';
-import { parseIsoInstant } from './dates.js';
+import { INSTANT_RANGE_MESSAGE, readIsoInstant } from './dates.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { EVENT_DATA_MAX_CHARS, isWellFormedDeep, isWellFormedText, WELL_FORMED_MESSAGE } from './text.js';
 
@@ -41,12 +41,21 @@ export const TrackingEvent = z
   .meta({ id: 'TrackingEvent' });
 export type TrackingEvent = z.infer<typeof TrackingEvent>;
 
+/** An ISO 8601 instant the database can store: years 0001-9999 once its offset is applied (dates.ts). */
 const isoValue = (what: string) =>
   z
     .string()
     .max(64)
-    .refine((value) => parseIsoInstant(value) !== null, {
-      message: `${what} must be an ISO 8601 date (2026-11-22) or date-time (2026-11-22T10:00:00Z)`,
+    .superRefine((value, ctx) => {
+      const read = readIsoInstant(value);
+      if (read === 'format') {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${what} must be an ISO 8601 date (2026-11-22) or date-time (2026-11-22T10:00:00Z)`,
+        });
+      } else if (read === 'range') {
+        ctx.addIssue({ code: 'custom', message: `${what} ${INSTANT_RANGE_MESSAGE}` });
+      }
     });
 
 /** Splits a comma list of event names: trimmed, empties dropped, duplicates removed. */
@@ -196,7 +205,7 @@ export const CollectEvent = z.object({
   }),
   event_time: isoValue('event_time').optional().meta({
     description:
-      'When the event happened, ISO 8601: a date-time (`2026-11-22T10:00:00Z`; no offset means UTC) or a date. Defaults to the time of receipt.',
+      'When the event happened, ISO 8601: a date-time (`2026-11-22T10:00:00Z`; no offset means UTC) or a date, within years 0001-9999 in UTC (more: 400 VALIDATION_ERROR). Defaults to the time of receipt.',
     example: '2026-11-22T10:00:00Z',
   }),
   muid: z

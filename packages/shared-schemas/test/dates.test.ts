@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { DomainInput, HostnameInput, parseDateBound, parseEventNames, parseIsoInstant } from '../src/index.js';
+import {
+  CollectEvent,
+  DomainInput,
+  HostnameInput,
+  ListEventsQuery,
+  MAX_INSTANT_MS,
+  MIN_INSTANT_MS,
+  parseDateBound,
+  parseEventNames,
+  parseIsoInstant,
+  readIsoInstant,
+} from '../src/index.js';
 
 describe('parseIsoInstant', () => {
   it.each([
@@ -19,6 +30,62 @@ describe('parseIsoInstant', () => {
       expect(parseIsoInstant(input)).toBeNull();
     },
   );
+});
+
+describe('the accepted window: years 0001-9999 in UTC, after the offset', () => {
+  it.each([
+    ['9999-12-31T23:59:00-23:59', 'year 10000 once the offset is applied (issue 30, finding 1)'],
+    ['9999-12-31T23:59:59.999-00:01', 'one minute past the window'],
+    ['0001-01-01T00:00:00+00:01', 'one minute before the window'],
+    ['0000-12-31', 'year 0 (PostgreSQL has none)'],
+    ['0000-06-01T12:00:00Z', 'year 0 as a date-time'],
+  ])('%s is out of range: %s', (input) => {
+    expect(parseIsoInstant(input)).toBeNull();
+    expect(readIsoInstant(input)).toBe('range');
+  });
+
+  it.each([
+    ['9999-12-31', '9999-12-31T00:00:00.000Z'],
+    ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
+    ['9999-12-31T23:59:00+23:59', '9999-12-31T00:00:00.000Z'],
+    ['0001-01-01', '0001-01-01T00:00:00.000Z'],
+    ['0001-01-01T00:00:00-23:59', '0001-01-01T23:59:00.000Z'],
+    ['0050-03-01T10:00:00Z', '0050-03-01T10:00:00.000Z'],
+  ])('%s is accepted as %s (years 1-99 are not read as 1901-1999)', (input, iso) => {
+    expect(parseIsoInstant(input)?.toISOString()).toBe(iso);
+  });
+
+  it('the bounds are the first and last millisecond of the window, and toISOString writes them with 4 digits', () => {
+    expect(new Date(MIN_INSTANT_MS).toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(new Date(MAX_INSTANT_MS).toISOString()).toBe('9999-12-31T23:59:59.999Z');
+  });
+
+  it('a malformed value is a format problem, not a range one', () => {
+    expect(readIsoInstant('2026-02-30')).toBe('format');
+    expect(readIsoInstant('+010000-01-01T00:00:00Z')).toBe('format');
+  });
+
+  it('every schema using the parser refuses it, naming the window', () => {
+    const event = CollectEvent.safeParse({ event_name: 'PageView', event_time: '9999-12-31T23:59:00-23:59' });
+    expect(event.success).toBe(false);
+    expect(event.error?.issues[0]?.message).toBe(
+      'event_time must fall within years 0001-9999 in UTC (after its offset is applied)',
+    );
+    const merchantId = '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c';
+    for (const key of ['startDate', 'endDate'] as const) {
+      const query = ListEventsQuery.safeParse({ merchantId, [key]: '0000-12-31' });
+      expect(query.error?.issues[0]?.message).toBe(
+        `${key} must fall within years 0001-9999 in UTC (after its offset is applied)`,
+      );
+    }
+    expect(ListEventsQuery.safeParse({ merchantId, startDate: '0001-01-01', endDate: '9999-12-31' }).success).toBe(
+      true,
+    );
+  });
+
+  it('a date-only end bound of the last day stays inside the window', () => {
+    expect(parseDateBound('9999-12-31', 'end')?.getTime()).toBe(MAX_INSTANT_MS);
+  });
 });
 
 describe('parseDateBound', () => {
