@@ -141,8 +141,11 @@ function timingSafeEqual(a: string, b: string): boolean {
 
 const encoder = new TextEncoder();
 
+/** Web Crypto's CryptoKey, named without the DOM lib. */
+type HmacKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
+
 /** The HMAC key of a `whsec_...` secret; anything else (not a string, empty, not base64) is a verification error. */
-async function importSecret(secret: unknown): Promise<CryptoKey> {
+async function importSecret(secret: unknown): Promise<HmacKey> {
   if (typeof secret !== 'string') throw new WebhookVerificationError('The webhook secret must be a string.');
   const raw = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
   let keyBytes: Uint8Array<ArrayBuffer>;
@@ -159,7 +162,7 @@ async function importSecret(secret: unknown): Promise<CryptoKey> {
   return subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
 }
 
-async function sign(key: CryptoKey, content: string): Promise<string> {
+async function sign(key: HmacKey, content: string): Promise<string> {
   const subtle = globalThis.crypto.subtle;
   return bytesToBase64(new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(content))));
 }
