@@ -13,6 +13,7 @@ import { int } from './lib/stats.js';
 import type { ExportResult } from './sections/export.js';
 import type { IngestionResult } from './sections/ingestion.js';
 import type { ListsResult } from './sections/lists.js';
+import type { LoadResult } from './sections/load.js';
 import type { LogResult } from './sections/log.js';
 import type { MerchantsResult } from './sections/merchants.js';
 import type { StreamResult } from './sections/stream.js';
@@ -27,6 +28,7 @@ interface SectionResults {
   stream: StreamResult;
   export: ExportResult;
   webhooks: WebhooksResult;
+  load: LoadResult;
 }
 
 type SectionTable = { [K in SectionName]: Section<SectionResults[K]> };
@@ -38,7 +40,7 @@ type SectionTable = { [K in SectionName]: Section<SectionResults[K]> };
 let SECTIONS: SectionTable;
 
 async function loadSections(): Promise<SectionTable> {
-  const [exp, ing, lis, lg, mer, str, wh] = await Promise.all([
+  const [exp, ing, lis, lg, mer, str, wh, ld] = await Promise.all([
     import('./sections/export.js'),
     import('./sections/ingestion.js'),
     import('./sections/lists.js'),
@@ -46,6 +48,7 @@ async function loadSections(): Promise<SectionTable> {
     import('./sections/merchants.js'),
     import('./sections/stream.js'),
     import('./sections/webhooks.js'),
+    import('./sections/load.js'),
   ]);
   return {
     lists: lis.lists,
@@ -55,6 +58,7 @@ async function loadSections(): Promise<SectionTable> {
     stream: str.stream,
     export: exp.exportSection,
     webhooks: wh.webhooksSection,
+    load: ld.load,
   };
 }
 

@@ -3,8 +3,22 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 /** The sections of `pnpm bench`, in the order a full run takes them. */
-export const SECTION_NAMES = ['lists', 'merchants', 'ingestion', 'log', 'stream', 'export', 'webhooks'] as const;
+export const SECTION_NAMES = [
+  'lists',
+  'merchants',
+  'ingestion',
+  'log',
+  'stream',
+  'export',
+  'webhooks',
+  'load',
+] as const;
 export type SectionName = (typeof SECTION_NAMES)[number];
+/**
+ * Sections a run without --section leaves out: `load` builds a baseline ref in a worktree and runs
+ * two more servers for minutes, the guard run before a release (`--section=load`).
+ */
+export const ON_REQUEST_ONLY: readonly SectionName[] = ['load'];
 
 export interface Settings {
   quick: boolean;
@@ -23,10 +37,16 @@ export interface Settings {
   poolMax: number;
   keep: boolean;
   outDir: string;
+  /** load: the git ref the mix is compared with (default: the pinned `LOAD_BASELINE_REF`). */
+  baselineRef: string | undefined;
+  /** load: run this ref (built in a worktree) as "this tree" instead of the working tree. */
+  currentRef: string | undefined;
+  /** load: seconds per timed round. */
+  loadSeconds: number;
 }
 
-const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks] [--quick] [--events N] [--merchants N]
-  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR]`;
+const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
+  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S]`;
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be a positive integer\n${USAGE}`);
@@ -47,6 +67,9 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       reps: { type: 'string' },
       duration: { type: 'string' },
       ingest: { type: 'string' },
+      'baseline-ref': { type: 'string' },
+      'current-ref': { type: 'string' },
+      'load-seconds': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: false,
@@ -64,7 +87,10 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       throw new Error(`--section: unknown section ${name} (one of ${SECTION_NAMES.join(', ')})`);
     }
   }
-  const sections = requested.length === 0 ? [...SECTION_NAMES] : SECTION_NAMES.filter((s) => requested.includes(s));
+  const sections =
+    requested.length === 0
+      ? SECTION_NAMES.filter((s) => !ON_REQUEST_ONLY.includes(s))
+      : SECTION_NAMES.filter((s) => requested.includes(s));
   const quick = values.quick ?? false;
   const merchantCount = positive('merchants', Number(values.merchants ?? 10));
   const largeEvents = positive('events', Number(values.events ?? (quick ? 300_000 : 10_000_000)));
@@ -81,5 +107,8 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
     poolMax: Number(process.env.DB_POOL_MAX ?? 2 * os.availableParallelism() + 2),
     keep: values.keep ?? false,
     outDir: path.resolve(values.out ?? path.join(benchDir, 'results')),
+    baselineRef: values['baseline-ref'],
+    currentRef: values['current-ref'],
+    loadSeconds: positive('load-seconds', Number(values['load-seconds'] ?? (quick ? 5 : 15))),
   };
 }

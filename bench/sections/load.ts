@@ -1,0 +1,377 @@
+/**
+ * load: the mixed load of `pnpm loadtest` (packages/server/scripts/lib/loadtest.ts) against the same
+ * mix on a baseline git ref built in a worktree, in alternating rounds of one run, each server on
+ * a fresh database of its own; a hot-merchant row (every collect to one merchant's tag, as the
+ * loadtest) beside a spread row (collects over 100 merchants' tags). See bench/README.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import type { Child } from '../lib/children.js';
+import { BENCH_DIR, type BenchContext } from '../lib/context.js';
+import { commandCpuMs, cpuPerRequest, processCpuMs } from '../lib/cpu.js';
+import { log } from '../lib/log.js';
+import { int, ratio } from '../lib/stats.js';
+import type { Section } from './types.js';
+
+/** The pinned baseline: the last commit before the round that lost the mixed load's throughput (bench/README.md). */
+export const LOAD_BASELINE_REF = '129bee5';
+const CONNECTIONS = 64;
+const SPREAD_MERCHANTS = 100;
+/** Throughput of this tree / the baseline's, hot row (the loadtest's mix). */
+const TARGET_VS_BASELINE = 0.95;
+/** Hot row / spread row of this tree. */
+const TARGET_HOT_VS_SPREAD = 0.9;
+
+type Shape = 'hot' | 'spread';
+type Side = 'current' | 'baseline';
+
+interface Round {
+  side: Side;
+  shape: Shape;
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  failed: number;
+  /** The server process's CPU per answered request (µs); null without /proc. */
+  serverCpuUs: number | null;
+  /** Every postgres process's CPU per answered request (µs); null without /proc. */
+  pgCpuUs: number | null;
+}
+
+interface Row {
+  side: Side;
+  shape: Shape;
+  /** Medians over the rounds. */
+  rps: number;
+  p50: number;
+  p99: number;
+  serverCpuUs: number | null;
+  pgCpuUs: number | null;
+}
+
+export interface LoadResult {
+  baselineRef: string;
+  baselineSha: string;
+  currentSha: string;
+  /** Uncommitted changes in the current tree when it ran. */
+  currentDirty: boolean;
+  roundSeconds: number;
+  rounds: Round[];
+  rows: Row[];
+  /** Median of the per-round ratios current / baseline. */
+  vsBaseline: Record<Shape, number>;
+  /** Median of the per-round ratios hot / spread. */
+  hotVsSpread: Record<Side, number>;
+  loadAverage: [number, number];
+}
+
+const median = (values: readonly number[]): number => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const medianOrNull = (values: readonly (number | null)[]): number | null => {
+  const known = values.filter((v): v is number => v !== null);
+  return known.length === 0 ? null : median(known);
+};
+
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+/** The baseline's worktree, `/tmp/wt-<sha>` (made and installed from the pnpm store when missing). */
+function worktreeFor(repo: string, ref: string): { dir: string; sha: string } {
+  const sha = git(repo, 'rev-parse', '--verify', `${ref}^{commit}`);
+  const dir = `/tmp/wt-${sha.slice(0, 7)}`;
+  if (!existsSync(path.join(dir, 'packages/server/src/main.ts'))) {
+    log(`load: git worktree add ${dir} ${sha.slice(0, 7)}`);
+    git(repo, 'worktree', 'add', '--detach', dir, sha);
+  }
+  if (!existsSync(path.join(dir, 'packages/server/node_modules'))) {
+    log(`load: pnpm install --offline --frozen-lockfile in ${dir}`);
+    execFileSync('pnpm', ['install', '--offline', '--frozen-lockfile'], {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  }
+  return { dir, sha };
+}
+
+interface Target {
+  side: Side;
+  server: Child;
+  apiKey: string;
+  hotMerchantId: string;
+  /** tagIds[0] is the hot merchant's tag; all of them are the spread row's. */
+  tagIds: string[];
+  dropDatabase(): Promise<void>;
+}
+
+async function startTarget(ctx: BenchContext, side: Side, serverDir: string, stamp: string): Promise<Target> {
+  // A fresh database per server, beside the bench's own (same PostgreSQL server).
+  const dbName = `bench_load_${stamp}_${side}`;
+  const at = (name: string) => {
+    const u = new URL(ctx.url);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
+  const admin = postgres(at('postgres'), { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${dbName}`);
+  const url = at(dbName);
+  const dropDatabase = async () => {
+    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
+    await admin.end({ timeout: 5 });
+  };
+  try {
+    const env = {
+      DATABASE_URL: url,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'error',
+      DB_POOL_MAX: String(ctx.settings.poolMax),
+      // As `pnpm loadtest`: rate limits far above the run (0 meant "none" only in later versions).
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      COLLECT_RATE_LIMIT_PER_MINUTE: '100000000',
+      AUTH_FAILURE_LIMIT_PER_MINUTE: '100000000',
+      TAG_TARGET_HOST: 'tags.partner-tags.example',
+      WEBHOOK_DELIVERY: 'off',
+      TAG_MONITOR: 'off',
+    };
+    // The tree's own server (which migrates its database on start), run from its sources through
+    // tsx as `pnpm loadtest` runs it (the baseline may have no build step).
+    const server = await ctx.spawn({
+      name: `load ${side} server`,
+      cwd: serverDir,
+      script: 'src/main.ts',
+      readyPath: '/healthz',
+      env,
+    });
+    // The tree's own onboarding CLI (the key format may differ between refs).
+    const domain = `load-${side}-${stamp.slice(-6).toLowerCase()}.partner-bench.com`;
+    const out = execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'onboard', '--name', `Load ${side}`, '--domain', domain, '--json'],
+      { cwd: serverDir, env: { ...process.env, ...env }, encoding: 'utf8' },
+    );
+    const line = out.split('\n').find((l) => l.startsWith('{"'));
+    if (!line) throw new Error(`load: onboarding in ${serverDir} printed no JSON:\n${out}`);
+    const apiKey = (JSON.parse(line) as { apiKey: string }).apiKey;
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+    const post = async (p: string, body: unknown) => {
+      const res = await fetch(`${server.url}${p}`, { method: 'POST', headers, body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`load setup ${p} on ${side}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as Record<string, string>;
+    };
+    const tagIds: string[] = [];
+    let hotMerchantId = '';
+    for (let i = 0; i < SPREAD_MERCHANTS; i++) {
+      const { merchantId } = (await post('/v1/partners/merchant', { name: `Load merchant ${i}` })) as {
+        merchantId: string;
+      };
+      const tag = await post('/v1/partners/tag/generate', { merchantId, domain });
+      if (i === 0) hotMerchantId = merchantId;
+      tagIds.push(tag.tagId as string);
+    }
+    // The mix's tag generate posts the partner's domain (an existing tag: answered, nothing new).
+    return { side, server, apiKey, hotMerchantId, tagIds, dropDatabase };
+  } catch (error) {
+    await dropDatabase().catch(() => {});
+    throw error;
+  }
+}
+
+/** The loadtest's cycle of ten requests per connection; collects to tagIds[0] (hot) or round-robin over all (spread). */
+function mix(target: Target, shape: Shape, domain: string) {
+  const auth = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
+  let next = 0;
+  const list = { method: 'GET' as const, path: '/v1/partners/merchant?limit=20', headers: auth };
+  const events = {
+    method: 'GET' as const,
+    path: `/v1/partners/events?merchantId=${target.hotMerchantId}&limit=50`,
+    headers: auth,
+  };
+  const collect = {
+    method: 'POST' as const,
+    path: '/v1/collect',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (r: object) => {
+      const tagId = shape === 'hot' ? target.tagIds[0] : target.tagIds[next++ % target.tagIds.length];
+      const batch = Array.from({ length: 5 }, () => ({
+        id: randomUUID(),
+        event_name: 'page_view',
+        data: { path: '/p' },
+      }));
+      return { ...r, body: JSON.stringify({ tagId, events: batch }) };
+    },
+  };
+  const create = {
+    method: 'POST' as const,
+    path: '/v1/partners/merchant',
+    headers: auth,
+    setupRequest: (r: object) => ({
+      ...r,
+      headers: { ...auth, 'idempotency-key': randomUUID() },
+      body: JSON.stringify({ name: 'Load' }),
+    }),
+  };
+  const generate = {
+    method: 'POST' as const,
+    path: '/v1/partners/tag/generate',
+    headers: auth,
+    body: JSON.stringify({ merchantId: target.hotMerchantId, domain }),
+  };
+  return [list, collect, events, list, collect, create, events, collect, list, generate];
+}
+
+async function round(target: Target, shape: Shape, seconds: number, domain: string): Promise<Round> {
+  const pid = target.server.process.pid;
+  const cpuBefore = processCpuMs(pid);
+  const pgBefore = commandCpuMs('postgres');
+  const result = await autocannon({
+    url: target.server.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: mix(target, shape, domain),
+    timeout: 10,
+  });
+  const total = result.requests.total;
+  return {
+    side: target.side,
+    shape,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: total,
+    failed: result.errors + result.timeouts + result.non2xx,
+    serverCpuUs: cpuPerRequest(cpuBefore, processCpuMs(pid), total),
+    pgCpuUs: cpuPerRequest(pgBefore, commandCpuMs('postgres'), total),
+  };
+}
+
+export const load: Section<LoadResult> = {
+  title: 'Mixed load against a baseline ref',
+  async run(ctx) {
+    const repo = path.resolve(BENCH_DIR, '..');
+    const baselineRef = ctx.settings.baselineRef ?? LOAD_BASELINE_REF;
+    const { dir, sha: baselineSha } = worktreeFor(repo, baselineRef);
+    // --current-ref: "this tree" is that ref's worktree too (the shared working tree holds others' edits).
+    const current = ctx.settings.currentRef ? worktreeFor(repo, ctx.settings.currentRef) : undefined;
+    const currentSha = current?.sha ?? git(repo, 'rev-parse', 'HEAD');
+    const currentDirty =
+      current === undefined && git(repo, 'status', '--porcelain', '--untracked-files=no', '--', 'packages').length > 0;
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
+    const loadStart = (await import('node:os')).loadavg()[0] ?? 0;
+    const seconds = ctx.settings.loadSeconds;
+    const roundCount = ctx.settings.quick ? 2 : 3;
+    const targets: Target[] = [];
+    try {
+      targets.push(await startTarget(ctx, 'current', path.join(current?.dir ?? repo, 'packages/server'), stamp));
+      targets.push(await startTarget(ctx, 'baseline', path.join(dir, 'packages/server'), stamp));
+      const domainOf = (t: Target) => `load-${t.side}-${stamp.slice(-6)}.partner-bench.com`;
+      // Warm-up: every server and shape once (V8 sizes its heap, the plans are cached).
+      const warm = Math.max(1, Math.round(seconds / 3));
+      for (const t of targets) for (const shape of ['hot', 'spread'] as const) await round(t, shape, warm, domainOf(t));
+      const rounds: Round[] = [];
+      const order: [number, Shape][] = [
+        [0, 'hot'],
+        [1, 'hot'],
+        [0, 'spread'],
+        [1, 'spread'],
+      ];
+      for (let r = 0; r < roundCount; r++) {
+        // The turning order: each run takes a different place in each round.
+        const turned = [...order.slice(r % order.length), ...order.slice(0, r % order.length)];
+        for (const [i, shape] of turned) {
+          const t = targets[i] as Target;
+          const result = await round(t, shape, seconds, domainOf(t));
+          log(
+            `load: round ${r + 1} ${t.side} ${shape}: ${int(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms${result.failed ? `, ${result.failed} FAILED` : ''}`,
+          );
+          rounds.push(result);
+        }
+      }
+      const failed = rounds.reduce((sum, r) => sum + r.failed, 0);
+      if (failed > 0) throw new Error(`load: ${failed} requests failed (errors, timeouts or non-2xx)`);
+      const pick = (side: Side, shape: Shape) => rounds.filter((r) => r.side === side && r.shape === shape);
+      const rows: Row[] = [];
+      for (const side of ['current', 'baseline'] as const) {
+        for (const shape of ['hot', 'spread'] as const) {
+          const rs = pick(side, shape);
+          rows.push({
+            side,
+            shape,
+            rps: median(rs.map((r) => r.rps)),
+            p50: median(rs.map((r) => r.p50)),
+            p99: median(rs.map((r) => r.p99)),
+            serverCpuUs: medianOrNull(rs.map((r) => r.serverCpuUs)),
+            pgCpuUs: medianOrNull(rs.map((r) => r.pgCpuUs)),
+          });
+        }
+      }
+      const perRound = (a: Round[], b: Round[]) => median(a.map((x, i) => x.rps / (b[i]?.rps ?? Number.NaN)));
+      return {
+        baselineRef,
+        baselineSha,
+        currentSha,
+        currentDirty,
+        roundSeconds: seconds,
+        rounds,
+        rows,
+        vsBaseline: {
+          hot: perRound(pick('current', 'hot'), pick('baseline', 'hot')),
+          spread: perRound(pick('current', 'spread'), pick('baseline', 'spread')),
+        },
+        hotVsSpread: {
+          current: perRound(pick('current', 'hot'), pick('current', 'spread')),
+          baseline: perRound(pick('baseline', 'hot'), pick('baseline', 'spread')),
+        },
+        loadAverage: [loadStart, (await import('node:os')).loadavg()[0] ?? 0],
+      };
+    } finally {
+      for (const t of targets) {
+        await t.server.stop().catch(() => {});
+        await t.dropDatabase().catch(() => {});
+      }
+    }
+  },
+  report(r) {
+    const cpu = (v: number | null) => (v === null ? 'n/a' : `${int(v)} µs`);
+    const base = `${r.baselineRef} (${r.baselineSha.slice(0, 7)})`;
+    return [
+      '## Mixed load against a baseline ref (load)',
+      '',
+      `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server from its sources on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
+      '',
+      '| server | collects | req/s | p50 | p99 | server CPU / req | postgres CPU / req |',
+      '|---|---|---|---|---|---|---|',
+      ...r.rows.map(
+        (row) =>
+          `| ${row.side === 'current' ? 'this tree' : base} | ${row.shape} | ${int(row.rps)} | ${row.p50} ms | ${row.p99} ms | ${cpu(row.serverCpuUs)} | ${cpu(row.pgCpuUs)} |`,
+      ),
+      '',
+      `this tree / baseline: hot ${ratio(r.vsBaseline.hot)}, spread ${ratio(r.vsBaseline.spread)}; hot / spread: this tree ${ratio(r.hotVsSpread.current)}, baseline ${ratio(r.hotVsSpread.baseline)}.`,
+      '',
+      `Rounds (req/s): ${r.rounds.map((x) => `${x.side === 'current' ? 'cur' : 'base'}-${x.shape} ${int(x.rps)}`).join(', ')}.`,
+      '',
+    ];
+  },
+  targets(r) {
+    return [
+      {
+        what: `mixed load, this tree / ${r.baselineRef} (hot row, req/s)`,
+        target: `>= ${TARGET_VS_BASELINE}x`,
+        value: ratio(r.vsBaseline.hot),
+        met: r.vsBaseline.hot >= TARGET_VS_BASELINE,
+      },
+      {
+        what: 'mixed load, hot merchant / spread over 100 (req/s)',
+        target: `>= ${TARGET_HOT_VS_SPREAD}x`,
+        value: ratio(r.hotVsSpread.current),
+        met: r.hotVsSpread.current >= TARGET_HOT_VS_SPREAD,
+      },
+    ];
+  },
+};
