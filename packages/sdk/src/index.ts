@@ -1,4 +1,5 @@
 export { type ClientOptions, PartnerClient } from './client.js';
+export { APIPromise, type WithResponse } from './core/api-promise.js';
 export {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -17,6 +18,7 @@ export {
   UnprocessableEntityError,
 } from './core/errors.js';
 export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
+export { parseRateLimit, type RateLimit } from './core/rate-limit.js';
 export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
 export type { Sleep } from './core/retry.js';
 export {
@@ -75,6 +77,7 @@ export {
   type WebhookDeliveryStatus,
   type WebhookEndpoint,
   type WebhookEvent,
+  type WebhookEventOf,
   type WebhookEventType,
   type WebhookHeaders,
   type WebhookListParams,

@@ -1,6 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   type APIError,
+  type APIPromise,
   type APIErrorCode,
   type ClientOptions,
   type Merchant,
@@ -38,12 +39,19 @@ describe('public types', () => {
   });
 
   it('methods return their documented shapes', () => {
-    expectTypeOf(client.merchants.create({ name: 'x' })).toEqualTypeOf<Promise<MerchantCreateResponse>>();
+    expectTypeOf(client.merchants.create({ name: 'x' })).toEqualTypeOf<APIPromise<MerchantCreateResponse>>();
     expectTypeOf<MerchantCreateResponse>().toEqualTypeOf<{ merchantId: string }>();
     expectTypeOf(client.tags.generate({ merchantId: 'm', domain: 'd.com' })).toEqualTypeOf<
-      Promise<TagGenerateResponse>
+      APIPromise<TagGenerateResponse>
     >();
-    expectTypeOf(client.tags.verify({ tagId: 't', subdomain: 'a.d.com' })).toEqualTypeOf<Promise<TagVerifyResponse>>();
+    expectTypeOf(client.tags.verify({ tagId: 't', subdomain: 'a.d.com' })).toEqualTypeOf<
+      APIPromise<TagVerifyResponse>
+    >();
+    // Still a Promise of the same data: code typed against the old signatures compiles unchanged.
+    expectTypeOf(client.merchants.create({ name: 'x' })).toMatchTypeOf<Promise<MerchantCreateResponse>>();
+    const created: Promise<MerchantCreateResponse> = client.merchants.create({ name: 'x' });
+    void created;
+    expectTypeOf(client.webhooks.delete('w')).toMatchTypeOf<Promise<void>>();
     expectTypeOf<TagGenerateResponse['record']['type']>().toEqualTypeOf<'CNAME'>();
   });
 

@@ -1,5 +1,14 @@
 import { type NormalizedPagination, normalizePagination } from '@partner/shared-schemas/normalize';
+import {
+  parseBody,
+  type RawResponse,
+  type ResponseWants,
+  responseMeta,
+  unreadResponse,
+  type WithResponse,
+} from './api-promise.js';
 import { PartnerError } from './errors.js';
+import { parseRateLimit, type RateLimit } from './rate-limit.js';
 
 /** Pagination of a page, normalised from whichever envelope the server sent. */
 export interface PaginationInfo {
@@ -31,15 +40,18 @@ export interface PageFetchHooks {
   cancel?: AbortSignal;
   /** Called with the headers of a 2xx answer as soon as they arrive, before its body is read. */
   onHead?: (headers: Headers) => void;
+  /** What the caller wants of the response (the first page's `asResponse()`). */
+  wants?: ResponseWants;
 }
 
 /** How a list endpoint's pages are fetched and read. @internal */
 export interface PageSource<T> {
   /**
-   * Fetches the raw JSON body of page `page` with every other filter and option unchanged; with a
-   * `cursor` (the previous page's `nextCursor`) the server continues from it and `page` is only a count.
+   * Fetches page `page` (its response, body read, not parsed) with every other filter and option
+   * unchanged; with a `cursor` (the previous page's `nextCursor`) the server continues from it and
+   * `page` is only a count.
    */
-  fetch(page: number, cursor: string | null, hooks?: PageFetchHooks): Promise<unknown>;
+  fetch(page: number, cursor: string | null, hooks?: PageFetchHooks): Promise<RawResponse>;
   /** Whether iteration asks for the next page before it is needed (the client's `prefetchPages`). */
   prefetch: boolean;
   /** The body key holding the items (`merchants`, `events`); `data` is accepted too. */
@@ -58,12 +70,29 @@ function itemsOf<T>(body: unknown, key: string): T[] {
   return Array.isArray(items) ? (items as T[]) : [];
 }
 
+/** A page's response and its parsed body. */
+interface Fetched {
+  raw: RawResponse;
+  body: unknown;
+}
+
+/** Fetches page `page` and parses its body (a 2xx body that is not JSON rejects). */
+function fetchPage<T>(
+  source: PageSource<T>,
+  page: number,
+  cursor: string | null,
+  hooks?: PageFetchHooks,
+): Promise<Fetched> {
+  return source.fetch(page, cursor, hooks).then((raw) => ({ raw, body: parseBody<unknown>(raw) }));
+}
+
 /** Wraps the body of page `page`. */
-function pageFrom<T>(source: PageSource<T>, page: number, body: unknown, previousKey: string | null): Page<T> {
+function pageFrom<T>(source: PageSource<T>, page: number, fetched: Fetched, previousKey: string | null): Page<T> {
+  const { body } = fetched;
   const data = itemsOf<T>(body, source.itemsKey);
   const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).pagination : undefined;
   const pagination = normalizePagination(raw, { page, limit: source.limit, itemCount: data.length });
-  return new Page(source, page, data, paginationInfo(pagination, data.length), previousKey);
+  return new Page(source, page, data, paginationInfo(pagination, data.length), previousKey, fetched.raw);
 }
 
 /** Fetches page `page` and wraps it. @internal */
@@ -72,8 +101,9 @@ export async function loadPage<T>(
   page: number,
   previousKey: string | null,
   cursor: string | null = null,
+  wants?: ResponseWants,
 ): Promise<Page<T>> {
-  return pageFrom(source, page, await source.fetch(page, cursor), previousKey);
+  return pageFrom(source, page, await fetchPage(source, page, cursor, wants ? { wants } : undefined), previousKey);
 }
 
 /**
@@ -99,7 +129,7 @@ interface Ahead {
   readonly page: number;
   /** The cursor it was asked with. */
   readonly cursor: string | null;
-  readonly body: Promise<unknown>;
+  readonly body: Promise<Fetched>;
   /** The next page's cursor from this page's `Link` header, once its head is in. */
   linkCursor: string | null;
   /** Told of `linkCursor` when it arrives. */
@@ -115,7 +145,7 @@ function askAhead<T>(source: PageSource<T>, page: number, cursor: string | null)
     ahead.linkCursor = next;
     ahead.onLink?.(next);
   };
-  const body = source.fetch(page, cursor, { cancel: controller.signal, onHead });
+  const body = fetchPage(source, page, cursor, { cancel: controller.signal, onHead });
   // Awaited later or abandoned (and then aborted): never an unhandled rejection meanwhile.
   body.catch(() => undefined);
   const ahead: Ahead = { page, cursor, body, linkCursor: null, onLink: null, cancel: () => controller.abort() };
@@ -142,6 +172,9 @@ function paginationInfo(normalized: NormalizedPagination, itemCount: number): Pa
 
 const DONE: IteratorResult<never> = { value: undefined, done: true };
 
+/** A page's response (for `PagePromise.asResponse()`); set by `Page`'s static block. */
+let rawOf: <T>(page: Page<T>) => RawResponse;
+
 /**
  * One page of a list. Async-iterating a page yields its items and then every item of the
  * following pages; `iterPages()` yields the pages themselves.
@@ -156,15 +189,46 @@ export class Page<T> implements AsyncIterable<T> {
   readonly #repeatsPrevious: boolean;
   /** The ids of this page's items, joined: made once, compared with the next page's. */
   readonly #key: string;
+  /** This page's response. */
+  readonly #raw: RawResponse;
+  #rateLimit: RateLimit | undefined | null = null;
+
+  static {
+    rawOf = (page) => page.#raw;
+  }
 
   /** @internal */
-  constructor(source: PageSource<T>, page: number, data: T[], pagination: PaginationInfo, previousKey: string | null) {
+  constructor(
+    source: PageSource<T>,
+    page: number,
+    data: T[],
+    pagination: PaginationInfo,
+    previousKey: string | null,
+    raw: RawResponse,
+  ) {
     this.#source = source;
     this.#page = page;
+    this.#raw = raw;
     this.data = data;
     this.pagination = pagination;
     this.#key = data.map((item) => source.idOf(item)).join('\u0000');
     this.#repeatsPrevious = data.length > 0 && previousKey === this.#key;
+  }
+
+  /** The HTTP response of this page (its body already read by the SDK). */
+  get response(): Response {
+    return this.#raw.response;
+  }
+
+  /** This page's `x-request-id` response header (`null` if absent). */
+  get requestId(): string | null {
+    return this.#raw.response.headers.get('x-request-id');
+  }
+
+  /** The rate-limit state this page's response announced; `undefined` when it sent none. */
+  get rateLimit(): RateLimit | undefined {
+    if (this.#rateLimit === null) this.#rateLimit = parseRateLimit(this.#raw.response.headers, this.#raw.receivedAt);
+    return this.#rateLimit;
   }
 
   /**
@@ -236,7 +300,7 @@ export class Page<T> implements AsyncIterable<T> {
         };
         if (pending.linkCursor !== null) askFollowing(pending.linkCursor);
         else pending.onLink = askFollowing;
-        let body: unknown;
+        let body: Fetched;
         try {
           body = await pending.body;
         } catch (error) {
@@ -354,10 +418,27 @@ export class Page<T> implements AsyncIterable<T> {
  */
 export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   readonly #promise: Promise<Page<T>>;
+  readonly #wants: ResponseWants;
 
   /** @internal */
-  constructor(promise: Promise<Page<T>>) {
+  constructor(promise: Promise<Page<T>>, wants: ResponseWants = { unreadBody: false }) {
     this.#promise = promise;
+    this.#wants = wants;
+  }
+
+  /**
+   * The first page with its response, `x-request-id` and rate-limit state (`data` is the
+   * {@link Page}: iterate it, or `getNextPage()`; every page has `response`, `requestId` and `rateLimit`).
+   */
+  async withResponse(): Promise<WithResponse<Page<T>>> {
+    const page = await this.#promise;
+    return { data: page, ...responseMeta(rawOf(page)) };
+  }
+
+  /** The raw `Response` of the first page, its body unread. */
+  asResponse(): Promise<Response> {
+    this.#wants.unreadBody = true;
+    return this.#promise.then((page) => unreadResponse(rawOf(page)));
   }
 
   // biome-ignore lint/suspicious/noThenProperty: a PagePromise is a thenable on purpose.
@@ -407,5 +488,6 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 
 /** Starts loading the first page of a list. @internal */
 export function paginate<T>(source: PageSource<T>, firstPage: number, cursor: string | null = null): PagePromise<T> {
-  return new PagePromise(loadPage(source, firstPage, null, cursor));
+  const wants: ResponseWants = { unreadBody: false };
+  return new PagePromise(loadPage(source, firstPage, null, cursor, wants), wants);
 }

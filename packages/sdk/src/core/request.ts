@@ -1,5 +1,6 @@
 import { makeIdempotencyKey } from '../internal/idempotency.js';
 import { VERSION } from '../version.js';
+import { APIPromise, parseBody, type RawResponse, type ResponseWants } from './api-promise.js';
 import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, PartnerError } from './errors.js';
 import { makeAPIError } from './make-error.js';
 import type { PageFetchHooks } from './pagination.js';
@@ -47,6 +48,8 @@ interface APIRequest {
   options?: RequestOptions | undefined;
   /** Told a 2xx answer's headers as soon as they arrive (list iteration reads the next page's link). */
   onHead?: ((headers: Headers) => void) | undefined;
+  /** What the caller wants of the response (`asResponse()`: a copy with its body unread). */
+  wants?: ResponseWants | undefined;
 }
 
 const MAX_TIMEOUT_MS = 2_147_483_647;
@@ -125,30 +128,58 @@ export class Transport {
    * A GET. `hooks` come from list iteration: `cancel` (the SDK's own abort, beside
    * `options.signal`) and `onHead` (a 2xx answer's headers, before its body is read).
    */
-  async get<T>(path: string, query: URLSearchParams, options?: RequestOptions, hooks?: PageFetchHooks): Promise<T> {
+  /** A GET: its parsed body, and `.withResponse()` / `.asResponse()`. */
+  get<T>(path: string, query: URLSearchParams, options?: RequestOptions): APIPromise<T> {
+    return this.call<T>({ method: 'GET', path, query, options });
+  }
+
+  /**
+   * A GET of a list page, answered unparsed. `hooks` come from list iteration: `cancel` (the SDK's
+   * own abort, beside `options.signal`), `onHead` (a 2xx answer's headers, before its body is
+   * read) and `wants` (the first page's `asResponse()`).
+   */
+  async getPage(
+    path: string,
+    query: URLSearchParams,
+    options?: RequestOptions,
+    hooks?: PageFetchHooks,
+  ): Promise<RawResponse> {
     const onHead = hooks?.onHead;
-    if (!hooks?.cancel) return this.request<T>({ method: 'GET', path, query, options, onHead });
+    const wants = hooks?.wants;
+    if (!hooks?.cancel) return this.request({ method: 'GET', path, query, options, onHead, wants });
     const linked = linkSignals(options?.signal, hooks.cancel);
     try {
-      return await this.request<T>({
+      return await this.request({
         method: 'GET',
         path,
         query,
         options: { ...options, signal: linked.signal },
         onHead,
+        wants,
       });
     } finally {
       linked.unlink();
     }
   }
 
-  async post<T>(path: string, body: unknown, options?: RequestOptions): Promise<T> {
-    return this.request<T>({ method: 'POST', path, body, options });
+  post<T>(path: string, body: unknown, options?: RequestOptions): APIPromise<T> {
+    return this.call<T>({ method: 'POST', path, body, options });
   }
 
   /** A DELETE (idempotent: retried like a GET). Resolves with nothing on 204. */
-  async delete<T = void>(path: string, options?: RequestOptions): Promise<T> {
-    return this.request<T>({ method: 'DELETE', path, options });
+  delete<T = void>(path: string, options?: RequestOptions): APIPromise<T> {
+    return this.call<T>({ method: 'DELETE', path, options });
+  }
+
+  /** Starts a request now; what it resolves to is read when asked (see {@link APIPromise}). */
+  call<T>(req: APIRequest): APIPromise<T> {
+    const wants: ResponseWants = { unreadBody: false };
+    return new APIPromise<T>(this.request({ ...req, wants }), parseBody<T>, wants);
+  }
+
+  /** An {@link APIPromise} rejecting with `error` (a call refused before any request). */
+  failed<T>(error: unknown): APIPromise<T> {
+    return new APIPromise<T>(Promise.reject(error), parseBody<T>, { unreadBody: false });
   }
 
   /**
@@ -191,7 +222,8 @@ export class Transport {
     }
   }
 
-  async request<T>(req: APIRequest): Promise<T> {
+  /** Sends `req`, with retries, and answers the first 2xx response with its body read. */
+  async request(req: APIRequest): Promise<RawResponse> {
     const options = req.options ?? {};
     const maxRetries = options.maxRetries ?? this.#config.maxRetries;
     const timeout = Math.min(options.timeout ?? this.#config.timeout, MAX_TIMEOUT_MS);
@@ -210,30 +242,29 @@ export class Transport {
     );
     for (let retriesSoFar = 0; ; retriesSoFar++) {
       if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
-      let status: number;
-      let text: string;
-      let responseHeaders: Headers;
+      let raw: RawResponse;
       try {
-        ({ status, text, headers: responseHeaders } = await this.attempt(req, headers, timeout, signal));
+        raw = await this.attempt(req, headers, timeout, signal);
       } catch (error) {
         if (error instanceof APIUserAbortError || retriesSoFar >= maxRetries) throw error;
         await this.#config.sleep(retryDelayMs(retriesSoFar), signal);
         continue;
       }
-      if (status >= 200 && status < 300) return parseSuccess<T>(status, text, responseHeaders);
-      const apiError = makeAPIError(status, text, responseHeaders);
+      const { status, headers: responseHeaders } = raw.response;
+      if (status >= 200 && status < 300) return raw;
+      const apiError = makeAPIError(status, raw.text, responseHeaders);
       if (!isRetryableStatus(status) || retriesSoFar >= maxRetries) throw apiError;
       await this.#config.sleep(retryDelayMs(retriesSoFar, responseHeaders), signal);
     }
   }
 
-  /** One attempt: the response status, headers and full body text, or a mapped connection error. */
+  /** One attempt: the response and its full body text, or a mapped connection error. */
   private async attempt(
     req: APIRequest,
     headers: Record<string, string>,
     timeout: number,
     signal: AbortSignal | undefined,
-  ): Promise<{ status: number; text: string; headers: Headers }> {
+  ): Promise<RawResponse> {
     // Per page of a long iteration every object here counts (bench: the SDK against bare fetch):
     // the URL is made here (ky's prefixUrl and searchParams build a Request twice), and ky gets the
     // caller's signal only when there is one (any signal makes ky join it with its own through
@@ -255,7 +286,10 @@ export class Transport {
         throwHttpErrors: false,
         ...(this.#config.fetch ? { fetch: this.#config.fetch } : {}),
       });
+      const receivedAt = Date.now();
       if (req.onHead && response.ok) req.onHead(response.headers);
+      // Only for `asResponse()`: a copy whose body the caller reads (the SDK reads the original).
+      const unread = req.wants?.unreadBody && response.ok ? response.clone() : undefined;
       // ky's timeout covers the wait for the response head; this timer covers reading the body.
       const text = await new Promise<string>((resolve, reject) => {
         const stop = (reason: unknown) => {
@@ -277,7 +311,7 @@ export class Transport {
           .then(resolve, reject)
           .finally(() => signal?.removeEventListener('abort', onAbort));
       });
-      return { status: response.status, text, headers: response.headers };
+      return { response, text, unread, receivedAt };
     } catch (error) {
       if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
       // ky's TimeoutError is not passed on as the cause: nothing ky-specific leaves the SDK.
@@ -289,21 +323,5 @@ export class Transport {
     } finally {
       clearTimeout(timer);
     }
-  }
-}
-
-/** Only blanks (or nothing): tested from the start, so a JSON body answers at its first character. */
-const BLANK = /^\s*$/;
-
-function parseSuccess<T>(status: number, text: string, headers: Headers): T {
-  if (BLANK.test(text)) return undefined as T;
-  try {
-    return JSON.parse(text) as T;
-  } catch (error) {
-    const requestId = headers.get('x-request-id');
-    throw new PartnerError(
-      `The server answered ${status} with a body that is not JSON${requestId ? ` (request id ${requestId})` : ''}.`,
-      { cause: error },
-    );
   }
 }

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../core/api-promise.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { makeIdempotencyKey } from '../internal/idempotency.js';
@@ -88,18 +89,21 @@ export class Events {
    * first attempt, so retries (a dropped connection, a 503 while the server is busy) store each
    * event once.
    */
-  async send(params: EventSendParams, options?: RequestOptions): Promise<EventSendResponse> {
-    const events = params.events.map((event) => ({
-      ...event,
-      id: event.id ?? `evt_${makeIdempotencyKey()}`,
-      ...(event.event_time instanceof Date ? { event_time: event.event_time.toISOString() } : {}),
-    }));
-    const response = await this.#transport.post<{ accepted: number }>(
-      '/v1/collect',
-      { tagId: params.tagId, events },
-      options,
-    );
-    return { accepted: response.accepted, ids: events.map((event) => event.id) };
+  send(params: EventSendParams, options?: RequestOptions): APIPromise<EventSendResponse> {
+    let events: (EventInput & { id: string })[];
+    try {
+      events = params.events.map((event) => ({
+        ...event,
+        id: event.id ?? `evt_${makeIdempotencyKey()}`,
+        ...(event.event_time instanceof Date ? { event_time: event.event_time.toISOString() } : {}),
+      }));
+    } catch (error) {
+      // As before this returned an APIPromise: a bad argument rejects, it does not throw.
+      return this.#transport.failed(error);
+    }
+    return this.#transport
+      .post<{ accepted: number }>('/v1/collect', { tagId: params.tagId, events }, options)
+      ._thenUnwrap((response) => ({ accepted: response.accepted, ids: events.map((event) => event.id) }));
   }
 
   /**
@@ -130,7 +134,7 @@ export class Events {
         idOf: (event) => event.id,
         prefetch: this.#transport.prefetchPages,
         fetch: (page, cursor, hooks) =>
-          this.#transport.get(
+          this.#transport.getPage(
             '/v1/partners/events',
             buildQuery({
               merchantId: params.merchantId,

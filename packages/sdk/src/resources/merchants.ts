@@ -1,3 +1,4 @@
+import type { APIPromise } from '../core/api-promise.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
@@ -51,7 +52,7 @@ export class Merchants {
         idOf: (merchant) => merchant.merchantId,
         prefetch: this.#transport.prefetchPages,
         fetch: (page, _cursor, hooks) =>
-          this.#transport.get(
+          this.#transport.getPage(
             '/v1/partners/merchant',
             buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
             options,
@@ -63,7 +64,7 @@ export class Merchants {
   }
 
   /** `POST /v1/partners/merchant`: creates a merchant (201). */
-  create(params: MerchantCreateParams, options?: RequestOptions): Promise<MerchantCreateResponse> {
+  create(params: MerchantCreateParams, options?: RequestOptions): APIPromise<MerchantCreateResponse> {
     return this.#transport.post('/v1/partners/merchant', { name: params.name }, options);
   }
 }

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../core/api-promise.js';
 import type { InternalServerError, UnprocessableEntityError } from '../core/errors.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 
@@ -152,7 +153,7 @@ export class Tags {
   }
 
   /** `POST /v1/partners/tag/generate`: creates (or returns the existing) tag for a merchant domain. */
-  generate(params: TagGenerateParams, options?: RequestOptions): Promise<TagGenerateResponse> {
+  generate(params: TagGenerateParams, options?: RequestOptions): APIPromise<TagGenerateResponse> {
     return this.#transport.post(
       '/v1/partners/tag/generate',
       { merchantId: params.merchantId, domain: params.domain },
@@ -161,12 +162,12 @@ export class Tags {
   }
 
   /** `GET /v1/partners/tag/{tagId}/snippet`: the HTML snippet, collector host and script URL of a tag. */
-  snippet(tagId: string, options?: RequestOptions): Promise<TagSnippet> {
+  snippet(tagId: string, options?: RequestOptions): APIPromise<TagSnippet> {
     return this.#transport.get(`/v1/partners/tag/${encodeURIComponent(tagId)}/snippet`, new URLSearchParams(), options);
   }
 
   /** `GET /v1/partners/tag/{tagId}`: one tag in full, with the monitor's last and next DNS check. */
-  retrieve(tagId: string, options?: RequestOptions): Promise<Tag> {
+  retrieve(tagId: string, options?: RequestOptions): APIPromise<Tag> {
     return this.#transport.get(`/v1/partners/tag/${encodeURIComponent(tagId)}`, new URLSearchParams(), options);
   }
 
@@ -175,7 +176,7 @@ export class Tags {
    * {@link UnprocessableEntityError} (or {@link InternalServerError} 503 when DNS did not answer)
    * whose `details` say why: `{ reason, expected, found, checkedAt }`.
    */
-  verify(params: TagVerifyParams, options?: RequestOptions): Promise<TagVerifyResponse> {
+  verify(params: TagVerifyParams, options?: RequestOptions): APIPromise<TagVerifyResponse> {
     return this.#transport.post(
       '/v1/partners/tag/verify',
       { tagId: params.tagId, subdomain: params.subdomain },

@@ -1,3 +1,4 @@
+import type { APIPromise } from '../core/api-promise.js';
 import { PartnerError } from '../core/errors.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
@@ -87,6 +88,9 @@ export type WebhookEvent =
   | EventOf<'tag.disconnected', WebhookTag>
   | EventOf<'tag.reconnected', WebhookTag>
   | EventOf<'webhook.test', { webhookId: string; message: string }>;
+
+/** The event of one `type`: `WebhookEventOf<'tag.verified'>['data']` is a {@link Tag}. */
+export type WebhookEventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
 
 /** `unwrap` could not verify a webhook: missing headers, stale timestamp, or no valid signature. */
 export class WebhookVerificationError extends PartnerError {
@@ -265,7 +269,7 @@ export class WebhookDeliveries {
         idOf: (delivery) => delivery.deliveryId,
         prefetch: this.#transport.prefetchPages,
         fetch: (page, _cursor, hooks) =>
-          this.#transport.get(
+          this.#transport.getPage(
             `${endpointPath(webhookId)}/deliveries`,
             buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
             options,
@@ -277,7 +281,7 @@ export class WebhookDeliveries {
   }
 
   /** `POST /v1/partners/webhooks/{webhookId}/deliveries/{deliveryId}/retry`: sends it again soon (202). */
-  retry(webhookId: string, deliveryId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+  retry(webhookId: string, deliveryId: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
     return this.#transport.post(
       `${endpointPath(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
       {},
@@ -299,7 +303,7 @@ export class Webhooks {
   }
 
   /** `POST /v1/partners/webhooks`: registers an endpoint (201); the answer holds its secret. */
-  create(params: WebhookCreateParams, options?: RequestOptions): Promise<WebhookCreateResponse> {
+  create(params: WebhookCreateParams, options?: RequestOptions): APIPromise<WebhookCreateResponse> {
     return this.#transport.post(
       '/v1/partners/webhooks',
       { url: params.url, events: params.events, description: params.description },
@@ -317,7 +321,7 @@ export class Webhooks {
         idOf: (endpoint) => endpoint.webhookId,
         prefetch: this.#transport.prefetchPages,
         fetch: (page, _cursor, hooks) =>
-          this.#transport.get(
+          this.#transport.getPage(
             '/v1/partners/webhooks',
             buildQuery({ page: page === start ? params.page : page, limit: params.limit }),
             options,
@@ -329,17 +333,17 @@ export class Webhooks {
   }
 
   /** `DELETE /v1/partners/webhooks/{webhookId}` (204): nothing more is sent to it. */
-  async delete(webhookId: string, options?: RequestOptions): Promise<void> {
-    await this.#transport.delete(endpointPath(webhookId), options);
+  delete(webhookId: string, options?: RequestOptions): APIPromise<void> {
+    return this.#transport.delete(endpointPath(webhookId), options)._thenUnwrap(() => undefined);
   }
 
   /** `POST /v1/partners/webhooks/{webhookId}/rotate-secret`: a new secret; the old one signs too for 24 h. */
-  rotateSecret(webhookId: string, options?: RequestOptions): Promise<WebhookRotateSecretResponse> {
+  rotateSecret(webhookId: string, options?: RequestOptions): APIPromise<WebhookRotateSecretResponse> {
     return this.#transport.post(`${endpointPath(webhookId)}/rotate-secret`, {}, options);
   }
 
   /** `POST /v1/partners/webhooks/{webhookId}/test`: queues a `webhook.test` event (202) and answers its delivery. */
-  test(webhookId: string, options?: RequestOptions): Promise<WebhookDelivery> {
+  test(webhookId: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
     return this.#transport.post(`${endpointPath(webhookId)}/test`, {}, options);
   }
 
