@@ -310,3 +310,27 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   }
   return result.data;
 }
+  /**
+   * Webhooks: requests in flight per partner and process at most (docs/decisions.md, "Security round
+   * 2: fairness between partners"); below it, each partner's share is WEBHOOK_CONCURRENCY / partners with work.
+   */
+  WEBHOOK_PARTNER_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(16)),
+  /** Per-partner caps: over one, a create is refused with 409 LIMIT_EXCEEDED naming the cap. */
+  MAX_MERCHANTS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).default(100_000),
+  ),
+  MAX_CUSTOM_TAGS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).default(10_000),
+  ),
+  MAX_WEBHOOK_ENDPOINTS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(20),
+  ),
+  /** Test events (POST /v1/partners/webhooks/{id}/test) per partner per WEBHOOK_TEST_WINDOW; over: 429 RATE_LIMITED. */
+  WEBHOOK_TEST_CALLS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(1_000_000).default(60),
+  ),
+  WEBHOOK_TEST_WINDOW: z.preprocess(emptyAsUndefined, Duration(1000).default(60_000)),

@@ -30,6 +30,8 @@ export const ERROR_TABLE = {
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, code: 'WEBHOOK_DELIVERY_NOT_FOUND' },
   TAG_NOT_LIVE: { status: 409, code: 'TAG_NOT_LIVE' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' },
+  /** A per-partner cap (MAX_MERCHANTS_PER_PARTNER ...) is reached; the message names it and its value. */
+  LIMIT_EXCEEDED: { status: 409, code: 'LIMIT_EXCEEDED' },
   RATE_LIMITED: { status: 429, code: 'RATE_LIMITED' },
   DATABASE_ERROR: { status: 500, code: 'DATABASE_ERROR' },
   /** The database did not answer in time or could not be reached, and a retry is safe (see `toAppError`). */

@@ -25,6 +25,7 @@ export const ErrorCode = z
     'STREAM_CONSUMER_TOO_SLOW',
     'WEBHOOK_NOT_FOUND',
     'WEBHOOK_DELIVERY_NOT_FOUND',
+    'LIMIT_EXCEEDED',
   ])
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;

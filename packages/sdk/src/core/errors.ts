@@ -17,7 +17,8 @@ export type ErrorCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'STREAM_CONSUMER_TOO_SLOW'
   | 'WEBHOOK_NOT_FOUND'
-  | 'WEBHOOK_DELIVERY_NOT_FOUND';
+  | 'WEBHOOK_DELIVERY_NOT_FOUND'
+  | 'LIMIT_EXCEEDED';
 
 import type { DnsCheckDetails } from '../resources/tags.js';
 

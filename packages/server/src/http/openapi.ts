@@ -29,6 +29,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   WEBHOOK_DELIVERY_NOT_FOUND: 'the delivery does not exist or belongs to another webhook endpoint',
   TAG_NOT_LIVE: 'the tag does not take events yet (custom domain not verified)',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used with another request',
+  LIMIT_EXCEEDED: 'the partner has reached a per-partner cap (the message names it and its value)',
   RATE_LIMITED: 'too many requests',
   DATABASE_ERROR: 'a database operation failed (retry with backoff)',
   DATABASE_UNAVAILABLE: 'the database is not answering; safe to retry after Retry-After seconds',

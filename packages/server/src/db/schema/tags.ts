@@ -13,6 +13,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { merchants } from './merchants.js';
+import { partners } from './partners.js';
 
 export const tagStatus = pgEnum('tag_status', ['active', 'inactive', 'waiting_for_events']);
 export const domainType = pgEnum('domain_type', ['preverified', 'custom']);
@@ -21,6 +22,10 @@ export const tags = pgTable(
   'tags',
   {
     id: uuid('id').primaryKey().defaultRandom(),
+    /** The merchant's partner (migration 0015): the tag monitor takes partners in turn, the cap counts by it. */
+    partnerId: uuid('partner_id')
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
     merchantId: uuid('merchant_id')
       .notNull()
       .references(() => merchants.id, { onDelete: 'cascade' }),
@@ -54,6 +59,8 @@ export const tags = pgTable(
     index('tags_domain_idx').on(t.domain),
     uniqueIndex('tags_target_label_key').on(t.targetLabel),
     index('tags_next_check_at_idx').on(t.nextCheckAt).where(sql`${t.nextCheckAt} is not null`),
+    // Migration 0015: each partner's custom tags in due order (the monitor's claim, the custom-tag cap).
+    index('tags_partner_custom_due_idx').on(t.partnerId, t.nextCheckAt, t.id).where(sql`${t.domainType} = 'custom'`),
   ],
 );
 

@@ -11,7 +11,7 @@ export const createMerchantMeta: Meta = {
     protect: true,
   },
   successStatus: 201,
-  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'DATABASE_ERROR'],
+  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'LIMIT_EXCEEDED', 'DATABASE_ERROR'],
 };
 
 export const ZCreateMerchantRequest = CreateMerchantInput;

@@ -19,6 +19,7 @@ export const generateTagMeta: Meta = {
     'UNAUTHORIZED',
     'VALIDATION_ERROR',
     'MERCHANT_NOT_FOUND',
+    'LIMIT_EXCEEDED',
     'DATABASE_ERROR',
     'TAG_CONFIGURATION_INCOMPLETE',
     'INTERNAL',

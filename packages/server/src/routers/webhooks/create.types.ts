@@ -14,7 +14,7 @@ export const createWebhookMeta: Meta = {
     protect: true,
   },
   successStatus: 201,
-  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'DATABASE_ERROR'],
+  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'LIMIT_EXCEEDED', 'DATABASE_ERROR'],
 };
 
 export const ZCreateWebhookRequest = CreateWebhookInput;

@@ -1,3 +1,4 @@
+import { partnerCapsOf } from '../../services/partner/caps.js';
 import { testWebhook } from '../../services/webhooks/endpoints.js';
 import { partnerProcedure } from '../../trpc.js';
 import { testWebhookMeta, ZTestWebhookRequest, ZTestWebhookResponse } from './test.types.js';
@@ -6,4 +7,4 @@ export const testWebhookRoute = partnerProcedure
   .meta(testWebhookMeta)
   .input(ZTestWebhookRequest)
   .output(ZTestWebhookResponse)
-  .mutation(({ ctx, input }) => testWebhook(ctx.db, ctx.partner, input.webhookId));
+  .mutation(({ ctx, input }) => testWebhook(ctx.db, ctx.partner, partnerCapsOf(ctx.env), input.webhookId));

@@ -13,7 +13,7 @@ export const testWebhookMeta: Meta = {
     protect: true,
   },
   successStatus: 202,
-  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'WEBHOOK_NOT_FOUND', 'DATABASE_ERROR'],
+  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'WEBHOOK_NOT_FOUND', 'RATE_LIMITED', 'DATABASE_ERROR'],
 };
 
 export const ZTestWebhookRequest = WebhookIdInput;

@@ -11,6 +11,7 @@ import { and, asc, count, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { type WebhookEndpointRow, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
+import { lockPartnerCaps, type PartnerCaps, refuseAtCap, refuseOverTestBudget } from '../partner/caps.js';
 import { getDelivery } from './deliveries.js';
 import { findOwnWebhook } from './find-own-webhook.js';
 import { enqueueWebhookEvent } from './outbox.js';
@@ -30,20 +31,34 @@ function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
   };
 }
 
-/** Registers an endpoint and returns its signing secret (the only time it is shown). */
+/**
+ * Registers an endpoint and returns its signing secret (the only time it is shown); 409
+ * LIMIT_EXCEEDED once the partner has MAX_WEBHOOK_ENDPOINTS_PER_PARTNER live endpoints.
+ */
 export async function createWebhook(
   db: Database,
   partner: AuthenticatedPartner,
   safety: UrlSafetyOptions,
+  caps: Pick<PartnerCaps, 'maxWebhookEndpoints'>,
   input: { url: string; events?: WebhookEventType[] | undefined; description?: string | undefined },
 ): Promise<CreateWebhookResponse> {
   const url = await checkWebhookUrl(input.url, safety);
   const events = input.events ? [...new Set(input.events)] : null;
   const secret = generateWebhookSecret();
-  const [row] = await db
-    .insert(webhookEndpoints)
-    .values({ partnerId: partner.id, url, events, description: input.description || null, secret })
-    .returning();
+  const row = await db.transaction(async (tx) => {
+    await lockPartnerCaps(tx, partner.id);
+    await refuseAtCap(
+      tx,
+      'MAX_WEBHOOK_ENDPOINTS_PER_PARTNER',
+      caps.maxWebhookEndpoints,
+      sql`select 1 from webhook_endpoints where partner_id = ${partner.id}::uuid and deleted_at is null`,
+    );
+    const [inserted] = await tx
+      .insert(webhookEndpoints)
+      .values({ partnerId: partner.id, url, events, description: input.description || null, secret })
+      .returning();
+    return inserted;
+  });
   if (!row) throw new Error('webhook endpoint insert returned no row');
   return { ...toEndpoint(row), secret };
 }
@@ -113,10 +128,14 @@ export async function rotateWebhookSecret(
 export async function testWebhook(
   db: Database,
   partner: AuthenticatedPartner,
+  caps: Pick<PartnerCaps, 'webhookTestCalls' | 'webhookTestWindowMs'>,
   webhookId: string,
 ): Promise<TestWebhookResponse> {
   const endpoint = await findOwnWebhook(db, partner, webhookId);
   return db.transaction(async (tx) => {
+    // Each test event is a delivery in the shared queue: a budget per partner and window.
+    await lockPartnerCaps(tx, partner.id);
+    await refuseOverTestBudget(tx, partner.id, caps);
     const { messageId } = await enqueueWebhookEvent(tx, {
       partnerId: partner.id,
       type: 'webhook.test',
