@@ -41,12 +41,14 @@ export interface Settings {
   baselineRef: string | undefined;
   /** load: run this ref (built in a worktree) as "this tree" instead of the working tree. */
   currentRef: string | undefined;
+  /** load: also run each route alone on each server (CPU per request by route). */
+  loadRoutes: boolean;
   /** load: seconds per timed round. */
   loadSeconds: number;
 }
 
 const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
-  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S]`;
+  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes]`;
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be a positive integer\n${USAGE}`);
@@ -70,6 +72,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       'baseline-ref': { type: 'string' },
       'current-ref': { type: 'string' },
       'load-seconds': { type: 'string' },
+      'load-routes': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: false,
@@ -109,6 +112,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
     outDir: path.resolve(values.out ?? path.join(benchDir, 'results')),
     baselineRef: values['baseline-ref'],
     currentRef: values['current-ref'],
+    loadRoutes: values['load-routes'] ?? false,
     loadSeconds: positive('load-seconds', Number(values['load-seconds'] ?? (quick ? 5 : 15))),
   };
 }

@@ -43,6 +43,15 @@ interface Round {
   pgCpuUs: number | null;
 }
 
+interface RouteCpu {
+  side: Side;
+  route: string;
+  rps: number;
+  p50: number;
+  serverCpuUs: number | null;
+  pgCpuUs: number | null;
+}
+
 interface Row {
   side: Side;
   shape: Shape;
@@ -68,6 +77,8 @@ export interface LoadResult {
   /** Median of the per-round ratios hot / spread. */
   hotVsSpread: Record<Side, number>;
   loadAverage: [number, number];
+  /** --load-routes: each route alone on each server, after the rounds. */
+  routes: RouteCpu[];
 }
 
 const median = (values: readonly number[]): number => {
@@ -149,6 +160,7 @@ async function startTarget(ctx: BenchContext, side: Side, serverDir: string, sta
       readyPath: '/healthz',
       env,
     });
+    log(`load: ${side} server pid ${server.process.pid} from ${serverDir}`);
     // The tree's own onboarding CLI (the key format may differ between refs).
     const domain = `load-${side}-${stamp.slice(-6).toLowerCase()}.partner-bench.com`;
     const out = execFileSync(
@@ -183,8 +195,8 @@ async function startTarget(ctx: BenchContext, side: Side, serverDir: string, sta
   }
 }
 
-/** The loadtest's cycle of ten requests per connection; collects to tagIds[0] (hot) or round-robin over all (spread). */
-function mix(target: Target, shape: Shape, domain: string) {
+/** The mix's requests; collects to tagIds[0] (hot) or round-robin over all (spread). */
+function routes(target: Target, shape: Shape, domain: string) {
   const auth = { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' };
   let next = 0;
   const list = { method: 'GET' as const, path: '/v1/partners/merchant?limit=20', headers: auth };
@@ -223,7 +235,45 @@ function mix(target: Target, shape: Shape, domain: string) {
     headers: auth,
     body: JSON.stringify({ merchantId: target.hotMerchantId, domain }),
   };
-  return [list, collect, events, list, collect, create, events, collect, list, generate];
+  return {
+    'GET merchants': list,
+    'GET events': events,
+    'POST collect': collect,
+    'POST merchant': create,
+    'POST tag/generate': generate,
+  };
+}
+type RouteName = keyof ReturnType<typeof routes>;
+const ROUTE_NAMES: RouteName[] = ['GET merchants', 'GET events', 'POST collect', 'POST merchant', 'POST tag/generate'];
+
+/** The loadtest's cycle of ten requests per connection. */
+function mix(target: Target, shape: Shape, domain: string) {
+  const r = routes(target, shape, domain);
+  const [list, collect, events] = [r['GET merchants'], r['POST collect'], r['GET events']];
+  return [list, collect, events, list, collect, r['POST merchant'], events, collect, list, r['POST tag/generate']];
+}
+
+/** One route alone (hot shape) at 64 connections: CPU per request by route. */
+async function routeAlone(target: Target, route: RouteName, seconds: number, domain: string): Promise<RouteCpu> {
+  const pid = target.server.process.pid;
+  const cpuBefore = processCpuMs(pid);
+  const pgBefore = commandCpuMs('postgres');
+  const result = await autocannon({
+    url: target.server.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [routes(target, 'hot', domain)[route]],
+    timeout: 10,
+  });
+  const total = result.requests.total;
+  return {
+    side: target.side,
+    route,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    serverCpuUs: cpuPerRequest(cpuBefore, processCpuMs(pid), total),
+    pgCpuUs: cpuPerRequest(pgBefore, commandCpuMs('postgres'), total),
+  };
 }
 
 async function round(target: Target, shape: Shape, seconds: number, domain: string): Promise<Round> {
@@ -293,6 +343,19 @@ export const load: Section<LoadResult> = {
           rounds.push(result);
         }
       }
+      const routeRuns: RouteCpu[] = [];
+      if (ctx.settings.loadRoutes) {
+        const routeSeconds = Math.max(2, Math.round(seconds / 3));
+        for (const route of ROUTE_NAMES) {
+          for (const t of targets) {
+            const run = await routeAlone(t, route, routeSeconds, domainOf(t));
+            log(
+              `load: ${t.side} ${route} alone: ${int(run.rps)} req/s, server ${int(run.serverCpuUs ?? Number.NaN)} µs/req`,
+            );
+            routeRuns.push(run);
+          }
+        }
+      }
       const failed = rounds.reduce((sum, r) => sum + r.failed, 0);
       if (failed > 0) throw new Error(`load: ${failed} requests failed (errors, timeouts or non-2xx)`);
       const pick = (side: Side, shape: Shape) => rounds.filter((r) => r.side === side && r.shape === shape);
@@ -329,6 +392,7 @@ export const load: Section<LoadResult> = {
           baseline: perRound(pick('baseline', 'hot'), pick('baseline', 'spread')),
         },
         loadAverage: [loadStart, (await import('node:os')).loadavg()[0] ?? 0],
+        routes: routeRuns,
       };
     } finally {
       for (const t of targets) {
@@ -356,6 +420,19 @@ export const load: Section<LoadResult> = {
       '',
       `Rounds (req/s): ${r.rounds.map((x) => `${x.side === 'current' ? 'cur' : 'base'}-${x.shape} ${int(x.rps)}`).join(', ')}.`,
       '',
+      ...(r.routes.length === 0
+        ? []
+        : [
+            '### Each route alone (--load-routes)',
+            '',
+            '| route | server | req/s | p50 | server CPU / req | postgres CPU / req |',
+            '|---|---|---|---|---|---|',
+            ...r.routes.map(
+              (x) =>
+                `| ${x.route} | ${x.side === 'current' ? 'this tree' : base} | ${int(x.rps)} | ${x.p50} ms | ${cpu(x.serverCpuUs)} | ${cpu(x.pgCpuUs)} |`,
+            ),
+            '',
+          ]),
     ];
   },
   targets(r) {
