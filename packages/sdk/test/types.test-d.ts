@@ -1,8 +1,8 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   type APIError,
-  type APIPromise,
   type APIErrorCode,
+  type APIPromise,
   type ClientOptions,
   type Merchant,
   type MerchantCreateResponse,
@@ -11,11 +11,16 @@ import {
   type PagePromise,
   type PaginationInfo,
   PartnerClient,
+  type RateLimit,
   RateLimitError,
   type RequestOptions,
+  type Tag,
   type TagGenerateResponse,
   type TagVerifyResponse,
   type TrackingEvent,
+  type WebhookEvent,
+  type WebhookEventOf,
+  type WithResponse,
 } from '../src/index.js';
 
 const client = new PartnerClient({ apiKey: 'mp_live_x', baseURL: 'https://api.example.com' });
@@ -95,5 +100,69 @@ describe('public types', () => {
     expectTypeOf(code).toMatchTypeOf<string>();
     expectTypeOf(other).toMatchTypeOf<string>();
     expectTypeOf(RateLimitError).toBeConstructibleWith('m', null, new Headers(), {}, 1000);
+  });
+
+  it('withResponse() and asResponse() types (APIPromise and PagePromise)', async () => {
+    const call = client.merchants.create({ name: 'x' });
+    expectTypeOf(call.withResponse()).toEqualTypeOf<Promise<WithResponse<MerchantCreateResponse>>>();
+    expectTypeOf(call.asResponse()).toEqualTypeOf<Promise<Response>>();
+    const { data, response, requestId, rateLimit } = await call.withResponse();
+    expectTypeOf(data).toEqualTypeOf<MerchantCreateResponse>();
+    expectTypeOf(response).toEqualTypeOf<Response>();
+    expectTypeOf(requestId).toEqualTypeOf<string | null>();
+    expectTypeOf(rateLimit).toEqualTypeOf<RateLimit | undefined>();
+    expectTypeOf<RateLimit>().toEqualTypeOf<{
+      limit: number | null;
+      remaining: number | null;
+      resetSeconds: number | null;
+      resetAt: Date | null;
+      windowSeconds: number | null;
+      policy: string | null;
+      source: 'RateLimit' | 'RateLimit-*' | 'X-RateLimit-*';
+    }>();
+    expectTypeOf(client.events.send({ tagId: 't', events: [] }).withResponse())
+      .resolves.toHaveProperty('data')
+      .toEqualTypeOf<{
+        accepted: number;
+        ids: string[];
+      }>();
+    const list = client.events.list({ merchantId: 'm' });
+    expectTypeOf(list.withResponse()).toEqualTypeOf<Promise<WithResponse<Page<TrackingEvent>>>>();
+    expectTypeOf(list.asResponse()).toEqualTypeOf<Promise<Response>>();
+    const page = await list;
+    expectTypeOf(page.response).toEqualTypeOf<Response>();
+    expectTypeOf(page.requestId).toEqualTypeOf<string | null>();
+    expectTypeOf(page.rateLimit).toEqualTypeOf<RateLimit | undefined>();
+  });
+
+  it('webhook events: switch (event.type) narrows event.data', () => {
+    const handle = (event: WebhookEvent): string => {
+      switch (event.type) {
+        case 'webhook.test':
+          expectTypeOf(event.data).toEqualTypeOf<{ webhookId: string; message: string }>();
+          // @ts-expect-error a test event carries no tag
+          void event.data.tagId;
+          return event.data.message;
+        case 'tag.verified':
+        case 'tag.activated':
+        case 'tag.disconnected':
+        case 'tag.reconnected':
+          expectTypeOf(event.data).toEqualTypeOf<Tag>();
+          // @ts-expect-error a tag event has no message
+          void event.data.message;
+          return event.data.tagId;
+        default:
+          // Every type is handled: nothing is left.
+          expectTypeOf(event).toBeNever();
+          return event;
+      }
+    };
+    expectTypeOf(handle).parameter(0).toEqualTypeOf<WebhookEvent>();
+    expectTypeOf<WebhookEventOf<'tag.verified'>['data']>().toEqualTypeOf<Tag>();
+    expectTypeOf<WebhookEventOf<'webhook.test'>['type']>().toEqualTypeOf<'webhook.test'>();
+    expectTypeOf<WebhookEvent['type']>().toEqualTypeOf<
+      'tag.verified' | 'tag.activated' | 'tag.disconnected' | 'tag.reconnected' | 'webhook.test'
+    >();
+    expectTypeOf(client.webhooks.unwrap('{}', new Headers(), 'whsec_x')).resolves.toEqualTypeOf<WebhookEvent>();
   });
 });

@@ -130,12 +130,16 @@ export class APIPromise<T> extends Promise<T> {
   // biome-ignore lint/suspicious/noThenProperty: a Promise subclass.
   override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+    // biome-ignore lint/suspicious/noExplicitAny: Promise's own signature (code written against Promise<T> compiles).
+    onrejected?: ((reason: any) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.#data().then(onfulfilled, onrejected);
   }
 
-  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+  override catch<R = never>(
+    // biome-ignore lint/suspicious/noExplicitAny: Promise's own signature (code written against Promise<T> compiles).
+    onrejected?: ((reason: any) => R | PromiseLike<R>) | null,
+  ): Promise<T | R> {
     return this.#data().catch(onrejected);
   }
 
