@@ -237,6 +237,15 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
                 onStored: (count) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
               },
               logger,
+  // Messages the writers set aside without storing them, by why (errors.ts DataRejection reasons,
+  // unreadable, repeated_failure): each is terminated at once, never retried.
+  const logRejected = eventLog
+    ? metrics.counter({
+        name: 'partner_tags_event_log_rejected_total',
+        help: 'Log mode: messages terminated without being stored, by reason (the database refused their values, unreadable, repeated failure)',
+        labelNames: ['reason'] as const,
+      })
+    : undefined;
             ),
         )
       : [];
@@ -251,6 +260,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       () => writers.reduce((sum, w) => sum + w.stats.events, 0),
     );
     metrics.gaugeOf(
+                onRejected: (reason) => logRejected?.inc({ reason }),
       'partner_tags_event_log_writer_retries',
       "Failed writes this process's log writers retried since start (the database did not answer)",
       () => writers.reduce((sum, w) => sum + w.stats.retries, 0),

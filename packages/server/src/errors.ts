@@ -202,6 +202,49 @@ function isUnstorableText(error: unknown): boolean {
   });
 }
 
+/** Why PostgreSQL refused a statement for the values it was given (see `dataRejection`). */
+export interface DataRejection {
+  /** The SQLSTATE, e.g. 22008. */
+  sqlstate: string;
+  /** A metric label from a small fixed set. */
+  reason: 'datetime' | 'text' | 'format' | 'too_long' | 'missing_reference' | 'constraint' | 'too_large' | 'other_data';
+  /** What a client or an operator is told (never the driver's message, which can quote other rows). */
+  message: string;
+}
+
+const REJECTIONS: Record<string, Omit<DataRejection, 'sqlstate'>> = {
+  '22007': { reason: 'datetime', message: 'a date-time is not valid' },
+  '22008': { reason: 'datetime', message: 'a date-time is out of range (years 0001-9999 UTC)' },
+  '22009': { reason: 'datetime', message: 'a date-time is out of range (years 0001-9999 UTC)' },
+  '22021': { reason: 'text', message: 'text must not contain NUL (U+0000) characters' },
+  '22P05': { reason: 'text', message: 'text must not contain NUL (U+0000) characters' },
+  '22P02': { reason: 'format', message: 'a value has an invalid format' },
+  '22001': { reason: 'too_long', message: 'a value is too long' },
+  '23503': { reason: 'missing_reference', message: 'the tag or merchant no longer exists' },
+  '54000': { reason: 'too_large', message: 'a value is too large to store' },
+};
+
+/**
+ * PostgreSQL refused a statement because of the values it carried: a data exception (SQLSTATE
+ * class 22), an integrity violation (class 23) other than a unique violation (23505: the dedupe
+ * race of a concurrent insert, which a retry resolves), or a value over a limit (54000, e.g. an
+ * index row too large). Repeating the statement fails the same way, so writers never retry it;
+ * everything else (connection loss, timeouts, deadlocks, serialization failures) may pass later.
+ */
+export function dataRejection(error: unknown): DataRejection | null {
+  for (const e of causes(error)) {
+    const sqlstate = errorCode(e);
+    if (sqlstate === undefined || !/^[0-9A-Z]{5}$/.test(sqlstate)) continue;
+    const known = REJECTIONS[sqlstate];
+    if (known) return { sqlstate, ...known };
+    if (sqlstate.startsWith('22')) return { sqlstate, reason: 'other_data', message: 'a value was refused' };
+    if (sqlstate.startsWith('23') && sqlstate !== '23505') {
+      return { sqlstate, reason: 'constraint', message: 'a value breaks a constraint' };
+    }
+  }
+  return null;
+}
+
 function describeZodError(error: ZodError): string {
   const parts = error.issues.slice(0, 5).map((issue) => {
     const where = issue.path.length > 0 ? issue.path.join('.') : 'body';

@@ -1,6 +1,6 @@
 import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
 import type { Database } from '../db/client.js';
-import { isConnectionError } from '../errors.js';
+import { dataRejection, isConnectionError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { EventLog, LogMessage } from '../services/events/event-log.js';
 import { type EventInsertRow, storeEvents } from '../services/events/store-events.js';
@@ -16,6 +16,11 @@ export interface LogWriterOptions {
   retryMaxMs?: number;
   /** Called with the number of events of each committed write (the `stored` collector metric). */
   onStored?: (count: number) => void;
+  /**
+   * Called once per message terminated without being stored, with why: a `DataRejection` reason
+   * (the database refused its values), `unreadable` (not JSON) or `repeated_failure`.
+   */
+  onRejected?: (reason: string) => void;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface LogWriterOptions {
  */
 export class LogWriter {
   /** Batches and events committed since start (tests, metrics). */
-  readonly stats = { writes: 0, events: 0, messages: 0, retries: 0 };
+  readonly stats = { writes: 0, events: 0, messages: 0, retries: 0, rejected: 0 };
   private readonly buffer: JsMsg[] = [];
   private messages: ConsumerMessages | undefined;
   private running: Promise<void> | undefined;
@@ -97,9 +102,9 @@ export class LogWriter {
         parsed = msg.json<LogMessage>();
       } catch (error) {
         // Nothing we published: keep it out of the way for good (term), and say so.
-        this.logger?.error({ err: error, seq: msg.seq }, 'event log: unreadable message terminated');
+        this.logger?.warn({ seq: msg.seq, error: String(error) }, 'event log: unreadable message terminated');
         this.buffer.shift();
-        msg.term();
+        this.reject(msg, 'unreadable');
         continue;
       }
       if (msgs.length > 0 && rows.length + parsed.rows.length > this.options.maxBatch) break;
@@ -124,9 +129,24 @@ export class LogWriter {
       } catch (error) {
         if (!isConnectionError(error)) {
           if (msgs.length > 1) {
-            // The database refused these rows (not: did not answer): one message may be the cause;
-            // write each alone so the others are not held up with it.
-            for (const msg of msgs) await this.write({ msgs: [msg], rows: msg.json<LogMessage>().rows });
+            // The database refused these rows (not: did not answer): some message is the cause.
+            // Write each half alone (and so on), so the refused ones are found in a few statements
+            // and the others are stored, never held up with them.
+            const half = Math.ceil(msgs.length / 2);
+            const [first, second] = [msgs.slice(0, half), msgs.slice(half)];
+            await this.write({ msgs: first, rows: first.flatMap((msg) => msg.json<LogMessage>().rows) });
+            await this.write({ msgs: second, rows: second.flatMap((msg) => msg.json<LogMessage>().rows) });
+            return;
+          }
+          const rejection = dataRejection(error);
+          if (rejection) {
+            // Its values: the same statement fails every time, so no retry. Set it aside at once,
+            // one line naming its sequence (no stack: 6,000 of these a minute can come from one address).
+            this.logger?.warn(
+              { seq: msgs[0]?.seq, sqlstate: rejection.sqlstate, reason: rejection.reason, events: rows.length },
+              `event log writer: message refused by the database (${rejection.message}), terminated`,
+            );
+            this.reject(msgs[0]!, rejection.reason);
             return;
           }
           if (attempt >= 4) {
@@ -136,7 +156,7 @@ export class LogWriter {
               { err: error, seq: msgs[0]?.seq, rows },
               'event log writer: message refused, terminated',
             );
-            for (const msg of msgs) msg.term();
+            for (const msg of msgs) this.reject(msg, 'repeated_failure');
             return;
           }
         }
@@ -163,5 +183,14 @@ export class LogWriter {
     this.stats.events += rows.length;
     this.stats.messages += msgs.length;
     this.options.onStored?.(rows.length);
+  }
+
+  /** Terminates a message that will never be stored: JetStream never redelivers it. */
+  private reject(msg: JsMsg, reason: string): void {
+    // No reason on the wire: NATS servers before 2.10 ignore a `+TERM <reason>` (the message
+    // would stay pending); the reason is in the log line and the metric.
+    msg.term();
+    this.stats.rejected += 1;
+    this.options.onRejected?.(reason);
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type CollectResponse, parseIsoInstant } from '@partner/shared-schemas';
+import { type CollectResponse, INSTANT_RANGE_MESSAGE, readIsoInstant } from '@partner/shared-schemas';
 import { AppError, toAppError } from '../../errors.js';
 import type { Metrics } from '../../metrics.js';
 import type { EventLog } from './event-log.js';
@@ -73,16 +73,28 @@ async function ingest(
     }
   });
   const now = new Date().toISOString();
-  const rows: EventInsertRow[] = input.events.map((event) => ({
+  const rows: EventInsertRow[] = input.events.map((event, index) => ({
     merchantId: tag.merchantId,
     tagId: tag.id,
     id: event.id ?? randomUUID(),
     muid: (defaults.muidWins ? defaults.muid : undefined) ?? event.muid ?? defaults.muid ?? randomUUID(),
     eventName: event.event_name,
-    eventTime: (event.event_time ? parseIsoInstant(event.event_time)?.toISOString() : undefined) ?? now,
+    eventTime: event.event_time ? eventTime(event.event_time, index) : now,
     rawData: JSON.stringify(event.data ?? {}),
   }));
   if (deps.eventLog) await deps.eventLog.publish(tag.merchantId, rows);
   else await deps.eventQueue.enqueue(rows);
   return { accepted: input.events.length };
+}
+
+/**
+ * The stored form of a sent `event_time`. The schemas already refused a value outside the window
+ * the database stores (shared-schemas dates.ts); a caller that skipped them gets a 400 here, never
+ * a silently replaced time or a value that fails the shared write.
+ */
+function eventTime(value: string, index: number): string {
+  const instant = readIsoInstant(value);
+  if (instant instanceof Date) return instant.toISOString();
+  const problem = instant === 'range' ? INSTANT_RANGE_MESSAGE : 'must be an ISO 8601 date or date-time';
+  throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.event_time: ${problem}`);
 }

@@ -1,4 +1,11 @@
-import { buildPagination, EventNamesFilter, type ListEventsResponse, parseDateBound } from '@partner/shared-schemas';
+import {
+  buildPagination,
+  EventNamesFilter,
+  INSTANT_RANGE_MESSAGE,
+  type ListEventsResponse,
+  MAX_INSTANT_MS,
+  parseDateBound,
+} from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { type Row, readRows, toQuery } from '../../db/read-rows.js';
@@ -41,8 +48,8 @@ interface Filters {
 }
 
 const DAY_MS = 86_400_000;
-/** The last instant PostgreSQL and `Date.toISOString()` agree on (year 9999). */
-const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/** The last instant PostgreSQL and `Date.toISOString()` agree on (year 9999); no bound goes past it. */
+const MAX_INSTANT = MAX_INSTANT_MS;
 
 function parseFilters(params: ListEventsParams): Filters {
   const filter = EventNamesFilter.safeParse(params.events);
@@ -50,6 +57,10 @@ function parseFilters(params: ListEventsParams): Filters {
   const names = filter.data;
   const start = params.startDate ? parseDateBound(params.startDate, 'start') : null;
   const end = params.endDate ? parseDateBound(params.endDate, 'end') : null;
+  // The schema refuses these first; a caller that skipped it must not get an unfiltered list.
+  if ((params.startDate && !start) || (params.endDate && !end)) {
+    throw new AppError('VALIDATION_ERROR', `startDate and endDate ${INSTANT_RANGE_MESSAGE}`);
+  }
   if (start && end && start > end) {
     throw new AppError('VALIDATION_ERROR', 'startDate must not be after endDate');
   }

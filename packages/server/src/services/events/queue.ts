@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.js';
 import { deadlineError } from '../../db/deadline.js';
-import { AppError, isConnectionError } from '../../errors.js';
+import { AppError, dataRejection, isConnectionError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type EventInsertRow, storeEvents } from './store-events.js';
 import type { TagLiveness } from './tag-liveness.js';
@@ -174,6 +174,24 @@ export class EventQueue {
 
   private async write(batch: Waiting[], size: number): Promise<void> {
     try {
+      await this.store(batch);
+    } finally {
+      this.writingEvents -= size;
+      this.writes -= 1;
+      this.schedule();
+      if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  /**
+   * Stores the requests of `batch` in one statement. When the database refuses it (not: does not
+   * answer), the batch is halved and each half written alone, so the request(s) it refuses are
+   * found in about 2·log2(requests) statements each and every other request is stored. A request
+   * refused for its values (`dataRejection`) is answered 400 VALIDATION_ERROR naming the problem,
+   * logged on one line; connection failures fail the whole batch (the next write would too).
+   */
+  private async store(batch: Waiting[]): Promise<void> {
+    try {
       const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((w) => w.rows);
       const stored = await storeEvents(this.db, rows);
       this.reportStored(stored);
@@ -181,28 +199,26 @@ export class EventQueue {
       for (const w of batch) w.resolve();
     } catch (error) {
       if (batch.length > 1 && !isConnectionError(error)) {
-        // One request's rows may be what the database refused: write each request alone so the
-        // others are not failed with it.
-        for (const w of batch) {
-          try {
-            const stored = await storeEvents(this.db, w.rows);
-            this.reportStored(stored);
-            await this.liveness.eventsStored([...stored.keys()]);
-            w.resolve();
-          } catch (single) {
-            this.logger?.error({ err: single, events: w.rows.length }, 'storing events failed');
-            w.reject(single);
-          }
-        }
-      } else {
-        this.logger?.error({ err: error, events: size }, 'storing events failed');
-        for (const w of batch) w.reject(error);
+        const half = Math.ceil(batch.length / 2);
+        await this.store(batch.slice(0, half));
+        await this.store(batch.slice(half));
+        return;
       }
-    } finally {
-      this.writingEvents -= size;
-      this.writes -= 1;
-      this.schedule();
-      if (this.pending === 0) for (const resolve of this.idle.splice(0)) resolve();
+      const rejection = dataRejection(error);
+      if (rejection) {
+        // The client's values, not a failure of ours: one line, no stack.
+        this.logger?.warn(
+          { sqlstate: rejection.sqlstate, reason: rejection.reason, events: batch[0]!.rows.length },
+          'storing events refused by the database: request answered 400',
+        );
+        const answer = new AppError('VALIDATION_ERROR', `Invalid request: events refused: ${rejection.message}`, {
+          cause: error,
+        });
+        for (const w of batch) w.reject(answer);
+        return;
+      }
+      this.logger?.error({ err: error, events: batch.reduce((n, w) => n + w.rows.length, 0) }, 'storing events failed');
+      for (const w of batch) w.reject(error);
     }
   }
 
