@@ -52,6 +52,24 @@ describe('SDK against the real server', () => {
     expect(Number.isNaN(Date.parse(mine?.createdAt ?? ''))).toBe(false);
   });
 
+  it('shows its responses: the x-request-id and the RateLimit-* state the server sends', async () => {
+    const call = client.merchants.create({ name: 'SDK Responses Store' });
+    const { data, response, requestId, rateLimit } = await call.withResponse();
+    expect(data.merchantId).toMatch(UUID);
+    expect(response.status).toBe(201);
+    expect(requestId).toMatch(/\S/);
+    expect(requestId).toBe(response.headers.get('x-request-id'));
+    // The server sends RateLimit-Limit / -Remaining / -Reset (test server: 1 000 000 a minute).
+    expect(rateLimit).toMatchObject({ source: 'RateLimit-*', limit: 1_000_000 });
+    expect(rateLimit?.remaining).toBeLessThan(1_000_000);
+    expect(rateLimit?.resetSeconds).toBeGreaterThanOrEqual(0);
+    const page = await client.merchants.list({ limit: 1 });
+    expect(page.requestId).toMatch(/\S/);
+    expect(page.rateLimit?.limit).toBe(1_000_000);
+    const raw = await client.merchants.list({ limit: 1 }).asResponse();
+    expect(((await raw.json()) as { merchants: unknown[] }).merchants).toHaveLength(1);
+  });
+
   it('generates a preverified tag (active) and returns it again on a second call', async () => {
     const domain = `shop.${server.partner.domain}`;
     const tag = await client.tags.generate({ merchantId, domain });
