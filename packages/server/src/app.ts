@@ -180,6 +180,12 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const keys = new ApiKeys(database.db);
   const collectorHosts = new CollectorHostSet();
   const limits = await createRateLimits(env, logger, keys);
+  if (env.TRUST_PROXY.kind === 'all') {
+    // Kept for compatibility; every rate limit keys on an address the client can choose.
+    logger.warn(
+      "TRUST_PROXY=true is deprecated: it believes the left-most X-Forwarded-For hop, which the client writes; set a hop count (TRUST_PROXY=1) or the proxies' addresses/CIDRs",
+    );
+  }
   const streams = new StreamHub({
     db: database.db,
     listen: database.listen,

@@ -171,9 +171,24 @@ export const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(600)),
   /** Calls per window per client IP on the public collectors, every way in (`/v1/collect`, `collect.ingest`, `/e`) (0: no limit). */
   COLLECT_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(6000)),
-  /** Failed authentications per window per client IP before its requests are answered 429 (0: no limit). */
+  /** Failed authentications per window per client address (IPv6: /64); past it, keys this process has not seen authenticate are answered 429 (0: no limit). */
   AUTH_FAILURE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(60)),
-  /** Length of the rate-limit window; the two budgets above are per window (60 s: per minute). Tests shorten it. */
+  /** Failed authentications per window with one presented key (by its hash) before it is answered 429 unread (0: no limit). */
+  AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(10)),
+  /**
+   * Collector quotas by volume (issue 30 finding 6), per live tag whatever the address: events and
+   * stored bytes (each event's `data` JSON and name) per window, and per 24 hours (0: no limit).
+   */
+  COLLECT_TAG_EVENTS_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(60_000)),
+  COLLECT_TAG_BYTES_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(300_000_000)),
+  COLLECT_TAG_EVENTS_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(25_000_000)),
+  COLLECT_TAG_BYTES_PER_DAY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(25_000_000_000)),
+  /** Request body bytes per window per client address on the collectors (declared Content-Length; 0: no limit). */
+  COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).default(60_000_000),
+  ),
+  /** Length of the rate-limit window; the per-window budgets above are per window (60 s: per minute). Tests shorten it. */
   RATE_LIMIT_WINDOW_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3600).default(60)),
   /**
    * Behind a proxy or load balancer: whose X-Forwarded-For / X-Forwarded-Proto to believe (the

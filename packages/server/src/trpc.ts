@@ -162,7 +162,7 @@ export const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => 
 });
 
 /** In-process callers (createCaller) share one budget; HTTP transports pass the real client. */
-const IN_PROCESS: RateLimitClient = { ip: 'in-process', setHeader: () => {} };
+const IN_PROCESS: RateLimitClient = { ip: 'in-process', setHeader: () => {}, unchargedBytes: 0 };
 
 /**
  * The public collector procedure: one point of the client address's collector budget per call,

@@ -10,6 +10,14 @@ function isJsonContentType(header: string | undefined): boolean {
   return type === 'application/json' || type.endsWith('+json') || type === 'text/plain';
 }
 
+/** Bytes of each body read by `readBody` (the collectors charge a chunked body's size once read). */
+const bytesRead = new WeakMap<IncomingMessage, number>();
+
+/** The size of the body `readBody` read from `req` (0 when none was read). */
+export function bodyBytesRead(req: IncomingMessage): number {
+  return bytesRead.get(req) ?? 0;
+}
+
 /** Reads the whole body (at most `limit` bytes) as text; 413 past the limit. */
 export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -31,7 +39,10 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      bytesRead.set(req, size);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
     req.on('error', (error) =>
       reject(new AppError('VALIDATION_ERROR', 'The request body could not be read', { cause: error })),
     );

@@ -1,10 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppDeps } from '../context.js';
-import { AppError } from '../errors.js';
+import { AppError, toAppError } from '../errors.js';
 import type { RateLimitScope } from '../metrics.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { allProcedureMeta } from './procedure-meta.js';
+import { clientOf } from './rate-limit.js';
 import { sendError } from './respond.js';
 import { TRPC_PREFIX } from './trpc.js';
 
@@ -75,10 +76,13 @@ export function observeRequest(
   }
 }
 
+/**
+ * Compares digests, not the tokens: both are 32 bytes whatever was sent, so neither the time nor
+ * an early length check tells a caller how long the token is.
+ */
 function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 /**
@@ -100,6 +104,13 @@ export async function handleMetrics(
     const header = req.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
     if (!sameToken(given, token)) {
+      // Counted with failed API keys (one budget per address): past it, 429 instead of 401.
+      try {
+        await deps.limits.countAuthFailure(clientOf(req, res));
+      } catch (error) {
+        sendError(res, toAppError(error));
+        return true;
+      }
       sendError(
         res,
         new AppError('UNAUTHORIZED', 'A valid metrics token is required', {

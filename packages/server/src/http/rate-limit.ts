@@ -5,10 +5,11 @@ import type { Env } from '../env.js';
 import { AppError, statusOf } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type AuthenticatedPartner, bearerToken } from '../services/partner/authenticate.js';
-import { hashApiKey } from '../services/partner/key-hash.js';
+import { hashApiKey, isWellFormedApiKey } from '../services/partner/key-hash.js';
 import type { ApiKeys } from '../services/partner/keys.js';
 import { errorCode, maskUrl, StartupError } from '../startup-error.js';
-import { clientAddress } from './client-address.js';
+import { MAX_BODY_BYTES } from './body.js';
+import { addressBudgetKey, clientAddress } from './client-address.js';
 
 /**
  * Who a call comes from, as the rate-limit policy sees it: the client address, and where the
@@ -17,6 +18,12 @@ import { clientAddress } from './client-address.js';
 export interface RateLimitClient {
   ip: string;
   setHeader(name: string, value: string): void;
+  /**
+   * Body bytes of the request not yet charged to the address's collector byte budget: the declared
+   * Content-Length, charged by the first collector call of the request (a tRPC batch's body is one
+   * body), then 0; `UNKNOWN_BODY_BYTES` for a body without one (chunked), charged once read.
+   */
+  unchargedBytes: number;
 }
 
 /** The client of an HTTP request (the socket's peer) answering on `res`. */
@@ -26,7 +33,21 @@ export function clientOf(req: IncomingMessage, res: ServerResponse): RateLimitCl
     setHeader: (name, value) => {
       if (!res.headersSent) res.setHeader(name, value);
     },
+    unchargedBytes: bodyBytesOf(req),
   };
+}
+
+/** `RateLimitClient.unchargedBytes` of a body whose size is known only once read. */
+export const UNKNOWN_BODY_BYTES = -1;
+
+/** The body size a request announces before any of it is read (Content-Length). */
+function bodyBytesOf(req: IncomingMessage): number {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined) {
+    const bytes = Number(declared);
+    return Number.isFinite(bytes) && bytes >= 0 ? Math.min(bytes, MAX_BODY_BYTES) : MAX_BODY_BYTES;
+  }
+  return req.headers['transfer-encoding'] === undefined ? 0 : UNKNOWN_BODY_BYTES;
 }
 
 /**
@@ -41,8 +62,25 @@ export interface RateLimits {
    * failed authentication counts against it. Over the key's budget: 429 with Retry-After.
    */
   authenticate(authorization: string | string[] | undefined, client: RateLimitClient): Promise<AuthenticatedPartner>;
-  /** One point of the client address's collector budget (`POST /v1/collect`, `collect.ingest`, `POST /e`). */
+  /**
+   * One point of the client address's collector budget (`POST /v1/collect`, `collect.ingest`,
+   * `POST /e`), and the request's body bytes to its byte budget. Addresses are keyed by
+   * `addressBudgetKey` (IPv6 by /64).
+   */
   limitCollector(client: RateLimitClient): Promise<void>;
+  /** A body read without a declared length (chunked): its `bytes` go to the address's byte budget now. */
+  chargeReadBytes(client: RateLimitClient, bytes: number): Promise<void>;
+  /**
+   * The volume quotas of a live tag (events and stored bytes per window and per 24 h), charged once
+   * the tag is known live (a made-up tag id creates no entry). Over any: 429 with Retry-After, and
+   * nothing of the refused batch stays counted. No store round trip beyond the limiter's own.
+   */
+  chargeTag(tagKey: string, events: number, bytes: number): Promise<void>;
+  /**
+   * Counts one failed authentication that is not an API key's (the `/metrics` token) into the
+   * address's failure budget; 429 once the address is over it (the caller answers 401 otherwise).
+   */
+  countAuthFailure(client: RateLimitClient): Promise<void>;
   /** True when budgets are shared through Redis. */
   readonly shared: boolean;
   close(): Promise<void>;
@@ -93,22 +131,37 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
     }
   }
 
-  const make = (name: string, points: number): RateLimiterAbstract | null => {
+  const make = (name: string, points: number, duration = env.RATE_LIMIT_WINDOW_SECONDS): RateLimiterAbstract | null => {
     if (points === 0) return null;
-    const memory = new RateLimiterMemory({ points, duration: env.RATE_LIMIT_WINDOW_SECONDS, keyPrefix: name });
+    const memory = new RateLimiterMemory({ points, duration, keyPrefix: name });
     if (!redis) return memory;
     return new RateLimiterRedis({
       storeClient: redis,
       points,
-      duration: env.RATE_LIMIT_WINDOW_SECONDS,
+      duration,
       keyPrefix: `${env.RATE_LIMIT_KEY_PREFIX}:${name}`,
       insuranceLimiter: memory,
     });
   };
   const apiKeyLimiter = make('key', env.RATE_LIMIT_PER_MINUTE);
   const collectLimiter = make('ip', env.COLLECT_RATE_LIMIT_PER_MINUTE);
+  const collectBytesLimiter = make('ipbytes', env.COLLECT_BYTES_PER_ADDRESS_PER_MINUTE);
   const authFailureLimiter = make('authfail', env.AUTH_FAILURE_LIMIT_PER_MINUTE);
+  const keyFailureLimiter = make('keyfail', env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE);
   const perWindow = env.RATE_LIMIT_WINDOW_SECONDS === 60 ? 'minute' : `${env.RATE_LIMIT_WINDOW_SECONDS} s`;
+  const tagQuotas = (
+    [
+      ['tagev', env.COLLECT_TAG_EVENTS_PER_MINUTE, 'events', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
+      ['tagbytes', env.COLLECT_TAG_BYTES_PER_MINUTE, 'bytes', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
+      ['tagevday', env.COLLECT_TAG_EVENTS_PER_DAY, 'events', 'day', DAY_SECONDS],
+      ['tagbytesday', env.COLLECT_TAG_BYTES_PER_DAY, 'bytes', 'day', DAY_SECONDS],
+    ] as const
+  ).flatMap(([name, limit, unit, per, duration]) => {
+    const limiter = make(name, limit, duration);
+    return limiter ? [{ limiter, limit, unit, per }] : [];
+  });
+  // Keys that authenticated here lately: a throttled address still gets them looked up.
+  const provenKeys = new ProvenKeys();
 
   const rateLimited = (message: string, limit: number, outcome: RateLimiterRes): AppError => {
     const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
@@ -138,42 +191,99 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
     }
   };
 
-  /** 429 when the address already failed authentication AUTH_FAILURE_LIMIT_PER_MINUTE times in the window. */
-  const refuseThrottledAddress = async (ip: string): Promise<void> => {
-    if (!authFailureLimiter) return;
-    let state: RateLimiterRes | null;
+  /** The limiter's state when `key` already used all of `limit` in the window; null otherwise (or when the store failed). */
+  const overLimit = async (
+    limiter: RateLimiterAbstract | null,
+    limit: number,
+    key: string,
+  ): Promise<RateLimiterRes | null> => {
+    if (!limiter) return null;
     try {
-      state = await authFailureLimiter.get(ip);
+      const state = await limiter.get(key);
+      return state && state.consumedPoints >= limit ? state : null;
     } catch (error) {
       logger.warn({ err: error }, 'rate limiter failed; authentication not throttled');
-      return;
-    }
-    if (state && state.consumedPoints >= env.AUTH_FAILURE_LIMIT_PER_MINUTE) {
-      throw rateLimited(
-        `Too many failed authentications from this address (limit ${env.AUTH_FAILURE_LIMIT_PER_MINUTE} per ${perWindow})`,
-        env.AUTH_FAILURE_LIMIT_PER_MINUTE,
-        state,
-      );
+      return null;
     }
   };
 
-  const countFailure = async (ip: string): Promise<void> => {
-    if (!authFailureLimiter) return;
+  const addressThrottled = (state: RateLimiterRes): AppError =>
+    rateLimited(
+      `Too many failed authentications from this address (limit ${env.AUTH_FAILURE_LIMIT_PER_MINUTE} per ${perWindow})`,
+      env.AUTH_FAILURE_LIMIT_PER_MINUTE,
+      state,
+    );
+
+  const countFailure = async (limiter: RateLimiterAbstract | null, key: string): Promise<void> => {
+    if (!limiter) return;
     // Over the limit `consume` rejects: this attempt is answered 401 anyway, the next ones 429.
-    await authFailureLimiter.consume(ip, 1).catch(() => {});
+    await limiter.consume(key, 1).catch(() => {});
+  };
+
+  /**
+   * True for a token this process knows to be a key: in the verified-key cache, or authenticated
+   * here lately. Asked only for a throttled address (one hash then), so that its flood of unknown
+   * tokens costs no database read while the valid keys of its other users keep working.
+   */
+  const knownKey = (authorization: string | string[] | undefined): boolean => {
+    const token = bearerToken(authorization);
+    if (token === null || !isWellFormedApiKey(token)) return false;
+    const hash = hashApiKey(token);
+    return keys.cache.get(hash) !== undefined || provenKeys.has(hash);
+  };
+
+  const chargeBytes = async (address: string, client: RateLimitClient, bytes: number): Promise<void> => {
+    client.unchargedBytes = 0;
+    if (bytes === 0 || !collectBytesLimiter) return;
+    try {
+      await collectBytesLimiter.consume(address, bytes);
+    } catch (outcome) {
+      if (!(outcome instanceof RateLimiterRes)) {
+        logger.warn({ err: outcome }, 'rate limiter failed; request let through');
+        return;
+      }
+      const limit = env.COLLECT_BYTES_PER_ADDRESS_PER_MINUTE;
+      throw rateLimited(
+        `Collector byte limit of ${limit} bytes per ${perWindow} per client address exceeded`,
+        limit,
+        outcome,
+      );
+    }
   };
 
   return {
     shared: Boolean(redis),
     authenticate: async (authorization, client) => {
-      await refuseThrottledAddress(client.ip);
+      const address = addressBudgetKey(client.ip);
+      // An address over its failure budget (carrier NAT: many users, one of them failing) keeps
+      // its known keys; anything else it sends is refused unread until the window ends.
+      const throttled = await overLimit(authFailureLimiter, env.AUTH_FAILURE_LIMIT_PER_MINUTE, address);
+      if (throttled && !knownKey(authorization)) throw addressThrottled(throttled);
+      let lookedUp: string | null = null;
       let partner: AuthenticatedPartner;
       try {
-        partner = await keys.authenticate(authorization);
+        partner = await keys.authenticate(authorization, async (hash) => {
+          // Only a token that is not in the key cache gets here, before its database read.
+          lookedUp = hash.slice(0, 32);
+          const failing = await overLimit(keyFailureLimiter, env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE, lookedUp);
+          if (failing) {
+            throw rateLimited(
+              `Too many failed authentications with this key (limit ${env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE} per ${perWindow})`,
+              env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE,
+              failing,
+            );
+          }
+        });
       } catch (error) {
-        if (error instanceof AppError && statusOf(error) === 401) await countFailure(client.ip);
+        if (error instanceof AppError && statusOf(error) === 401) {
+          await Promise.all([
+            countFailure(authFailureLimiter, address),
+            lookedUp === null ? undefined : countFailure(keyFailureLimiter, lookedUp),
+          ]);
+        }
         throw error;
       }
+      if (lookedUp !== null) provenKeys.add(lookedUp);
       if (!apiKeyLimiter) return partner;
       // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself
       // never reaches the store.
@@ -181,8 +291,56 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
       await consume(apiKeyLimiter, env.RATE_LIMIT_PER_MINUTE, budgetKey, client, 'per API key');
       return partner;
     },
-    limitCollector: (client) =>
-      consume(collectLimiter, env.COLLECT_RATE_LIMIT_PER_MINUTE, client.ip, client, 'per client address'),
+    limitCollector: async (client) => {
+      const address = addressBudgetKey(client.ip);
+      await consume(collectLimiter, env.COLLECT_RATE_LIMIT_PER_MINUTE, address, client, 'per client address');
+      // Declared bytes are refused before the body is read.
+      if (client.unchargedBytes > 0) await chargeBytes(address, client, client.unchargedBytes);
+    },
+    chargeReadBytes: async (client, bytes) => {
+      if (client.unchargedBytes !== UNKNOWN_BODY_BYTES) return;
+      await chargeBytes(addressBudgetKey(client.ip), client, bytes);
+    },
+    chargeTag: async (tagKey, events, bytes) => {
+      if (tagQuotas.length === 0) return;
+      const outcomes = await Promise.allSettled(
+        tagQuotas.map(({ limiter, unit }) => limiter.consume(tagKey, unit === 'events' ? events : bytes)),
+      );
+      let refusal: { quota: (typeof tagQuotas)[number]; outcome: RateLimiterRes } | null = null;
+      outcomes.forEach((settled, index) => {
+        if (settled.status === 'fulfilled') return;
+        if (!(settled.reason instanceof RateLimiterRes)) {
+          logger.warn({ err: settled.reason }, 'rate limiter failed; tag quota not charged');
+          return;
+        }
+        // The longest wait: the batch fits only once every refusing quota has room again.
+        if (!refusal || settled.reason.msBeforeNext > refusal.outcome.msBeforeNext) {
+          refusal = { quota: tagQuotas[index]!, outcome: settled.reason };
+        }
+      });
+      if (!refusal) return;
+      // A refused batch is not stored: give its points back everywhere (the day's budget is not
+      // spent by refusals, and a smaller batch still fits what is left).
+      tagQuotas.forEach(({ limiter, unit }, index) => {
+        if (outcomes[index]!.status === 'fulfilled' || outcomes[index]!.reason instanceof RateLimiterRes) {
+          limiter.reward(tagKey, unit === 'events' ? events : bytes).catch(() => {});
+        }
+      });
+      const { quota, outcome } = refusal as { quota: (typeof tagQuotas)[number]; outcome: RateLimiterRes };
+      throw rateLimited(
+        `Collector quota of ${quota.limit} ${quota.unit} per ${quota.per} for this tag exceeded`,
+        quota.limit,
+        outcome,
+      );
+    },
+    countAuthFailure: async (client) => {
+      if (!authFailureLimiter) return;
+      try {
+        await authFailureLimiter.consume(addressBudgetKey(client.ip), 1);
+      } catch (outcome) {
+        if (outcome instanceof RateLimiterRes) throw addressThrottled(outcome);
+      }
+    },
     close: async () => {
       if (!redis) return;
       try {
@@ -192,4 +350,29 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
       }
     },
   };
+}
+
+const DAY_SECONDS = 24 * 60 * 60;
+
+/**
+ * Hashes (truncated) of keys that authenticated in this process within a day, at most 10,000
+ * (oldest first out). Only a successful lookup adds one, so a flood cannot fill it; it decides
+ * only whether a throttled address's token is worth its database read, never whether it is valid.
+ */
+class ProvenKeys {
+  private readonly seen = new Map<string, number>();
+
+  has(hash: string, now = Date.now()): boolean {
+    const until = this.seen.get(hash.slice(0, 32));
+    return until !== undefined && until > now;
+  }
+
+  add(hash: string, now = Date.now()): void {
+    this.seen.delete(hash);
+    if (this.seen.size >= 10_000) {
+      const oldest = this.seen.keys().next();
+      if (!oldest.done) this.seen.delete(oldest.value);
+    }
+    this.seen.set(hash, now + DAY_SECONDS * 1000);
+  }
 }

@@ -6,7 +6,7 @@ import { appRouter } from '../routers/_app.js';
 import type { IdempotencyClaim } from '../services/idempotency/store.js';
 import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { appErrorOf } from '../trpc.js';
-import { readJsonBody } from './body.js';
+import { bodyBytesRead, readJsonBody } from './body.js';
 import { rejectReservedQueryKeys } from './guards.js';
 import { applyIdempotency } from './idempotency.js';
 import { procedureMeta } from './procedure-meta.js';
@@ -89,6 +89,8 @@ export function createRestHandler(deps: AppDeps) {
       if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
         restReq.body = await readJsonBody(req);
         req.headers['content-type'] = 'application/json';
+        if (restReq.collectorCharged && restReq.client)
+          await deps.limits.chargeReadBytes(restReq.client, bodyBytesRead(req));
       }
       if (method === 'POST' && restReq.partner) {
         const outcome = await applyIdempotency(deps, req, restReq.partner.id, path.route, restReq.body);

@@ -151,18 +151,33 @@ describe('finding 3: the per-key limit counts calls, after authentication', () =
 
   it('failed authentications are throttled per address on every transport (429 with Retry-After)', async () => {
     const from = '127.0.0.7';
-    const bad = { authorization: `Bearer mp_live_${'y'.repeat(32)}` };
+    // Three different unknown keys: the address's budget (3), not one key's (issue 30 finding 7).
+    const bad = (c: string) => ({ authorization: `Bearer mp_live_${c.repeat(32)}` });
     const statuses = [
-      (await call(from, 'GET', '/v1/partners/merchant', { headers: bad })).status,
-      (await call(from, 'GET', '/trpc/merchant.list', { headers: bad })).status,
-      (await call(from, 'GET', '/v1/partners/events/stream?merchantId=x', { headers: bad })).status,
+      (await call(from, 'GET', '/v1/partners/merchant', { headers: bad('y') })).status,
+      (await call(from, 'GET', '/trpc/merchant.list', { headers: bad('v') })).status,
+      (await call(from, 'GET', '/v1/partners/events/stream?merchantId=x', { headers: bad('w') })).status,
     ];
     expect(statuses).toEqual([401, 401, 401]);
     for (const path of ['/v1/partners/merchant', '/trpc/merchant.list', '/v1/partners/events/stream?merchantId=x']) {
-      const refused = await call(from, 'GET', path, { headers: { authorization: `Bearer ${server.partner.apiKey}` } });
+      const refused = await call(from, 'GET', path, { headers: bad('u') });
       expect(refused.status, path).toBe(429);
       expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
+    // A valid key from the same address keeps working (test/security/auth-throttle.test.ts); a
+    // partner of its own: the other tests spent this partner's per-key budget.
+    const neighbour = await server.createPartner('Same address');
+    expect(
+      (
+        await call('127.0.0.9', 'GET', '/v1/partners/merchant', {
+          headers: { authorization: `Bearer ${neighbour.apiKey}` },
+        })
+      ).status,
+    ).toBe(200);
+    const valid = await call(from, 'GET', '/v1/partners/merchant', {
+      headers: { authorization: `Bearer ${neighbour.apiKey}` },
+    });
+    expect(valid.status).toBe(200);
     // Another address is not affected.
     const other = await call('127.0.0.8', 'GET', '/v1/partners/merchant', {
       headers: { authorization: `Bearer ${server.partner.apiKey}` },

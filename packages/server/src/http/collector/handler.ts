@@ -7,7 +7,7 @@ import { AppError, isServerFailure, toAppError } from '../../errors.js';
 import { ingestEvents } from '../../services/events/ingest-events.js';
 import { CollectorDirectory, hostOfHeader } from '../../services/tag/collector-directory.js';
 import { rootDomainOf } from '../../services/tag/domains.js';
-import { readJsonBody } from '../body.js';
+import { bodyBytesRead, readJsonBody } from '../body.js';
 import { clientUsesHttps } from '../client-address.js';
 import { clientOf } from '../rate-limit.js';
 import { sendError, sendJson } from '../respond.js';
@@ -97,8 +97,11 @@ export function createCollector(deps: AppDeps): Collector {
   };
 
   const collect = async (req: IncomingMessage, res: ServerResponse, host: string, cors: Record<string, string>) => {
-    await deps.limits.limitCollector(clientOf(req, res)); // the collector policy of every way in (http/rate-limit.ts)
-    const input = CollectInput.parse(await readJsonBody(req));
+    const client = clientOf(req, res);
+    await deps.limits.limitCollector(client); // the collector policy of every way in (http/rate-limit.ts)
+    const body = await readJsonBody(req);
+    await deps.limits.chargeReadBytes(client, bodyBytesRead(req));
+    const input = CollectInput.parse(body);
     const tag = await directory.tag(input.tagId.toLowerCase());
     if (!tag || tag.collectorHost !== host) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId} on ${host}`);
 

@@ -22,6 +22,13 @@ export interface IngestDeps {
   metrics?: Pick<Metrics, 'ingest'> | undefined;
   /** Set in log mode (EVENT_LOG_URL): events are published to the log instead of written here. */
   eventLog?: EventLog | undefined;
+  /** The tag's volume quotas (http/rate-limit.ts); absent: none (callers outside the app). */
+  limits?: TagQuotas | undefined;
+}
+
+/** Charges a live tag's events and stored bytes; throws 429 RATE_LIMITED when over a quota. */
+export interface TagQuotas {
+  chargeTag(tagKey: string, events: number, bytes: number): Promise<void>;
 }
 
 /**
@@ -82,6 +89,12 @@ async function ingest(
     eventTime: event.event_time ? eventTime(event.event_time, index) : now,
     rawData: JSON.stringify(event.data ?? {}),
   }));
+  if (deps.limits) {
+    // What the batch stores: each event's data JSON and name (ids and muid are short and bounded).
+    let bytes = 0;
+    for (const row of rows) bytes += Buffer.byteLength(row.rawData) + row.eventName.length;
+    await deps.limits.chargeTag(tag.id, rows.length, bytes);
+  }
   if (deps.eventLog) await deps.eventLog.publish(tag.merchantId, rows);
   else await deps.eventQueue.enqueue(rows);
   return { accepted: input.events.length };

@@ -50,11 +50,14 @@ export function bearerToken(header: string | string[] | undefined): string | nul
  * a malformed, unknown, expired or revoked one -> UNAUTHORIZED. Keys are looked up by hash and
  * the hashes compared in constant time; verified keys are cached in memory until any key or
  * partner changes (services/partner/key-cache.ts), so a partner's requests do not each read their key.
+ * `beforeLookup` (the failure throttle, http/rate-limit.ts) sees the hash of a well-formed token
+ * that is not cached, before the database read, and may refuse it.
  */
 export async function authenticate(
   db: Database,
   keys: { cache: ApiKeyCache; usage: KeyUsage },
   header: string | string[] | undefined,
+  beforeLookup?: (hash: string) => Promise<void>,
 ): Promise<AuthenticatedPartner> {
   const raw = Array.isArray(header) ? header[0] : header;
   const token = bearerToken(header);
@@ -71,6 +74,7 @@ export async function authenticate(
     // The key first: spreading first and adding a key after costs fresh hidden classes per call (context.ts).
     return { key: { id: cached.keyId, expiresAt: cached.expiresAt, generation: cache.version }, ...cached.partner };
   }
+  if (beforeLookup) await beforeLookup(hash);
   const token0 = cache.begin();
   const [row] = await db
     .select({

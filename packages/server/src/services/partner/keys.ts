@@ -22,9 +22,15 @@ export class ApiKeys {
     this.streams = new KeyWatch(db, this.cache);
   }
 
-  /** The partner that owns the bearer token (401 otherwise; services/partner/authenticate.ts). */
-  authenticate(header: string | string[] | undefined): Promise<AuthenticatedPartner> {
-    return authenticate(this.db, this, header);
+  /**
+   * The partner that owns the bearer token (401 otherwise; services/partner/authenticate.ts).
+   * `beforeLookup` runs before a token not in the cache is read from the database (and may refuse it).
+   */
+  authenticate(
+    header: string | string[] | undefined,
+    beforeLookup?: (hash: string) => Promise<void>,
+  ): Promise<AuthenticatedPartner> {
+    return authenticate(this.db, this, header, beforeLookup);
   }
 
   /** Calls `end` once when `key` stops being valid; returns the function that stops watching. */
