@@ -143,7 +143,13 @@ export class LogWriter {
             // Its values: the same statement fails every time, so no retry. Set it aside at once,
             // one line naming its sequence (no stack: 6,000 of these a minute can come from one address).
             this.logger?.warn(
-              { seq: msgs[0]?.seq, sqlstate: rejection.sqlstate, reason: rejection.reason, events: rows.length },
+              {
+                seq: msgs[0]?.seq,
+                merchantId: rows[0]?.merchantId,
+                sqlstate: rejection.sqlstate,
+                reason: rejection.reason,
+                events: rows.length,
+              },
               `event log writer: message refused by the database (${rejection.message}), terminated`,
             );
             this.reject(msgs[0]!, rejection.reason);
