@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { isStorableInstant } from '@partner/shared-schemas';
 import { openDatabaseFromEnv } from '../app.js';
 import { StoreLockedError } from '../db/lock.js';
 import { EnvError, parseEnv } from '../env.js';
@@ -60,6 +61,8 @@ async function run(argv: string[]): Promise<void> {
   if (values['expire-old-in'] !== undefined) {
     const parsed = parseDuration(values['expire-old-in']);
     if (parsed === null) throw new UsageError('--expire-old-in takes a duration such as 0, 30m, 24h or 7d.');
+    // The expiry is stored as a timestamptz: past year 9999 the database (or Date) refuses it.
+    if (!isStorableInstant(Date.now() + parsed)) throw new UsageError('--expire-old-in must end before year 10000.');
     overlapMs = parsed;
   }
 

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -249,4 +250,19 @@ describe.skipIf(!natsAvailable)('log mode: a message the database refuses is ter
     await waitFor(async () => (await rejected()) >= before + 10, 10_000, 'the 10 refused messages to be counted');
     expect(await rejected()).toBe(before + 10);
   });
+});
+
+describe('the partner CLI: a key overlap that ends past year 9999', () => {
+  it('is a usage error before the database is opened (it was a timestamptz the database refuses)', async () => {
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const args = ['--import', 'tsx', 'src/cli/main.ts', 'rotate-key', randomUUID(), '--expire-old-in', '3000000d'];
+      // A database nobody answers at: the command must not need one to refuse the duration.
+      const env = { ...process.env, DATABASE_URL: 'postgres://postgres@127.0.0.1:9/none', LOG_LEVEL: 'silent' };
+      execFile(process.execPath, args, { env, timeout: 60_000 }, (error, _stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr });
+      });
+    });
+    expect(stderr).toContain('--expire-old-in must end before year 10000.');
+    expect(code).toBe(2);
+  }, 60_000);
 });
