@@ -295,12 +295,14 @@ describe('README snippets, run as printed against a fresh server', () => {
     const transcript = `exit ${result.status}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`;
     expect(result.status, transcript).toBe(0);
     // What the snippet prints: the record to publish, the failed verify its comment describes (422
-    // before the CNAME exists, 503 when DNS does not answer in time), and the Purchase it sent, read
-    // back by the iterator.
+    // before the CNAME exists, 503 when DNS does not answer in time), the snippet call with its
+    // request id and rate-limit state, and the Purchase it sent, read back by the iterator.
     expect(result.stdout, transcript).toMatch(/^Publish CNAME \S+\.acme-store\.com -> \S+$/m);
     expect(result.stdout, transcript).toMatch(
       /^not verified yet: (422 VALIDATION_ERROR|503 EXTERNAL_SERVICE_ERROR): /m,
     );
     expect(result.stdout, transcript).toMatch(/^\S+ Purchase \{ value: 42 \}$/m);
+    // The call shown with its response: the request id and the server's RateLimit-* state were read.
+    expect(result.stdout, transcript).toMatch(/^Paste https?:\/\/\S+ \(request \S+; \d+ of \d+ calls left\)$/m);
   });
 });
