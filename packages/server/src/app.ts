@@ -26,6 +26,7 @@ import { EventQueue } from './services/events/queue.js';
 import { StreamCaps } from './services/events/stream-caps.js';
 import { TagLiveness } from './services/events/tag-liveness.js';
 import { IdempotencyStore } from './services/idempotency/store.js';
+import { WebhookHostResolver } from './services/webhooks/host-resolver.js';
 import { ApiKeys } from './services/partner/keys.js';
 import { CollectorHostSet, watchCollectorHosts } from './services/tag/collector-hosts.js';
 import { tagStateConfigFromEnv } from './services/tag/tag-state.js';
@@ -322,8 +323,15 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   }
   const cursorKey = await loadCursorKey(database.db, env.CURSOR_SECRET);
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
+  const webhookResolver = new WebhookHostResolver({
+    servers: env.DNS_SERVERS,
+    timeoutMs: env.DNS_TIMEOUT_MS,
+    maxInFlight: env.WEBHOOK_DNS_CONCURRENCY,
+  });
   const webhookWorker =
-    env.WEBHOOK_DELIVERY === 'on' ? createWebhookDeliveryWorker(database, env, logger, metrics) : undefined;
+    env.WEBHOOK_DELIVERY === 'on'
+      ? createWebhookDeliveryWorker(database, env, logger, metrics, webhookResolver)
+      : undefined;
   await webhookWorker?.start();
   // Webhook retention (jobs/webhook-retention.ts): where deliveries are sent, rows past WEBHOOK_RETENTION are deleted.
   const webhookRetention =
@@ -348,6 +356,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     tagState,
     keys,
     collectorHosts,
+    webhookResolver,
   };
   // Verified API keys are cached while this LISTEN runs: any key or partner change empties the cache.
   const stopWatchingKeys = await keys.listen(database, logger);

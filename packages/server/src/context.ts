@@ -14,6 +14,7 @@ import type { AuthenticatedPartner } from './services/partner/authenticate.js';
 import type { ApiKeys } from './services/partner/keys.js';
 import type { CollectorHostSet } from './services/tag/collector-hosts.js';
 import type { TagStateConfig } from './services/tag/tag-state.js';
+import type { WebhookHostResolver } from './services/webhooks/host-resolver.js';
 
 /** What every request shares: built once at start. */
 export interface AppDeps {
@@ -45,6 +46,8 @@ export interface AppDeps {
   keys: ApiKeys;
   /** Every collector host in memory, kept by NOTIFY (services/tag/collector-hosts.ts). */
   collectorHosts: CollectorHostSet;
+  /** Webhook host names: bounded, cancellable lookups, shared by the URL check and the deliveries (services/webhooks/host-resolver.ts). */
+  webhookResolver: WebhookHostResolver;
 }
 
 export interface Context extends AppDeps {
@@ -95,5 +98,6 @@ export function requestContext(deps: AppDeps, scope: RequestScope): Context {
     cursorKey: deps.cursorKey,
     keys: deps.keys,
     collectorHosts: deps.collectorHosts,
+    webhookResolver: deps.webhookResolver,
   } satisfies Record<keyof Context, unknown>;
 }

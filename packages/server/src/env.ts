@@ -133,6 +133,11 @@ export const EnvSchema = z.object({
   TAG_TARGET_HOST: z.preprocess(emptyAsUndefined, hostName.default('tags.partner-tags.example')),
   DNS_SERVERS: z.preprocess(emptyAsUndefined, DnsServers.optional()),
   DNS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(30_000).default(3000)),
+  /**
+   * Webhook host lookups in flight per process (services/webhooks/host-resolver.ts, through
+   * DNS_SERVERS within DNS_TIMEOUT_MS); as many more wait for a slot, beyond that they are refused.
+   */
+  WEBHOOK_DNS_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(8)),
   LOG_LEVEL: z.preprocess(
     emptyAsUndefined,
     z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

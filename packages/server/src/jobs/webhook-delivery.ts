@@ -11,6 +11,7 @@ import {
   recordAttempt,
   releaseClaims,
 } from '../services/webhooks/delivery-queue.js';
+import type { WebhookHostResolver } from '../services/webhooks/host-resolver.js';
 import { WEBHOOK_WAKE_CHANNEL } from '../services/webhooks/outbox.js';
 import { signWebhook } from '../services/webhooks/signing.js';
 import { checkWebhookUrlSyntax, safeLookup } from '../services/webhooks/url-safety.js';
@@ -63,6 +64,8 @@ export function createWebhookDeliveryWorker(
   config: WebhookDeliveryConfig,
   logger: Logger,
   metrics?: Metrics,
+  /** The app's webhook host resolver (AppDeps.webhookResolver); absent: one of the worker's own. */
+  resolver?: WebhookHostResolver,
 ): WebhookDeliveryWorker {
   const { db } = database;
   // Attempts by what they made of their delivery: succeeded, retried (failed, another attempt
@@ -78,7 +81,7 @@ export function createWebhookDeliveryWorker(
   const perEndpoint = config.WEBHOOK_ENDPOINT_CONCURRENCY;
   // A claim may wait in this process behind its endpoint's other requests: the lease covers that.
   const leaseMs = 3 * timeoutMs + 5_000;
-  const safety = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS };
+  const safety = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS, resolver };
   const agent = new Agent({
     connect: { lookup: safeLookup(safety) as never, timeout: timeoutMs },
     headersTimeout: timeoutMs,
