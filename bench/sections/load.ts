@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
@@ -112,6 +112,22 @@ function worktreeFor(repo: string, ref: string): { dir: string; sha: string } {
   return { dir, sha };
 }
 
+/**
+ * The entry a tree's `pnpm start` runs: `dist/main.js` (built with `tsup --silent` unless `built`,
+ * as its start script does) when the start script runs the build, else `src/main.ts`.
+ */
+function productionEntry(serverDir: string, built: boolean): string {
+  const pkg = JSON.parse(readFileSync(path.join(serverDir, 'package.json'), 'utf8')) as {
+    scripts?: Record<string, string>;
+  };
+  if (!pkg.scripts?.start?.includes('dist/main.js')) return 'src/main.ts';
+  if (!built) {
+    log(`load: building ${serverDir} (tsup)`);
+    execFileSync('pnpm', ['exec', 'tsup', '--silent'], { cwd: serverDir, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return 'dist/main.js';
+}
+
 interface Target {
   side: Side;
   server: Child;
@@ -122,7 +138,14 @@ interface Target {
   dropDatabase(): Promise<void>;
 }
 
-async function startTarget(ctx: BenchContext, side: Side, serverDir: string, stamp: string): Promise<Target> {
+async function startTarget(
+  ctx: BenchContext,
+  side: Side,
+  serverDir: string,
+  stamp: string,
+  /** The working tree's server, already built by run.ts. */
+  built = false,
+): Promise<Target> {
   // A fresh database per server, beside the bench's own (same PostgreSQL server).
   const dbName = `bench_load_${stamp}_${side}`;
   const at = (name: string) => {
@@ -151,15 +174,11 @@ async function startTarget(ctx: BenchContext, side: Side, serverDir: string, sta
       WEBHOOK_DELIVERY: 'off',
       TAG_MONITOR: 'off',
     };
-    // The tree's own server (which migrates its database on start), run from its sources through
-    // tsx as `pnpm loadtest` runs it (the baseline may have no build step).
-    const server = await ctx.spawn({
-      name: `load ${side} server`,
-      cwd: serverDir,
-      script: 'src/main.ts',
-      readyPath: '/healthz',
-      env,
-    });
+    // The tree's own server (which migrates its database on start), run as that tree's `pnpm start`
+    // runs it in production: the compiled build where it has one (`node dist/main.js`, whose hot
+    // lists skip the sources-only output check), else from its sources through tsx (129bee5).
+    const script = productionEntry(serverDir, built);
+    const server = await ctx.spawn({ name: `load ${side} server`, cwd: serverDir, script, readyPath: '/healthz', env });
     log(`load: ${side} server pid ${server.process.pid} from ${serverDir}`);
     // The tree's own onboarding CLI (the key format may differ between refs).
     const domain = `load-${side}-${stamp.slice(-6).toLowerCase()}.partner-bench.com`;
@@ -318,7 +337,15 @@ export const load: Section<LoadResult> = {
     const roundCount = ctx.settings.quick ? 2 : 3;
     const targets: Target[] = [];
     try {
-      targets.push(await startTarget(ctx, 'current', path.join(current?.dir ?? repo, 'packages/server'), stamp));
+      targets.push(
+        await startTarget(
+          ctx,
+          'current',
+          path.join(current?.dir ?? repo, 'packages/server'),
+          stamp,
+          current === undefined,
+        ),
+      );
       targets.push(await startTarget(ctx, 'baseline', path.join(dir, 'packages/server'), stamp));
       const domainOf = (t: Target) => `load-${t.side}-${stamp.slice(-6)}.partner-bench.com`;
       // Warm-up: every server and shape once (V8 sizes its heap, the plans are cached).
@@ -407,7 +434,7 @@ export const load: Section<LoadResult> = {
     return [
       '## Mixed load against a baseline ref (load)',
       '',
-      `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server from its sources on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
+      `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server as its pnpm start runs it (the build, or its sources through tsx) on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
       '',
       '| server | collects | req/s | p50 | p99 | server CPU / req | postgres CPU / req |',
       '|---|---|---|---|---|---|---|',
