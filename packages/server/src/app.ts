@@ -228,6 +228,15 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
         );
       })
     : undefined;
+  // Messages the writers set aside without storing them, by why (errors.ts DataRejection reasons,
+  // unreadable, repeated_failure): each is terminated at once, never retried.
+  const logRejected = eventLog
+    ? metrics.counter({
+        name: 'partner_tags_event_log_rejected_total',
+        help: 'Log mode: messages terminated without being stored, by reason (the database refused their values, unreadable, repeated failure)',
+        labelNames: ['reason'] as const,
+      })
+    : undefined;
   const writers =
     eventLog && env.ROLE !== 'api'
       ? Array.from(
@@ -242,17 +251,9 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
                 maxMessages: Math.min(1_000, env.EVENT_LOG_MAX_ACK_PENDING),
                 // Log mode: `stored` counts what the writers commit (accepted is counted at publish).
                 onStored: (count) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
+                onRejected: (reason) => logRejected?.inc({ reason }),
               },
               logger,
-  // Messages the writers set aside without storing them, by why (errors.ts DataRejection reasons,
-  // unreadable, repeated_failure): each is terminated at once, never retried.
-  const logRejected = eventLog
-    ? metrics.counter({
-        name: 'partner_tags_event_log_rejected_total',
-        help: 'Log mode: messages terminated without being stored, by reason (the database refused their values, unreadable, repeated failure)',
-        labelNames: ['reason'] as const,
-      })
-    : undefined;
             ),
         )
       : [];
@@ -267,7 +268,6 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       () => writers.reduce((sum, w) => sum + w.stats.events, 0),
     );
     metrics.gaugeOf(
-                onRejected: (reason) => logRejected?.inc({ reason }),
       'partner_tags_event_log_writer_retries',
       "Failed writes this process's log writers retried since start (the database did not answer)",
       () => writers.reduce((sum, w) => sum + w.stats.retries, 0),
