@@ -179,7 +179,7 @@ export const EnvSchema = z.object({
   /** Failed authentications per window per client address (IPv6: /64); past it, keys this process has not seen authenticate are answered 429 (0: no limit). */
   AUTH_FAILURE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(60)),
   /** Failed authentications per window with one presented key (by its hash) before it is answered 429 unread (0: no limit). */
-  AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(10)),
+  AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(60)),
   /**
    * Collector quotas by volume (issue 30 finding 6), per live tag whatever the address: events and
    * stored bytes (each event's `data` JSON and name) per window, and per 24 hours (0: no limit).
