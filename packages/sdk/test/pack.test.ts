@@ -20,6 +20,7 @@ const EXPECTED_EXPORTS = [
   'APIConnectionError',
   'APIConnectionTimeoutError',
   'APIError',
+  'APIPromise',
   'APIUserAbortError',
   'AuthenticationError',
   'BadRequestError',
@@ -43,6 +44,7 @@ const EXPECTED_EXPORTS = [
   'WebhookDeliveries',
   'WebhookVerificationError',
   'Webhooks',
+  'parseRateLimit',
   'unwrapWebhook',
 ];
 
@@ -80,9 +82,13 @@ try {
   notFound = { name: error.name, isNotFound: error instanceof sdk.NotFoundError, isApiError: error instanceof sdk.APIError, code: error.code, requestId: error.requestId };
 }
 const created = await client.merchants.create({ name: 'Packed' });
+const withResponse = await client.merchants.create({ name: 'Shown' }).withResponse();
+const retrieving = client.tags.retrieve('t');
+const raw = await retrieving.asResponse();
+const shown = { data: withResponse.data, status: withResponse.response.status, requestId: withResponse.requestId, isAPIPromise: retrieving instanceof sdk.APIPromise && retrieving instanceof Promise, rawUnread: raw.bodyUsed === false };
 const names = [];
 for await (const m of client.merchants.list({ limit: 1 })) names.push(m.name);
-console.log(JSON.stringify({ keys: Object.keys(sdk).filter((k) => k !== 'default' && k !== '__esModule').sort(), hasDefault: 'default' in sdk, version: sdk.VERSION, created, names, notFound }));
+console.log(JSON.stringify({ keys: Object.keys(sdk).filter((k) => k !== 'default' && k !== '__esModule').sort(), hasDefault: 'default' in sdk, version: sdk.VERSION, created, names, notFound, shown }));
 `;
 
 let scratch: string;
@@ -186,6 +192,13 @@ describe('packed tarball', () => {
     expect(result.version).toBe(pkg.version);
     expect(result.created).toEqual({ merchantId: 'm-1' });
     expect(result.names).toEqual(['M1', 'M2']);
+    expect(result.shown).toEqual({
+      data: { merchantId: 'm-1' },
+      status: 201,
+      requestId: 'req_pack',
+      isAPIPromise: true,
+      rawUnread: true,
+    });
     expect(result.notFound).toEqual({
       name: 'NotFoundError',
       isNotFound: true,
@@ -201,6 +214,13 @@ describe('packed tarball', () => {
     expect(result.hasDefault).toBe(false);
     expect(result.created).toEqual({ merchantId: 'm-1' });
     expect(result.names).toEqual(['M1', 'M2']);
+    expect(result.shown).toEqual({
+      data: { merchantId: 'm-1' },
+      status: 201,
+      requestId: 'req_pack',
+      isAPIPromise: true,
+      rawUnread: true,
+    });
     expect(result.notFound).toMatchObject({ name: 'NotFoundError', isNotFound: true, code: 'TAG_NOT_FOUND' });
     expect(seenHeaders.some((h) => h.sdk === `partner-sdk-ts/${pkg.version}`)).toBe(true);
   });
