@@ -330,9 +330,32 @@ export function requestArbitrary(t: FuzzTarget): fc.Arbitrary<FuzzRequest> {
     fc.constantFrom('localhost', 'example', '.com', 'a..b.com', 'xn--e1afmkfd.xn--p1ai', '127.0.0.1', 'Ünïcode.com'),
     fc.string(),
   );
+  // Four-digit years with any offset: an offset can carry a valid local time out of years
+  // 0001-9999 in UTC, which PostgreSQL refuses (issue 30, finding 1).
+  const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+  const offsetDateTime = fc
+    .record({
+      date: fc.oneof(
+        fc.constantFrom('0001-01-01', '9999-12-31', '0000-12-31'),
+        fc
+          .record({
+            year: fc.integer({ min: 0, max: 9999 }),
+            month: fc.integer({ min: 1, max: 12 }),
+            day: fc.integer({ min: 1, max: 28 }),
+          })
+          .map((d) => `${pad(d.year, 4)}-${pad(d.month)}-${pad(d.day)}`),
+      ),
+      hour: fc.integer({ min: 0, max: 23 }),
+      minute: fc.integer({ min: 0, max: 59 }),
+      sign: fc.constantFrom('+', '-'),
+      offsetHours: fc.integer({ min: 0, max: 23 }),
+      offsetMinutes: fc.integer({ min: 0, max: 59 }),
+    })
+    .map((v) => `${v.date}T${pad(v.hour)}:${pad(v.minute)}:00${v.sign}${pad(v.offsetHours)}:${pad(v.offsetMinutes)}`);
   const isoDate = fc.oneof(
     fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-    fc.constantFrom('2024-01-01', 'yesterday', '2024-13-01T00:00:00Z'),
+    offsetDateTime,
+    fc.constantFrom('2024-01-01', 'yesterday', '2024-13-01T00:00:00Z', '9999-12-31T23:59:00-23:59', '0000-12-31'),
   );
   const event = fc.record(
     {
