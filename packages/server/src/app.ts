@@ -21,6 +21,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { loadCursorKey } from './services/events/cursor.js';
 import { EventLog } from './services/events/event-log.js';
+import { HeldBytes } from './services/events/held-bytes.js';
 import { StreamHub } from './services/events/hub.js';
 import { EventQueue } from './services/events/queue.js';
 import { StreamCaps } from './services/events/stream-caps.js';
@@ -187,10 +188,13 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       "TRUST_PROXY=true is deprecated: it believes the left-most X-Forwarded-For hop, which the client writes; set a hop count (TRUST_PROXY=1) or the proxies' addresses/CIDRs",
     );
   }
+  // One budget for everything held for slow readers: streams' unsent events and exports' batches.
+  const heldBytes = new HeldBytes(env.HELD_BYTES);
   const streams = new StreamHub({
     db: database.db,
     listen: database.listen,
     bufferLimit: env.STREAM_BUFFER_LIMIT,
+    bytes: { limit: env.STREAM_BUFFER_BYTES, held: heldBytes },
     logger,
   });
   if (database.poolStats) {
@@ -204,6 +208,11 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     'partner_tags_event_streams_open',
     'Open event streams (REST SSE and tRPC subscriptions)',
     () => streams.size,
+  );
+  metrics.gaugeOf(
+    'partner_tags_held_bytes',
+    'Bytes held for slow readers (unsent stream events, export batches not yet written out)',
+    () => heldBytes.held,
   );
   // Log mode: the collectors publish to the durable log; writers (ROLE writer or all) drain it.
   const logUrl = env.EVENT_LOG_URL;
@@ -351,6 +360,11 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
     limits,
     metrics,
     streamCaps: new StreamCaps(env.STREAM_MAX_PER_PARTNER, env.STREAM_MAX_PER_PROCESS),
+    exportCaps: new StreamCaps(env.EXPORT_MAX_PER_PARTNER, env.EXPORT_MAX_PER_PROCESS, {
+      many: 'concurrent exports',
+      one: 'export',
+    }),
+    heldBytes,
     eventLog,
     cursorKey,
     tagState,

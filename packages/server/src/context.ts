@@ -5,6 +5,7 @@ import type { RateLimitClient, RateLimits } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import type { EventLog } from './services/events/event-log.js';
+import type { HeldBytes } from './services/events/held-bytes.js';
 import type { StreamHub } from './services/events/hub.js';
 import type { EventQueue } from './services/events/queue.js';
 import type { StreamCaps } from './services/events/stream-caps.js';
@@ -40,6 +41,10 @@ export interface AppDeps {
   metrics: Metrics;
   /** Concurrent event-stream caps (services/events/stream-caps.ts). */
   streamCaps: StreamCaps;
+  /** Concurrent export caps (the same class: EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS). */
+  exportCaps: StreamCaps;
+  /** The process's budget of bytes held for slow readers, streams and exports (services/events/held-bytes.ts). */
+  heldBytes: HeldBytes;
   /** The key that signs event-list cursors (services/events/cursor.ts: CURSOR_SECRET or the database's own). */
   cursorKey: Buffer;
   /** API keys: authentication, the verified-key cache, `last_used_at`, stream key watch (services/partner/keys.ts). */
@@ -95,6 +100,8 @@ export function requestContext(deps: AppDeps, scope: RequestScope): Context {
     idempotency: deps.idempotency,
     metrics: deps.metrics,
     streamCaps: deps.streamCaps,
+    exportCaps: deps.exportCaps,
+    heldBytes: deps.heldBytes,
     cursorKey: deps.cursorKey,
     keys: deps.keys,
     collectorHosts: deps.collectorHosts,

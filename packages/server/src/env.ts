@@ -172,6 +172,27 @@ export const EnvSchema = z.object({
   STREAM_BUFFER_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
   /** Event stream: interval of the keep-alive `: ping` comments (ms). */
   STREAM_PING_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(300_000).default(15_000)),
+  /** Event stream: bytes of events a connection may hold unsent before it is cut off as too slow (8 MiB). */
+  STREAM_BUFFER_BYTES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(65_536).max(1_073_741_824).default(8_388_608),
+  ),
+  /**
+   * Bytes the process may hold for slow readers, event streams and exports together (256 MiB); over
+   * it, the readers holding the most are ended (docs/decisions.md, memory held for slow readers).
+   */
+  HELD_BYTES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1_048_576).max(68_719_476_736).default(268_435_456),
+  ),
+  /** Concurrent exports (GET /v1/partners/events/export) per partner and per process; over: 429 RATE_LIMITED. */
+  EXPORT_MAX_PER_PARTNER: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(4)),
+  EXPORT_MAX_PER_PROCESS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(32)),
+  /** Export: the bytes one batch aims at (rows per batch follow from the last batch's row size; 2 MiB). */
+  EXPORT_BATCH_BYTES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(16_384).max(268_435_456).default(2_097_152),
+  ),
   /** Calls per window per API key on /v1/partners/* and /trpc, each call of a tRPC batch counted (0: no limit). */
   RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(600)),
   /** Calls per window per client IP on the public collectors, every way in (`/v1/collect`, `collect.ingest`, `/e`) (0: no limit). */

@@ -63,7 +63,7 @@ export interface IngestMetrics {
 }
 
 export type IngestOutcome = 'accepted' | 'stored' | 'rejected';
-export type RateLimitScope = 'key' | 'address' | 'streams';
+export type RateLimitScope = 'key' | 'address' | 'streams' | 'exports';
 
 /** Buckets for request latency (seconds): 1 ms to 10 s. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -130,7 +130,7 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
     help: 'Requests refused with 429 RATE_LIMITED, by scope: key (per API key), address (collectors), streams (stream caps)',
     labelNames: ['scope'] as const,
   });
-  for (const scope of ['key', 'address', 'streams'] satisfies RateLimitScope[]) rateLimitRejections.inc({ scope }, 0);
+  for (const scope of ['key', 'address', 'streams', 'exports'] satisfies RateLimitScope[]) rateLimitRejections.inc({ scope }, 0);
 
   return {
     registry,

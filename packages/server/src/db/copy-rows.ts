@@ -9,6 +9,8 @@ export interface CopiedRows {
   rows: number;
   /** The buffer `bytes` lies in (the one given, or a larger one): give it to a later `copyRows` once `bytes` is used. */
   buffer: Buffer;
+  /** True when `maxBytes` stopped the read: `rows` are whole rows, more may follow. */
+  cut: boolean;
 }
 
 interface CopyQuery extends Promise<unknown> {
@@ -59,7 +61,17 @@ export function inlineParams(text: string, params: readonly unknown[]): string |
  * with: a new buffer per batch (a megabyte or more, outside V8's heap) made V8 run a full
  * collection every few batches (13-18 in a 1M-event export, docs/decisions.md).
  */
-export async function copyRows(db: Database, statement: SQL, into?: Buffer): Promise<CopiedRows | null> {
+export async function copyRows(
+  db: Database,
+  statement: SQL,
+  into?: Buffer,
+  /**
+   * Stop once this many bytes are read (the row limit came from smaller rows): the connection is
+   * discarded, as on the deadline (no cancel request that could land on its next query), and the
+   * whole rows read so far are returned with `cut`.
+   */
+  maxBytes = Number.POSITIVE_INFINITY,
+): Promise<CopiedRows | null> {
   const client = (db as unknown as { $client: PostgresJsClient | object }).$client;
   if (!('unsafe' in client) || !('options' in client)) return null;
   const query = toQuery(statement);
@@ -77,6 +89,7 @@ export async function copyRows(db: Database, statement: SQL, into?: Buffer): Pro
       let bytes = into ?? Buffer.allocUnsafe(1 << 20);
       let size = 0;
       let rows = 0;
+      let cut = false;
       if (ms > 0) {
         timer = setTimeout(() => {
           const error = deadlineError(ms, true);
@@ -90,6 +103,7 @@ export async function copyRows(db: Database, statement: SQL, into?: Buffer): Pro
       // until a final concat, they outlived the young generation and the collector's cost doubled
       // the read's time).
       stream.on('data', (chunk: Buffer) => {
+        if (cut) return;
         if (size + chunk.length > bytes.length) {
           const grown = Buffer.allocUnsafe(Math.max(bytes.length * 2, size + chunk.length));
           grown.set(bytes.subarray(0, size));
@@ -98,8 +112,14 @@ export async function copyRows(db: Database, statement: SQL, into?: Buffer): Pro
         bytes.set(chunk, size);
         size += chunk.length;
         rows++;
+        if (size >= maxBytes) {
+          cut = true;
+          const stop = new Error('copy-rows: batch byte limit reached');
+          copy.discard ? copy.discard(stop) : stream.destroy(stop);
+          resolve({ bytes: bytes.subarray(0, size), rows, buffer: bytes, cut });
+        }
       });
-      stream.on('end', () => resolve({ bytes: bytes.subarray(0, size), rows, buffer: bytes }));
+      stream.on('end', () => resolve({ bytes: bytes.subarray(0, size), rows, buffer: bytes, cut }));
       stream.on('error', reject);
     });
   } catch (cause) {

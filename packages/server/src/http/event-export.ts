@@ -2,15 +2,28 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import zlib from 'node:zlib';
 import { ExportEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../context.js';
-import { errorResponse, isServerFailure, toAppError } from '../errors.js';
+import { AppError, errorResponse, isServerFailure, toAppError } from '../errors.js';
 import { type EventExport, openEventExport } from '../services/events/export-events.js';
 import { sendUnrouted } from './allowed-methods.js';
 import { drained } from './drained.js';
+import { markRateLimitScope } from './metrics.js';
+import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { clientOf } from './rate-limit.js';
 import { sendError } from './respond.js';
 
 /** `GET /v1/partners/events/export`: a merchant's events as NDJSON, streamed. */
 export const EVENT_EXPORT_PATH = '/v1/partners/events/export';
+
+/** How long an export that ended may take to flush its last lines before the socket is destroyed. */
+const FINAL_FLUSH_MS = 30_000;
+
+/** The ending of an export whose reader went longest without reading when the process's budget was passed. */
+function tooSlowError(): AppError {
+  return new AppError(
+    'STREAM_CONSUMER_TOO_SLOW',
+    'The server holds too much for slow readers and this export went longest without reading; resume with afterId',
+  );
+}
 
 /** gzip when the client accepts it (`Accept-Encoding: gzip`, not `gzip;q=0`). */
 function acceptsGzip(req: IncomingMessage): boolean {
@@ -31,7 +44,10 @@ function acceptsGzip(req: IncomingMessage): boolean {
  * is read only after the socket (or the gzip stream) took the previous one, so a slow reader slows
  * the reads and memory stays at about one batch. A failure after the first byte ends the body with
  * `{"complete":false,"count":N,"error":{message,code}}` instead: a body without `complete: true`
- * at the end is cut, and `afterId` (the last line's `id`) resumes it.
+ * at the end is cut, and `afterId` (the last line's `id`) resumes it. Such endings: the key
+ * revoked or expired (UNAUTHORIZED, the streams' key watch), the process's budget for slow readers
+ * passed with this export among the largest holders (STREAM_CONSUMER_TOO_SLOW, HELD_BYTES).
+ * Concurrent exports are capped per partner and per process: 429 RATE_LIMITED with Retry-After.
  */
 export async function handleEventExport(
   deps: AppDeps,
@@ -44,15 +60,45 @@ export async function handleEventExport(
     return;
   }
   let exported: EventExport;
+  let partner: AuthenticatedPartner;
+  let releaseSlot = () => {};
+  // Bytes read for this export and not yet written out, in the process's budget (HELD_BYTES):
+  // over it, this export may be the one ended (it holds about two batches at most, by construction).
+  let stopped: AppError | null = null;
+  let onStopped = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    onStopped = resolve;
+  });
+  const stop = (error: AppError) => {
+    stopped ??= error;
+    onStopped();
+  };
+  const hold = deps.heldBytes.open(Number.POSITIVE_INFINITY, () => stop(tooSlowError()));
+  let unwatch = () => {};
+  // Everything this export holds is given back when its socket is gone (also a client that left early).
+  res.once('close', () => {
+    unwatch();
+    hold.close();
+    releaseSlot();
+  });
   try {
     // One call of the key's budget, as every /v1/partners call (http/rate-limit.ts).
-    const partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
+    partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
     const url = new URL(req.url ?? '/', 'http://localhost');
     const parsed = ExportEventsQuery.safeParse(Object.fromEntries(url.searchParams));
     if (!parsed.success) throw toAppError(parsed.error);
-    exported = await openEventExport(deps.db, partner, parsed.data, deps.cursorKey);
+    // Over a cap (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS): 429 before anything is read.
+    // The slot is held until the socket closes: a stalled reader's last batch is still held.
+    releaseSlot = deps.exportCaps.take(partner.id);
+    exported = await openEventExport(deps.db, partner, parsed.data, deps.cursorKey, {
+      batchBytes: deps.env.EXPORT_BATCH_BYTES,
+      hold,
+    });
   } catch (error) {
+    releaseSlot();
+    hold.close();
     const appError = toAppError(error, { retrySafe: true });
+    if (appError.reason === 'RATE_LIMITED') markRateLimitScope(res, 'exports');
     if (isServerFailure(appError)) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed to open');
     }
@@ -74,33 +120,48 @@ export async function handleEventExport(
   let closed = false;
   const onClose = () => {
     closed = true;
+    onStopped();
   };
   res.on('close', onClose);
+  // A revoked or expired key ends the export as it ends the key's streams (key-watch.ts).
+  if (partner.key && !res.destroyed) unwatch = deps.keys.watch(partner.key, stop);
   let count = 0;
   let tail: string;
+  let finished = false;
   try {
     for (;;) {
       const next = await exported.batches.next();
+      if (stopped) throw stopped;
       if (next.done) {
         tail = `${JSON.stringify(next.value)}\n`;
+        finished = true;
         break;
       }
       if (closed) return;
       count += next.value.count;
       // The write's callback: the batch's bytes are out, its buffer may hold a later batch.
-      if (!out.write(next.value.lines, next.value.release)) await drained(out, res);
+      if (!out.write(next.value.lines, next.value.release)) await Promise.race([drained(out, res), stopping]);
       if (closed) return;
+      if (stopped) throw stopped;
     }
   } catch (error) {
     const appError = toAppError(error);
-    deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed');
+    // A key revoked mid-way and a reader too far behind are expected endings, not failures.
+    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED') {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed');
+    }
     tail = `${JSON.stringify({ complete: false, count, error: errorResponse(appError).body })}\n`;
   } finally {
     res.off('close', onClose);
-    if (closed) {
-      await exported.batches.return(undefined as never).catch(() => {});
-      if (gzip) (out as zlib.Gzip).destroy();
-    }
+    if (!finished) await exported.batches.return(undefined as never).catch(() => {});
+    if (closed && gzip) (out as zlib.Gzip).destroy();
   }
-  if (!closed) out.end(tail);
+  if (closed) return;
+  out.end(tail);
+  // A reader that never reads again would hold the socket, its slot and its last batch forever.
+  if (stopped && !res.writableFinished) {
+    const timer = setTimeout(() => res.destroy(), FINAL_FLUSH_MS);
+    timer.unref();
+    res.once('finish', () => clearTimeout(timer));
+  }
 }

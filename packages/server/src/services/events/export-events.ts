@@ -23,6 +23,33 @@ export const EXPORT_BATCH = 2_000;
  * larger batches lose less between statements (docs/decisions.md, export on PostgreSQL).
  */
 export const COPY_BATCH = 10_000;
+/** Default bytes a batch aims at (EXPORT_BATCH_BYTES): 10,000 ordinary events (about 1.2 MB) still fit. */
+export const EXPORT_BATCH_BYTES = 2_097_152;
+/** The row size assumed before the first batch: the largest event (16 KB of data and its fields). */
+const LARGEST_ROW_BYTES = 17_000;
+/**
+ * A COPY batch is cut (its connection discarded, the rows read so far kept) once it holds this many
+ * times the byte target: rows far larger than the previous batch's (the row limit came from those).
+ */
+const COPY_CUT_FACTOR = 2;
+
+/** Rows of `averageBytes` in a batch of `targetBytes`, between 2 and `most`. */
+export function rowsForBytes(targetBytes: number, averageBytes: number, most: number): number {
+  return Math.max(2, Math.min(most, Math.floor(targetBytes / Math.max(1, averageBytes))));
+}
+
+/** What an export holds for its reader, counted in the process's budget (services/events/held-bytes.ts). */
+export interface ExportHold {
+  take(bytes: number): void;
+  give(bytes: number): void;
+}
+
+export interface ExportOptions {
+  /** The bytes a batch aims at (EXPORT_BATCH_BYTES). */
+  batchBytes?: number;
+  /** Where the batches' bytes are counted from read to written out. */
+  hold?: ExportHold;
+}
 
 export type ExportEventsParams = Omit<ListEventsParams, 'page' | 'limit'> & {
   /** Resume a cut download after this event (the `id` of the last line received). */
@@ -68,7 +95,10 @@ export async function openEventExport(
   partner: AuthenticatedPartner,
   params: ExportEventsParams,
   cursorKey: Buffer,
+  options: ExportOptions = {},
 ): Promise<EventExport> {
+  const batchBytes = options.batchBytes ?? EXPORT_BATCH_BYTES;
+  const hold = options.hold;
   const filters = parseEventFilters({ ...params, page: 1, limit: EXPORT_BATCH });
   const binding = bindingOf(partner.id, { ...params, page: 1, limit: EXPORT_BATCH }, filters);
   if (params.cursor && params.afterId) throw new AppError('VALIDATION_ERROR', 'send cursor or afterId, not both');
@@ -96,11 +126,14 @@ export async function openEventExport(
     const last = JSON.parse(line) as { id: string; event_name: string; event_time: string };
     return { page: 2, time: last.event_time, id: last.id, name: byName ? last.event_name : undefined };
   };
-  const copySort = { ...sort, limit: COPY_BATCH - 1 }; // the statement reads limit + 1 rows
+  // Rows per batch follow the bytes: the last batch's average row size sets the next one's row
+  // limit (the first assumes the largest events), so a batch of 16 KB events is about
+  // EXPORT_BATCH_BYTES, not 10,000 rows (160 MB), and ordinary events keep their full batches.
+  let rows = rowsForBytes(batchBytes, LARGEST_ROW_BYTES, COPY_BATCH);
   async function* batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
     let count = 0;
     // PostgreSQL: COPY batches of the list's columns, made into lines here (ndjson-from-copy.ts);
-    // a batch shorter than COPY_BATCH is the last. The next batch is asked for as soon as one
+    // a batch shorter than its row limit (and not cut) is the last. The next batch is asked for as soon as one
     // arrives (its position is this batch's last row, made into a line alone), so PostgreSQL
     // reads it while this process makes and writes the lines of this one: memory holds at most
     // two batches. PGlite (or a value COPY cannot carry): rows, below.
@@ -109,22 +142,37 @@ export async function openEventExport(
     // (1-2 MB each, outside V8's heap) made V8 run a full collection every few batches.
     const reads: Buffer[] = [];
     const writes: Buffer[] = [];
-    const copyBatch = () =>
-      copyRows(db, dataQuery(partner.id, params.merchantId, copySort, filters, position), reads.pop());
+    const copyBatch = () => {
+      const limit = rows;
+      // The statement reads limit + 1 rows: a batch of `limit` rows says whether more follow.
+      const statement = dataQuery(partner.id, params.merchantId, { ...sort, limit: limit - 1 }, filters, position);
+      return copyRows(db, statement, reads.pop(), batchBytes * COPY_CUT_FACTOR).then((copied) => {
+        hold?.take(copied?.bytes.length ?? 0);
+        return copied && { ...copied, more: copied.cut || copied.rows === limit };
+      });
+    };
     let next = copyBatch();
     try {
       for (;;) {
         const copied = await next;
         if (!copied) break;
-        if (copied.rows > 0) position = after(lastLineOfCopy(copied.bytes));
-        const more = copied.rows === COPY_BATCH;
+        if (copied.rows > 0) {
+          position = after(lastLineOfCopy(copied.bytes));
+          rows = rowsForBytes(batchBytes, copied.bytes.length / copied.rows, COPY_BATCH);
+        }
+        const more = copied.more;
         if (more) next = copyBatch();
         const batch = ndjsonFromCopy(copied.bytes, copied.rows, writes.pop());
         reads.push(copied.buffer);
+        hold?.take(batch.bytes.length);
+        hold?.give(copied.bytes.length);
         count += batch.lines;
         let released = false;
         const release = () => {
-          if (!released) writes.push(batch.buffer);
+          if (!released) {
+            writes.push(batch.buffer);
+            hold?.give(batch.bytes.length);
+          }
           released = true;
         };
         if (!more) {
@@ -137,20 +185,29 @@ export async function openEventExport(
       // A download cut while a batch is being read: that read ends on its own, unobserved.
       next.catch(() => {});
     }
+    let limit = rowsForBytes(batchBytes, LARGEST_ROW_BYTES, EXPORT_BATCH);
     for (;;) {
-      const [rows = []] = await readRows(db, [
-        dataQuery(partner.id, params.merchantId, sort, filters, position, 'line'),
+      const [lines = []] = await readRows(db, [
+        dataQuery(partner.id, params.merchantId, { ...sort, limit }, filters, position, 'line'),
       ]);
       // The query reads one row more than a batch (to know a next page exists, as the list does).
-      const n = Math.min(rows.length, EXPORT_BATCH);
+      const n = Math.min(lines.length, limit);
       if (n > 0) {
         let text = '';
-        for (let i = 0; i < n; i++) text += `${(rows[i] as { line: string }).line}\n`;
-        position = after((rows[n - 1] as { line: string }).line);
+        for (let i = 0; i < n; i++) text += `${(lines[i] as { line: string }).line}\n`;
+        position = after((lines[n - 1] as { line: string }).line);
         count += n;
-        yield { lines: text, count: n };
+        const size = text.length;
+        hold?.take(size);
+        let released = false;
+        const release = () => {
+          if (!released) hold?.give(size);
+          released = true;
+        };
+        yield { lines: text, count: n, release };
+        limit = rowsForBytes(batchBytes, size / n, EXPORT_BATCH);
       }
-      if (rows.length <= EXPORT_BATCH) break;
+      if (lines.length <= n) break;
     }
     return summary(count);
   }

@@ -1,6 +1,7 @@
 import type { Database, DatabaseHandle } from '../../db/client.js';
 import { AppError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import type { HeldBytes } from './held-bytes.js';
 import { EventSubscription } from './subscription.js';
 
 /** The channel the `events_notify` trigger (migration 0001) notifies on. */
@@ -11,6 +12,11 @@ export interface StreamHubOptions {
   listen: DatabaseHandle['listen'];
   /** Events a connection may hold unsent before it is cut off as too slow. */
   bufferLimit: number;
+  /**
+   * Bytes of events a connection may hold unsent (STREAM_BUFFER_BYTES), counted in the process's
+   * budget for slow readers (HELD_BYTES, shared with exports); either passed: cut off as too slow.
+   */
+  bytes?: { limit: number; held: HeldBytes };
   logger?: Logger;
 }
 
@@ -42,6 +48,7 @@ export class StreamHub {
   readonly db: Database;
   private readonly listenFn: DatabaseHandle['listen'];
   private readonly bufferLimit: number;
+  private readonly bytes: StreamHubOptions['bytes'];
   private readonly logger: Logger | undefined;
   private readonly byMerchant = new Map<string, Set<EventSubscription>>();
   private listening: Promise<() => Promise<void>> | null = null;
@@ -51,6 +58,7 @@ export class StreamHub {
     this.db = options.db;
     this.listenFn = options.listen;
     this.bufferLimit = options.bufferLimit;
+    this.bytes = options.bytes;
     this.logger = options.logger;
   }
 
@@ -94,8 +102,13 @@ export class StreamHub {
    */
   async subscribe(options: SubscribeOptions): Promise<EventSubscription> {
     if (this.closed) throw streamShutdownError();
-    const subscription = new EventSubscription(this.db, options.merchantId, options.names, this.bufferLimit, (s) =>
-      this.remove(s),
+    const subscription = new EventSubscription(
+      this.db,
+      options.merchantId,
+      options.names,
+      this.bufferLimit,
+      (s) => this.remove(s),
+      this.bytes,
     );
     let set = this.byMerchant.get(options.merchantId);
     if (!set) {

@@ -3,10 +3,21 @@ import { AppError } from '../../errors.js';
 /** Seconds a client over a stream cap is told to wait. */
 export const STREAM_CAP_RETRY_AFTER_SECONDS = 5;
 
+/** What a cap counts, in its 429's message. */
+export interface CapNames {
+  /** `open event streams` */
+  many: string;
+  /** `stream` */
+  one: string;
+}
+
+const STREAMS: CapNames = { many: 'open event streams', one: 'stream' };
+
 /**
  * Caps on concurrent event streams (REST SSE and tRPC subscriptions alike, through
  * `openEventStream`): per partner (STREAM_MAX_PER_PARTNER, default 100) and per process
  * (STREAM_MAX_PER_PROCESS). Over a cap: 429 RATE_LIMITED with Retry-After, before any stream starts.
+ * The same class caps concurrent exports (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS).
  */
 export class StreamCaps {
   private readonly byPartner = new Map<string, number>();
@@ -15,6 +26,7 @@ export class StreamCaps {
   constructor(
     private readonly perPartner: number,
     private readonly perProcess: number,
+    private readonly names: CapNames = STREAMS,
   ) {}
 
   /**
@@ -25,9 +37,9 @@ export class StreamCaps {
   refusal(partnerId: string): AppError | null {
     const mine = this.byPartner.get(partnerId) ?? 0;
     if (mine < this.perPartner && this.total < this.perProcess) return null;
-    const which =
-      mine >= this.perPartner ? `${this.perPartner} open streams per partner` : 'this server’s stream limit';
-    return new AppError('RATE_LIMITED', `Too many open event streams (${which}); close one or retry later`, {
+    const { many, one } = this.names;
+    const which = mine >= this.perPartner ? `${this.perPartner} per partner` : `this server’s ${one} limit`;
+    return new AppError('RATE_LIMITED', `Too many ${many} (${which}); close one or retry later`, {
       headers: { 'retry-after': String(STREAM_CAP_RETRY_AFTER_SECONDS) },
     });
   }

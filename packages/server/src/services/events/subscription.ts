@@ -3,9 +3,32 @@ import { and, asc, eq, gt, inArray, max } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { events } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
+import type { HeldAccount, HeldBytes, HeldLimit } from './held-bytes.js';
 
 /** Rows read per query while catching up. */
 const PAGE_SIZE = 500;
+/**
+ * Bytes a stream counts for an event besides its text fields (event_time, seq, the object): an
+ * estimate, so a queue of small events is not counted as nothing.
+ */
+const EVENT_OVERHEAD_BYTES = 96;
+/** The size assumed for rows before the first read: the largest event (16 KB of data). */
+const LARGEST_EVENT_BYTES = 17_000;
+/** A read fills at most this part of the stream's byte limit (pages sized by the last read's average). */
+const READ_SHARE_OF_LIMIT = 8;
+
+/** The bytes an event is counted for while it waits in a stream's queue (its text, about its frame). */
+export function heldSizeOf(event: StreamedEvent): number {
+  return (
+    event.raw_data.length + event.id.length + event.muid.length + event.event_name.length + EVENT_OVERHEAD_BYTES
+  );
+}
+
+/** A stream's byte budget: its own limit (STREAM_BUFFER_BYTES) in the process's (HELD_BYTES). */
+export interface StreamByteBudget {
+  limit: number;
+  held: HeldBytes;
+}
 
 /** A streamed event: the event list's fields plus `seq`, its ingestion-order id (also the SSE id). */
 export type { StreamedEvent };
@@ -39,6 +62,10 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
   private pumping: Promise<void> | null = null;
   private failure: unknown = null;
   private waiter: (() => void) | null = null;
+  /** The queue's bytes in the process's budget (null: counted by events only). */
+  private readonly account: HeldAccount | null;
+  /** Rows per read, from the last read's average row size (keeps a read a small part of the byte limit). */
+  private pageRows: number;
   private resolveEnded: () => void = () => {};
   /** Settles when the subscription ends (closed, failed, or the hub shut down). */
   readonly ended: Promise<void> = new Promise((resolve) => {
@@ -52,7 +79,18 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     private readonly bufferLimit: number,
     /** Called once when the subscription ends (the hub forgets it). */
     private readonly onEnd: (subscription: EventSubscription) => void,
-  ) {}
+    bytes?: StreamByteBudget,
+  ) {
+    this.account = bytes ? bytes.held.open(bytes.limit, (limit) => this.fail(tooSlowError(limit, bytes.limit))) : null;
+    this.pageRows = this.account ? this.rowsPerRead(LARGEST_EVENT_BYTES) : PAGE_SIZE;
+  }
+
+  /** Rows of `averageBytes` that fill a read's share of the byte limit (1 to PAGE_SIZE). */
+  private rowsPerRead(averageBytes: number): number {
+    if (!this.account) return PAGE_SIZE;
+    const target = this.account.limit / READ_SHARE_OF_LIMIT;
+    return Math.max(1, Math.min(PAGE_SIZE, Math.floor(target / Math.max(1, averageBytes))));
+  }
 
   /** @internal Resolves the starting position; called by the hub once it is listening. */
   async start(afterSeq: number | undefined): Promise<void> {
@@ -97,6 +135,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     if (this.state === 'ended') return;
     this.state = 'ended';
     this.queue.length = 0;
+    this.account?.close();
     this.onEnd(this);
     this.resolveEnded();
     this.wake();
@@ -126,11 +165,19 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
       try {
         while (this.wantsRead()) {
           this.dirty = false;
-          const page = Math.min(PAGE_SIZE, this.bufferLimit);
+          const page = Math.min(this.pageRows, this.bufferLimit);
           const limit = this.state === 'live' ? Math.min(page, this.bufferLimit - this.queue.length + 1) : page;
           const rows = await this.read(limit);
           if (this.state === 'ended') return;
-          for (const row of rows) this.queue.push(row);
+          let bytes = 0;
+          for (const row of rows) {
+            this.queue.push(row);
+            bytes += heldSizeOf(row);
+          }
+          if (rows.length > 0) this.pageRows = this.rowsPerRead(bytes / rows.length);
+          // Over the stream's byte limit or the process's budget: ended here (fail) by the account.
+          this.account?.take(bytes);
+          if (this.current === 'ended') return;
           const last = rows.at(-1);
           if (last) this.lastSeq = last.seq;
           if (this.queue.length > this.bufferLimit) {
@@ -188,6 +235,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     for (;;) {
       const event = this.queue.shift();
       if (event) {
+        this.account?.give(heldSizeOf(event));
         if (this.state === 'catching-up' && this.queue.length === 0) this.pump();
         return event;
       }
@@ -204,6 +252,11 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     }
   }
 
+  /** Bytes of events held for this stream's consumer now. */
+  get heldBytes(): number {
+    return this.account?.held ?? 0;
+  }
+
   async *[Symbol.asyncIterator](): AsyncGenerator<StreamedEvent> {
     try {
       for (;;) {
@@ -215,4 +268,13 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
       this.close();
     }
   }
+}
+
+/** The ending of a stream whose unsent events passed its byte limit or the process's budget. */
+function tooSlowError(limit: HeldLimit, ownLimit: number): AppError {
+  const why =
+    limit === 'own'
+      ? `The consumer fell more than ${ownLimit} bytes of events behind`
+      : 'The server holds too much for slow consumers and this stream went longest without reading';
+  return new AppError('STREAM_CONSUMER_TOO_SLOW', `${why}; reconnect with the last event id to resume`);
 }

@@ -1,0 +1,90 @@
+import http from 'node:http';
+import { sql } from 'drizzle-orm';
+import type { TestServer } from '../../src/testing/index.js';
+
+/** The size of one event's data here: about the largest an event may carry (16 KB). */
+export const BIG_EVENT_CHARS = 16_000;
+
+/**
+ * Inserts `count` events of about 16 KB each for the merchant, seq `fromSeq + 1..`, `perStatement`
+ * a statement (each NOTIFYs the streams, as ingestion's commits do). Returns the last seq.
+ */
+export async function insertBigEvents(
+  server: TestServer,
+  merchantId: string,
+  tagId: string,
+  count: number,
+  fromSeq = 0,
+  perStatement = 50,
+  /** A pause after each statement (ms): lets readers that keep up take each burst. */
+  pauseMs = 0,
+): Promise<number> {
+  const db = server.app.database.db;
+  for (let from = fromSeq + 1; from <= fromSeq + count; from += perStatement) {
+    const to = Math.min(fromSeq + count, from + perStatement - 1);
+    await db.execute(sql`
+      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
+      select ${merchantId}::uuid, 'big-' || g, ${tagId}::uuid, 'u' || (g % 97), 'PageView',
+        timestamptz '2026-01-01T00:00:00Z' + g * interval '1 second',
+        '{"pad":"' || repeat('x', ${BIG_EVENT_CHARS - 10}::int) || '"}', g
+      from generate_series(${from}::int, ${to}::int) g`);
+    await db.execute(sql`
+      insert into event_seqs (merchant_id, last_seq) values (${merchantId}::uuid, ${to})
+      on conflict (merchant_id) do update set last_seq = ${to}`);
+    if (pauseMs > 0) await sleep(pauseMs);
+  }
+  return fromSeq + count;
+}
+
+/** A GET whose body is not read (paused after its first chunk) until `resume()`. */
+export interface StalledRead {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** Reads the rest of the body; resolves with all of it once the server ends or closes it. */
+  resume(): Promise<string>;
+  destroy(): void;
+}
+
+export function stalledGet(url: string, apiKey: string): Promise<StalledRead> {
+  return new Promise((resolve, reject) => {
+    const headers = { authorization: `Bearer ${apiKey}`, 'accept-encoding': 'identity' };
+    const req = http.get(url, { headers, agent: false }, (res) => {
+      res.pause();
+      const chunks: Buffer[] = [];
+      const body = new Promise<string>((done) => {
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        const end = () => done(Buffer.concat(chunks).toString('utf8'));
+        res.on('end', end);
+        res.on('close', end);
+        res.on('error', end);
+      });
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        resume: () => {
+          res.resume();
+          return body;
+        },
+        destroy: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+/** The last line of an NDJSON body, parsed. */
+export function lastLine(body: string): Record<string, unknown> {
+  const lines = body.trimEnd().split('\n');
+  return JSON.parse(lines.at(-1) as string) as Record<string, unknown>;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `condition()` holds (polled every 50 ms); rejects after `ms` naming `what`. */
+export async function until(condition: () => boolean, ms: number, what: string): Promise<void> {
+  const start = performance.now();
+  while (!condition()) {
+    if (performance.now() - start > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
