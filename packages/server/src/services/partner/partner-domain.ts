@@ -3,13 +3,7 @@ import { parse } from 'tldts';
 import type { Database } from '../../db/client.js';
 import { partners } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
-
-/**
- * Top-level names reserved for documentation and testing (RFC 2606, RFC 6761): never delegated, so
- * nobody else can own a name under them. Accepted as partner domains (the demo partner is
- * `demo-partner.example`); every other name must end in a suffix of the public suffix list.
- */
-const RESERVED_TLDS = new Set(['example', 'test']);
+import { RESERVED_TLDS } from '../tag/domains.js';
 
 /**
  * Why `domain` (already a well-formed, lower-cased DomainInput) cannot be a partner's domain, or

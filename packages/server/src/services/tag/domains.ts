@@ -10,11 +10,27 @@ export function isUnderDomain(domain: string, partnerDomain: string): boolean {
   return domain === partnerDomain || domain.endsWith(`.${partnerDomain}`);
 }
 
-/** The registrable root of a host name by the public suffix list, or null (unknown suffix, bare suffix). */
+/**
+ * Top-level names reserved for documentation and testing (RFC 2606, RFC 6761): never delegated, so
+ * nobody else can own a name under them. Accepted as partner domains (the demo partner is
+ * `demo-partner.example`); not on the public suffix list.
+ */
+export const RESERVED_TLDS: ReadonlySet<string> = new Set(['example', 'test']);
+
+/**
+ * The registrable root of a host name by the public suffix list (under a reserved TLD: its last two
+ * labels, as for partner domains), or null (unknown suffix, bare suffix).
+ */
 export function rootDomainOf(host: string): string | null {
   const parsed = parse(host, TLDTS_OPTIONS);
-  if (!parsed.isIcann && !parsed.isPrivate) return null;
-  return parsed.domain;
+  if (parsed.isIcann || parsed.isPrivate) return parsed.domain;
+  // `pt.shop.example` is under `shop.example`: without this the collector's CORS and cookie fell
+  // back to the collector host itself and refused the merchant's own pages.
+  const labels = host.split('.');
+  if (labels.length >= 2 && labels.every(Boolean) && RESERVED_TLDS.has(labels[labels.length - 1] as string)) {
+    return labels.slice(-2).join('.');
+  }
+  return null;
 }
 
 /**
