@@ -45,6 +45,35 @@ describe('event order', () => {
     expect(other.map((r) => Number(r.seq))).toEqual([1]);
   });
 
+  it('a repeated id takes its first occurrence’s place; a retried id is stored once and leaves a gap', async () => {
+    const tag = await preverifiedTag(server);
+    await collectOk(server, tag.tagId, [
+      { id: 'r1', event_name: 'PageView' },
+      { id: 'r2', event_name: 'PageView' },
+      { id: 'r1', event_name: 'Purchase' },
+      { id: 'r3', event_name: 'PageView' },
+    ]);
+    // r1 again (already stored: its number goes unused), then a new id.
+    await collectOk(server, tag.tagId, [
+      { id: 'r1', event_name: 'Purchase' },
+      { id: 'r4', event_name: 'PageView' },
+    ]);
+    const result = await server.app.database.db.execute(
+      sql`select id, seq, event_name from events where merchant_id = ${tag.merchantId}::uuid order by seq`,
+    );
+    const stored = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
+      id: string;
+      seq: string | number;
+      event_name: string;
+    }[];
+    expect(stored.map((r) => `${r.id}:${r.seq}:${r.event_name}`)).toEqual([
+      'r1:1:PageView',
+      'r2:2:PageView',
+      'r3:3:PageView',
+      'r4:5:PageView',
+    ]);
+  });
+
   it('numbers rows inserted without seq (backfills) after the merchant’s last one', async () => {
     const tag = await preverifiedTag(server);
     await collectOk(server, tag.tagId, [{ id: 'x1', event_name: 'PageView' }]);

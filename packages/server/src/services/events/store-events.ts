@@ -21,18 +21,34 @@ export interface EventInsertRow {
  * faster than a drizzle multi-row insert. Returns how many rows were stored per tag.
  *
  * `seq` is per merchant (migration 0008): the statement bumps each written merchant's row in
- * `event_seqs` once, by the number of its new rows, and numbers those rows in the batch's array
- * order (so the events of one request keep their order). The bump's row lock, held to commit,
- * orders one merchant's commits; no lock is shared by all merchants. The bump and the rows run in
- * merchant order, so concurrent batches lock in one order (no deadlock between overlapping
- * retries). A row skipped at the last moment by a concurrent insert of the same id leaves a gap
- * in `seq`, which readers (`seq > last`) do not mind.
+ * `event_seqs` once, by the number of the batch's distinct ids of that merchant, and the rows take
+ * the bumped range in the batch's array order (so the events of one request keep their order).
+ * The numbering (`n` of `k` per merchant, first occurrence of a repeated id) is done here, not in
+ * SQL: the statement has no anti-join, sort or window of its own (issue 37: the per-merchant
+ * statement cost 1.5x the insert before it on the one writer of the direct path; bench/README.md).
+ * The bump's row lock, held to commit, orders one merchant's commits; no lock is shared by all
+ * merchants. The bump and the rows run in merchant order, so concurrent batches lock in one order
+ * (no deadlock between overlapping retries). An id already stored (a retried batch, or a row
+ * skipped at the last moment by a concurrent insert of the same id) leaves its number unused: a
+ * gap in `seq`, which readers (`seq > last`) do not mind.
  */
 export async function storeEvents(db: Database, rows: readonly EventInsertRow[]): Promise<Map<string, number>> {
   const stored = new Map<string, number>();
   if (rows.length === 0) return stored;
+  // Per merchant: the distinct ids in array order (n = 1..k), then k on each of its rows.
+  const counts = new Map<string, number>();
+  const seen = new Set<string>();
+  const numbered: { row: EventInsertRow; n: number }[] = [];
+  for (const row of rows) {
+    const key = `${row.merchantId}\u0000${row.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const n = (counts.get(row.merchantId) ?? 0) + 1;
+    counts.set(row.merchantId, n);
+    numbered.push({ row, n });
+  }
   const payload = JSON.stringify(
-    rows.map((r, ord) => ({
+    numbered.map(({ row: r, n }) => ({
       merchant_id: r.merchantId,
       id: r.id,
       tag_id: r.tagId,
@@ -40,32 +56,25 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       event_name: r.eventName,
       event_time: r.eventTime,
       raw_data: r.rawData,
-      ord,
+      n,
+      k: counts.get(r.merchantId),
     })),
   );
   const result = await db.execute(sql`
     with x as (
       select * from json_to_recordset(${payload}::json) as x(
-        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, ord int
+        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, n int, k int
       )
-    ), fresh as (
-      select distinct on (x.merchant_id, x.id) x.* from x
-      where not exists (select 1 from events e where e.merchant_id = x.merchant_id and e.id = x.id)
-      order by x.merchant_id, x.id, x.ord
-    ), numbered as (
-      select f.*, row_number() over (partition by f.merchant_id order by f.ord) as n,
-        count(*) over (partition by f.merchant_id) as total
-      from fresh f
     ), bump as (
       insert into event_seqs as s (merchant_id, last_seq)
-      select merchant_id, count(*) from fresh group by merchant_id order by merchant_id
+      select merchant_id, max(k) from x group by merchant_id order by merchant_id
       on conflict (merchant_id) do update set last_seq = s.last_seq + excluded.last_seq
       returning merchant_id, last_seq
     ), ins as (
       insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
-      select n.merchant_id, n.id, n.tag_id, n.muid, n.event_name, n.event_time, n.raw_data, b.last_seq - n.total + n.n
-      from numbered n join bump b on b.merchant_id = n.merchant_id
-      order by n.merchant_id, n.id
+      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, b.last_seq - x.k + x.n
+      from x join bump b on b.merchant_id = x.merchant_id
+      order by x.merchant_id, x.id
       on conflict do nothing
       returning tag_id
     )
