@@ -55,6 +55,12 @@ export function serverEnv(settings: Settings, url: string): Record<string, strin
     DB_POOL_MAX: String(settings.poolMax),
     RATE_LIMIT_PER_MINUTE: '0',
     COLLECT_RATE_LIMIT_PER_MINUTE: '0',
+    // The collector volume quotas off: the ingestion sections send far more than a store.
+    COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+    COLLECT_TAG_BYTES_PER_MINUTE: '0',
+    COLLECT_TAG_EVENTS_PER_DAY: '0',
+    COLLECT_TAG_BYTES_PER_DAY: '0',
+    COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
     TAG_TARGET_HOST: TARGET_HOST,
     CURSOR_SECRET: BENCH_CURSOR_SECRET,
     // Background jobs off: only the webhooks section's own API process delivers and checks tags.

@@ -170,6 +170,12 @@ async function startTarget(
       RATE_LIMIT_PER_MINUTE: '100000000',
       COLLECT_RATE_LIMIT_PER_MINUTE: '100000000',
       AUTH_FAILURE_LIMIT_PER_MINUTE: '100000000',
+      // Collector volume quotas off (older refs ignore these names).
+      COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+      COLLECT_TAG_BYTES_PER_MINUTE: '0',
+      COLLECT_TAG_EVENTS_PER_DAY: '0',
+      COLLECT_TAG_BYTES_PER_DAY: '0',
+      COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
       TAG_TARGET_HOST: 'tags.partner-tags.example',
       WEBHOOK_DELIVERY: 'off',
       TAG_MONITOR: 'off',

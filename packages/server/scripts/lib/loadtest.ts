@@ -86,6 +86,12 @@ export async function runLoadtest(options: LoadtestOptions): Promise<LoadtestRep
         RATE_LIMIT_PER_MINUTE: '100000000',
         COLLECT_RATE_LIMIT_PER_MINUTE: '100000000',
         AUTH_FAILURE_LIMIT_PER_MINUTE: '100000000',
+        // Collector volume quotas off: one tag takes the whole run.
+        COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+        COLLECT_TAG_BYTES_PER_MINUTE: '0',
+        COLLECT_TAG_EVENTS_PER_DAY: '0',
+        COLLECT_TAG_BYTES_PER_DAY: '0',
+        COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
         TAG_TARGET_HOST: 'tags.partner-tags.example',
       },
       // The server logs every GC: the live heap after each full (mark-compact) GC tells a leak

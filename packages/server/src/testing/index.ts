@@ -77,6 +77,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     RATE_LIMIT_PER_MINUTE: '1000000',
     COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
     AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
+    // The collector volume quotas off (0); test/security/collector-quotas.test.ts sets its own.
+    COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+    COLLECT_TAG_BYTES_PER_MINUTE: '0',
+    COLLECT_TAG_EVENTS_PER_DAY: '0',
+    COLLECT_TAG_BYTES_PER_DAY: '0',
+    COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
     // Background jobs off unless a test turns them on (it then owns their timing). Each test file
     // has its own PostgreSQL database (src/testing/test-database.ts), so a job never claims another
     // file's rows; servers of one file share it.

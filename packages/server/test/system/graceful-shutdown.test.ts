@@ -50,7 +50,17 @@ describe('graceful shutdown under load', () => {
     } finally {
       await setup.close();
     }
-    const server = await spawnServer({ ...store.env, LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000000' });
+    const server = await spawnServer({
+      ...store.env,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      // One tag under write load: the collector volume quotas off.
+      COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+      COLLECT_TAG_BYTES_PER_MINUTE: '0',
+      COLLECT_TAG_EVENTS_PER_DAY: '0',
+      COLLECT_TAG_BYTES_PER_DAY: '0',
+      COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
+    });
     const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const post = (p: string, body: unknown, headers: Record<string, string> = auth) =>
       fetch(`${server.url}${p}`, { method: 'POST', headers, body: JSON.stringify(body) });

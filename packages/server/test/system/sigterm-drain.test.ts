@@ -36,7 +36,16 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
       const domain = uniquePartnerDomain();
       const { apiKey } = await onboardPartner(setup.db, { name: 'Drain', domain }, 'tags.partner-tags.example');
       await setup.close();
-      const server = await spawnServer({ DATABASE_URL: scratch.url, COLLECT_RATE_LIMIT_PER_MINUTE: '0' });
+      const server = await spawnServer({
+        DATABASE_URL: scratch.url,
+        COLLECT_RATE_LIMIT_PER_MINUTE: '0',
+        // One tag under write load: the collector volume quotas off.
+        COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+        COLLECT_TAG_BYTES_PER_MINUTE: '0',
+        COLLECT_TAG_EVENTS_PER_DAY: '0',
+        COLLECT_TAG_BYTES_PER_DAY: '0',
+        COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
+      });
       const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       const { merchantId } = (await (
         await fetch(`${server.url}/v1/partners/merchant`, {

@@ -22,6 +22,12 @@ function startServerProcess(url: string): Promise<ServerProcess> {
       STREAM_PING_MS: '1000',
       COLLECT_RATE_LIMIT_PER_MINUTE: '0',
       RATE_LIMIT_PER_MINUTE: '0',
+      // The collector volume quotas off, as the rate limits.
+      COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+      COLLECT_TAG_BYTES_PER_MINUTE: '0',
+      COLLECT_TAG_EVENTS_PER_DAY: '0',
+      COLLECT_TAG_BYTES_PER_DAY: '0',
+      COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
     },
   });
 }
