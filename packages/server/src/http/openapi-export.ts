@@ -58,8 +58,12 @@ export function addEventExportOperation(
       '(same filters and sort) to continue where it stopped. The final `cursor` continues after the last event,',
       'for a later incremental export (`sortOrder=asc`) or the list. Memory on the server stays constant',
       'whatever the size: events are read in keyset batches as the client reads, so a slow reader slows the',
-      'export down. A failure after the first line ends the body with `{"complete": false, "count": N, "error":',
-      '{ message, code }}`. Failures before it (auth, validation, another partner’s merchant) answer JSON `{ message, code }`.',
+      'export down (batches of about 2 MB). A failure after the first line ends the body with `{"complete": false,',
+      '"count": N, "error": { message, code }}`: `UNAUTHORIZED` when the API key is revoked or expires during the',
+      'export, `STREAM_CONSUMER_TOO_SLOW` when the server holds too much for slow readers and this one went longest',
+      'without reading (resume with `afterId`). Failures before it (auth, validation, another partner’s merchant)',
+      'answer JSON `{ message, code }`; a partner with 4 exports running (the server’s default) gets 429',
+      '`RATE_LIMITED` with `Retry-After`.',
     ].join(' '),
     security: [{ Authorization: [] }],
     parameters: [
@@ -98,6 +102,12 @@ export function addEventExportOperation(
       ...errorResponses(EXPORT_ERRORS, true),
     },
   };
+  const responses = operation.responses as Record<string, { description: string }>;
+  const tooMany = responses['429'];
+  if (tooMany) {
+    tooMany.description =
+      'RATE_LIMITED: too many requests for this API key, or too many concurrent exports (per partner or on this server); retry after `Retry-After` seconds';
+  }
   finish(operation);
   (paths as Record<string, unknown>)[EVENT_EXPORT_PATH] = { get: operation };
   doc.paths = paths as never;
