@@ -13,7 +13,9 @@ export const ingestMeta: Meta = {
       '`application/json` or as `text/plain` (what `navigator.sendBeacon` sends). 202 means stored, ' +
       'or, on a deployment with the durable event log, held by the log (replicated) and stored shortly; ' +
       '503 SERVICE_UNAVAILABLE with `Retry-After` when the events cannot be taken durably right now: retry ' +
-      'the same events (same ids) after that many seconds.',
+      'the same events (same ids) after that many seconds. 429 RATE_LIMITED with `Retry-After` past a ' +
+      "client address's budget (requests and body bytes per minute; IPv6 counted by /64) or the tag's " +
+      'volume quotas (events and stored bytes per minute and per day); nothing of a refused batch is stored.',
     // Public: trpc-to-openapi marks operations as secured unless told otherwise.
     protect: false,
   },
