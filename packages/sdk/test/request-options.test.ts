@@ -4,6 +4,7 @@
 import { delay, HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
+  APIConnectionError,
   APIConnectionTimeoutError,
   APIUserAbortError,
   InternalServerError,
@@ -213,5 +214,55 @@ describe('per-request options over the client defaults', () => {
     await client.tags.retrieve('t', { headers: { 'x-trace': 'once' } });
     await client.tags.retrieve('t');
     expect(seen.map((r) => r.headers.get('x-trace'))).toEqual(['once', 'client']);
+  });
+});
+
+describe('the streams take their per-call options too (timeout: the wait for the response head)', () => {
+  const slowHead = (path: string, body: string, contentType: string) => {
+    const seen: Captured[] = [];
+    server.use(
+      http.get(`${BASE_URL}${path}`, async ({ request }) => {
+        seen.push(await capture(request));
+        await delay(300);
+        return new HttpResponse(body, { headers: { 'content-type': contentType } });
+      }),
+    );
+    return seen;
+  };
+  const NDJSON = '{"complete":true,"count":0,"cursor":null}\n';
+
+  it('events.export: a per-call timeout beats the client’s, both ways; headers are sent', async () => {
+    const seen = slowHead('/v1/partners/events/export', NDJSON, 'application/x-ndjson');
+    // The longer one first: msw holds a later request to a path whose aborted one is still in its handler.
+    // (.raw(): iterating an export through msw does not end, whatever the options; the real server's
+    // export is iterated in integration.test.ts.)
+    const response = await makeClient({ timeout: 30 })
+      .events.export({ merchantId: 'm' }, { timeout: 5_000, headers: { 'x-trace': 'export' } })
+      .raw();
+    expect(await response.text()).toBe(NDJSON);
+    expect(seen.at(-1)?.headers.get('x-trace')).toBe('export');
+    const error = await makeClient({ timeout: 60_000 })
+      .events.export({ merchantId: 'm' }, { timeout: 30 })
+      .raw()
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionTimeoutError);
+    expect((error as Error).message).toBe('Request timed out after 30 ms.');
+  });
+
+  it('events.stream: a per-call timeout fails each connection (the client’s would wait 60 s), maxRetries ends it', async () => {
+    const seen = slowHead('/v1/partners/events/stream', '', 'text/event-stream');
+    const stream = makeClient({ timeout: 60_000 }).events.stream(
+      { merchantId: 'm' },
+      { timeout: 30, maxRetries: 1, headers: { 'x-trace': 'stream' } },
+    );
+    const started = Date.now();
+    const error = await (async () => {
+      for await (const _ of stream) expect.fail('no events');
+    })().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect((error as Error).message).toBe('The event stream failed 2 times in a row; giving up.');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(seen[0]?.headers.get('x-trace')).toBe('stream');
   });
 });

@@ -183,15 +183,16 @@ export class Transport {
   }
 
   /**
-   * Opens a streaming GET (Server-Sent Events) once: the client's timeout covers only the wait for
-   * the response head, and the response is handed back unread. Reconnects are the caller's
-   * (core/sse.ts).
+   * Opens a streaming GET (Server-Sent Events, NDJSON) once: the timeout (`timeout`, else the
+   * client's) covers only the wait for the response head, and the response is handed back unread.
+   * Reconnects are the caller's (core/sse.ts).
    */
   async openStream(
     path: string,
     query: URLSearchParams,
     signal: AbortSignal,
     extraHeaders?: HeadersRecord,
+    timeoutMs?: number,
   ): Promise<Response> {
     const headers = mergeHeaders(
       {
@@ -205,7 +206,7 @@ export class Transport {
     const head = new AbortController();
     const onAbort = () => head.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    const timeout = Math.min(this.#config.timeout, MAX_TIMEOUT_MS);
+    const timeout = Math.min(timeoutMs ?? this.#config.timeout, MAX_TIMEOUT_MS);
     const timer = setTimeout(() => head.abort(new Error('timeout')), timeout);
     const fetchImpl = this.#config.fetch ?? globalThis.fetch;
     const search = query.toString();

@@ -27,6 +27,8 @@ export interface EventExportOptions {
   signal?: AbortSignal;
   /** Extra headers; `null` removes a header. */
   headers?: HeadersRecord;
+  /** ms to wait for the response head (default: the client's `timeout`); the body may take longer. */
+  timeout?: number;
 }
 
 /** The last line of a complete export. */
@@ -83,10 +85,13 @@ export class EventExport implements AsyncIterable<TrackingEvent> {
       afterId: p.afterId,
     });
     const signal = this.options.signal ?? new AbortController().signal;
-    const response = await this.transport.openStream(EXPORT_PATH, query, signal, {
-      accept: 'application/x-ndjson',
-      ...this.options.headers,
-    });
+    const response = await this.transport.openStream(
+      EXPORT_PATH,
+      query,
+      signal,
+      { accept: 'application/x-ndjson', ...this.options.headers },
+      this.options.timeout,
+    );
     if (!response.ok) throw makeAPIError(response.status, await response.text(), response.headers);
     return response;
   }

@@ -22,6 +22,8 @@ export interface EventStreamOptions {
   signal?: AbortSignal;
   /** Failed connection attempts in a row before the iteration throws (default: retry forever). */
   maxRetries?: number;
+  /** ms to wait for each connection's response head (default: the client's `timeout`); a timeout reconnects. */
+  timeout?: number;
   /** Extra headers for this stream; `null` removes a header. */
   headers?: HeadersRecord;
 }
@@ -59,10 +61,16 @@ export class EventStream implements AsyncIterable<StreamedEvent> {
     const messages = reconnectingSSE(
       {
         open: (lastEventId, signal) =>
-          this.transport.openStream(STREAM_PATH, query, signal, {
-            ...this.options.headers,
-            ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
-          }),
+          this.transport.openStream(
+            STREAM_PATH,
+            query,
+            signal,
+            {
+              ...this.options.headers,
+              ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
+            },
+            this.options.timeout,
+          ),
       },
       {
         signal: this.options.signal,
