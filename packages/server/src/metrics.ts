@@ -63,7 +63,7 @@ export interface IngestMetrics {
 }
 
 export type IngestOutcome = 'accepted' | 'stored' | 'rejected';
-export type RateLimitScope = 'key' | 'address' | 'streams' | 'exports';
+export type RateLimitScope = 'key' | 'address' | 'streams' | 'exports' | 'tag';
 
 /** Buckets for request latency (seconds): 1 ms to 10 s. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -127,10 +127,11 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   for (const outcome of ['accepted', 'stored', 'rejected'] satisfies IngestOutcome[]) ingest.events.inc({ outcome }, 0);
   const rateLimitRejections = counter({
     name: 'partner_tags_rate_limit_rejections_total',
-    help: 'Requests refused with 429 RATE_LIMITED, by scope: key (per API key), address (collectors), streams (stream caps)',
+    help: "Requests refused with 429 RATE_LIMITED, by scope: key (per API key), address (collectors), streams (stream caps), tag (a tag's volume quotas)",
     labelNames: ['scope'] as const,
   });
-  for (const scope of ['key', 'address', 'streams', 'exports'] satisfies RateLimitScope[]) rateLimitRejections.inc({ scope }, 0);
+  for (const scope of ['key', 'address', 'streams', 'exports', 'tag'] satisfies RateLimitScope[])
+    rateLimitRejections.inc({ scope }, 0);
 
   return {
     registry,

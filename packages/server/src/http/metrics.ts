@@ -57,6 +57,12 @@ export function createRouteTemplates(): (route: string, collector: boolean) => s
   };
 }
 
+/** True for a refusal by a tag's volume quota: its `RateLimit-Policy` names it (http/rate-limit.ts). */
+function isTagQuota(res: ServerResponse): boolean {
+  const policy = res.getHeader('ratelimit-policy');
+  return typeof policy === 'string' && policy.startsWith('"tag-');
+}
+
 /** Counts one answered request (call on `finish` or `close`). */
 export function observeRequest(
   deps: AppDeps,
@@ -71,7 +77,8 @@ export function observeRequest(
   deps.metrics.http.requests.inc(labels);
   deps.metrics.http.duration.observe(labels, seconds);
   if (res.statusCode === 429) {
-    const scope = rateLimitScopes.get(res) ?? (collector || route === '/v1/collect' ? 'address' : 'key');
+    const scope =
+      rateLimitScopes.get(res) ?? (isTagQuota(res) ? 'tag' : collector || route === '/v1/collect' ? 'address' : 'key');
     deps.metrics.rateLimitRejections.inc({ scope });
   }
 }

@@ -151,23 +151,25 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
   const perWindow = env.RATE_LIMIT_WINDOW_SECONDS === 60 ? 'minute' : `${env.RATE_LIMIT_WINDOW_SECONDS} s`;
   const tagQuotas = (
     [
-      ['tagev', env.COLLECT_TAG_EVENTS_PER_MINUTE, 'events', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
-      ['tagbytes', env.COLLECT_TAG_BYTES_PER_MINUTE, 'bytes', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
-      ['tagevday', env.COLLECT_TAG_EVENTS_PER_DAY, 'events', 'day', DAY_SECONDS],
-      ['tagbytesday', env.COLLECT_TAG_BYTES_PER_DAY, 'bytes', 'day', DAY_SECONDS],
+      ['tagev', 'tag-events', env.COLLECT_TAG_EVENTS_PER_MINUTE, 'events', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
+      ['tagbytes', 'tag-bytes', env.COLLECT_TAG_BYTES_PER_MINUTE, 'bytes', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
+      ['tagevday', 'tag-events-day', env.COLLECT_TAG_EVENTS_PER_DAY, 'events', 'day', DAY_SECONDS],
+      ['tagbytesday', 'tag-bytes-day', env.COLLECT_TAG_BYTES_PER_DAY, 'bytes', 'day', DAY_SECONDS],
     ] as const
-  ).flatMap(([name, limit, unit, per, duration]) => {
+  ).flatMap(([name, policyName, limit, unit, per, duration]) => {
     const limiter = make(name, limit, duration);
-    return limiter ? [{ limiter, limit, unit, per }] : [];
+    // The metrics count a refusal carrying a "tag-..." policy as scope `tag` (http/metrics.ts).
+    return limiter ? [{ limiter, limit, unit, per, policy: `"${policyName}";q=${limit};w=${duration}` }] : [];
   });
   // Keys that authenticated here lately: a throttled address still gets them looked up.
   const provenKeys = new ProvenKeys();
 
-  const rateLimited = (message: string, limit: number, outcome: RateLimiterRes): AppError => {
+  /** `policy`: the refusing quota as a `RateLimit-Policy` item (`"name";q=limit;w=seconds`), when not the usual budget. */
+  const rateLimited = (message: string, limit: number, outcome: RateLimiterRes, policy?: string): AppError => {
     const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
-    return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfter} s`, {
-      headers: { ...limitHeaders(limit, outcome), 'Retry-After': String(retryAfter) },
-    });
+    const headers: Record<string, string> = { ...limitHeaders(limit, outcome), 'Retry-After': String(retryAfter) };
+    if (policy) headers['RateLimit-Policy'] = policy;
+    return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfter} s`, { headers });
   };
 
   const consume = async (
@@ -331,6 +333,7 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
         `Collector quota of ${quota.limit} ${quota.unit} per ${quota.per} for this tag exceeded`,
         quota.limit,
         outcome,
+        quota.policy,
       );
     },
     countAuthFailure: async (client) => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { collectorHostOf, postEvents, preverifiedTag, type RawResponse, rawRequest } from '../helpers/collector.js';
 import { REDIS_URL, redisAnswers } from '../helpers/hardening.js';
+import { parseMetrics } from '../helpers/prometheus.js';
 
 /**
  * Issue 30 finding 6: the public collectors had no volume quota (one address could send 6,000 x
@@ -12,6 +13,7 @@ import { REDIS_URL, redisAnswers } from '../helpers/hardening.js';
  * its client address in X-Forwarded-For, so per-address budgets are the test's to choose.
  */
 
+const METRICS_TOKEN = `quota-metrics-${randomBytes(8).toString('hex')}`;
 let counter = 0;
 /** A fresh documentation address per call: per-address budgets stay out of the per-tag tests. */
 const freshAddress = () => `198.51.100.${(counter++ % 250) + 1}`;
@@ -43,6 +45,7 @@ describe('per-tag quotas per window (events, stored bytes) and per address (requ
         COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '40000',
         COLLECT_TAG_EVENTS_PER_MINUTE: '10',
         COLLECT_TAG_BYTES_PER_MINUTE: '20000',
+        METRICS_TOKEN,
       },
     });
   });
@@ -52,7 +55,10 @@ describe('per-tag quotas per window (events, stored bytes) and per address (requ
     const [busy, other] = await Promise.all([preverifiedTag(server), preverifiedTag(server)]);
     const first = await collect(server, busy.tagId, pageViews(6));
     expect(first.status, first.text).toBe(202);
-    expectQuotaRefusal(await collect(server, busy.tagId, pageViews(5)), /10 events per .* for this tag/);
+    const refused = await collect(server, busy.tagId, pageViews(5));
+    expectQuotaRefusal(refused, /10 events per .* for this tag/);
+    // The refusing quota is named (IETF RateLimit-Policy form).
+    expect(refused.headers['ratelimit-policy']).toBe('"tag-events";q=10;w=60');
     // The refused batch was not counted: 4 more still fit (6 + 4 = 10).
     expect((await collect(server, busy.tagId, pageViews(4))).status).toBe(202);
     // The collector host's /e is charged to the same tag.
@@ -73,6 +79,14 @@ describe('per-tag quotas per window (events, stored bytes) and per address (requ
     expect(trpc.status).toBe(429);
     expect(trpc.json.error.data.code).toBe('RATE_LIMITED');
     expect((await collect(server, other.tagId, pageViews(10))).status).toBe(202);
+    // The three refusals (REST, /e, tRPC) are counted as the tag scope, not the address.
+    const scrape = await rawRequest(server.url, {
+      path: '/metrics',
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const metrics = parseMetrics(scrape.text);
+    expect(metrics.value('partner_tags_rate_limit_rejections_total', { scope: 'tag' })).toBe(3);
+    expect(metrics.value('partner_tags_rate_limit_rejections_total', { scope: 'address' })).toBe(0);
   });
 
   it('a tag over its stored bytes per window gets 429; another tag keeps working', async () => {

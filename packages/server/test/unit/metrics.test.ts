@@ -35,7 +35,13 @@ describe('metrics registry (one per app)', () => {
     expect(scrape.family('partner_tags_http_request_duration_seconds')?.type).toBe('HISTOGRAM');
     expect(scrape.value('partner_tags_http_request_duration_seconds', { route: 'GET /v1/partners/merchant' })).toBe(1);
     expect(scrape.value('partner_tags_http_requests_total', { status: '200' })).toBe(1);
-    expect(scrape.family('partner_tags_rate_limit_rejections_total')?.metrics).toHaveLength(3);
+    // Every scope exists from the start.
+    expect(
+      scrape
+        .family('partner_tags_rate_limit_rejections_total')
+        ?.metrics.map((m) => m.labels?.scope)
+        .sort(),
+    ).toEqual(['address', 'exports', 'key', 'streams', 'tag']);
     expect(scrape.family('partner_tags_process_resident_memory_bytes')).toBeDefined();
     depth = 9;
     expect(parseMetrics((await metrics.render()).body).value('partner_tags_test_depth')).toBe(9);
