@@ -6,16 +6,45 @@
  * one slot of WEBHOOK_TIMEOUT_MS at a time and everyone else's deliveries keep the rest; a healthy
  * one reaches its full limit with its first answer. Remembered for the last `capacity` endpoints
  * heard from (one forgotten starts again at one request, as a new one does).
+ *
+ * An endpoint whose attempts keep holding their slot to the deadline unanswered also backs off
+ * (`cooling`): after the n-th such attempt in a row none of its deliveries is claimed here for
+ * min(base x 2^(n-1), maxBackoffMs), so its rows stop taking slots from everyone else's
+ * (docs/decisions.md, "Security round 2"); its deliveries wait, none is dropped.
  */
 export class EndpointAnswers {
   /** Endpoint id -> whether its last attempt was answered; insertion order is recency. */
   readonly #answered = new Map<string, boolean>();
+  /** Endpoint id -> slow silent attempts in a row, and until when it is not claimed. */
+  readonly #backoff = new Map<string, { streak: number; until: number }>();
   #silent = 0;
 
   constructor(
     private readonly perEndpoint: number,
     private readonly capacity = 10_000,
+    private readonly backoffBaseMs = 10_000,
+    private readonly maxBackoffMs = 600_000,
   ) {}
+
+  /**
+   * Records an attempt that got no answer before its deadline (it held a slot the whole time): the
+   * endpoint is not claimed for a delay that doubles with each such attempt in a row. Returns the delay.
+   */
+  noteTimedOut(endpointId: string, now = Date.now()): number {
+    const streak = (this.#backoff.get(endpointId)?.streak ?? 0) + 1;
+    const delay = Math.min(this.backoffBaseMs * 2 ** Math.min(streak - 1, 30), this.maxBackoffMs);
+    this.#backoff.delete(endpointId);
+    this.#backoff.set(endpointId, { streak, until: now + delay });
+    if (this.#backoff.size > this.capacity) this.#backoff.delete(this.#backoff.keys().next().value as string);
+    return delay;
+  }
+
+  /** Endpoints backing off now (what a claim skips). */
+  coolingIds(now = Date.now()): string[] {
+    const ids: string[] = [];
+    for (const [id, state] of this.#backoff) if (state.until > now) ids.push(id);
+    return ids;
+  }
 
   /** Requests the endpoint may have in flight in this process now. */
   limitOf(endpointId: string): number {
@@ -40,6 +69,7 @@ export class EndpointAnswers {
    */
   note(endpointId: string, answered: boolean): 'silent' | 'answering' | null {
     const before = this.#answered.get(endpointId);
+    if (answered) this.#backoff.delete(endpointId);
     this.#answered.delete(endpointId);
     this.#answered.set(endpointId, answered);
     if (before === false) this.#silent--;

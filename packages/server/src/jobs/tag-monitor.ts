@@ -2,13 +2,15 @@ import type { Database } from '../db/client.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { claimDueChecks, runClaimedCheck } from '../services/tag/tag-monitor.js';
+import { claimDueChecks, postponeDomainChecks, runClaimedCheck } from '../services/tag/tag-monitor.js';
 import type { TagStateConfig } from '../services/tag/tag-state.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
-/** Checks claimed per run, and run at once. */
-const CLAIM_BATCH = 32;
+/** Checks run at once, and by one partner at most: the other half stays free for everyone else. */
 const CONCURRENCY = 8;
+const PARTNER_SHARE = 4;
+/** A domain whose checks keep timing out backs off up to this many times its first delay. */
+const MAX_BACKOFF_FACTOR = 64;
 
 export interface TagMonitorOptions {
   db: Database;
@@ -25,14 +27,24 @@ export interface TagMonitorOptions {
  * checks of verified ones every TAG_HEALTH_INTERVAL. Due times live in the tags table, so the loop
  * only decides when this process looks (a quarter of the shortest interval, 100 ms to 5 s); with
  * several processes each due check runs once. A claim lasts a run's deadline plus a margin.
+ *
+ * Fairness between partners (docs/decisions.md, "Security round 2"): each worker claims one check
+ * when it is free, partners taking turns (the claim counts the checks each partner runs here), a
+ * partner never runs more than PARTNER_SHARE at once, and a domain whose checks keep failing for
+ * want of an answer (RESOLVER_UNAVAILABLE) backs off as a whole: its other due checks move to the
+ * first re-check interval after the failure, doubling with each failure in a row.
  */
 export function createTagMonitor(options: TagMonitorOptions): PollLoop {
   const { schedule } = options.config;
   const shortest = Math.min(...schedule.recheck, schedule.healthIntervalMs);
   const intervalMs = Math.min(5_000, Math.max(100, Math.floor(shortest / 4)));
-  // A check takes at most twice the DNS budget; a run a few rounds of CONCURRENCY checks.
-  const runTimeoutMs = Math.max(10_000, 2 * options.dns.timeoutMs * Math.ceil(CLAIM_BATCH / CONCURRENCY) + 5_000);
+  // A check takes at most twice the DNS budget; a run claims until a check would outlast its deadline.
+  const checkMaxMs = 2 * options.dns.timeoutMs;
+  const runTimeoutMs = Math.max(10_000, 4 * checkMaxMs + 5_000);
   const leaseMs = runTimeoutMs + 30_000;
+  // A silent domain: first backoff the outage retry (the first re-check interval), doubling up to 64x.
+  const backoffBaseMs = Math.min(schedule.recheck[0] ?? 60_000, schedule.healthIntervalMs);
+  const backoff = new Map<string, { streak: number; until: number }>();
   const log = options.logger.child({ job: 'tag-monitor' });
   const checks = options.metrics.counter({
     name: 'partner_tags_tag_monitor_checks_total',
@@ -40,28 +52,73 @@ export function createTagMonitor(options: TagMonitorOptions): PollLoop {
     labelNames: ['outcome'] as const,
   });
   for (const outcome of ['ok', 'error']) checks.inc({ outcome }, 0);
+  /** A check that got no answer backs its domain off (once per backoff period); any answer ends it. */
+  async function noteDomain(domain: string, outcome: string) {
+    const now = Date.now();
+    const state = backoff.get(domain);
+    if (outcome !== 'RESOLVER_UNAVAILABLE') {
+      backoff.delete(domain);
+      return;
+    }
+    let until = state?.until ?? 0;
+    if (until <= now) {
+      const streak = (state?.streak ?? 0) + 1;
+      until = now + backoffBaseMs * Math.min(2 ** (streak - 1), MAX_BACKOFF_FACTOR);
+      backoff.delete(domain);
+      backoff.set(domain, { streak, until });
+      // Remembered for the last 10,000 domains (one forgotten starts again at the first delay).
+      if (backoff.size > 10_000) backoff.delete(backoff.keys().next().value as string);
+    }
+    await postponeDomainChecks(options.db, domain, new Date(until));
+  }
+
   return createPollLoop({
     name: 'tag-monitor',
     intervalMs,
     runTimeoutMs,
     logger: options.logger,
     run: async (signal) => {
-      const claims = await claimDueChecks(options.db, CLAIM_BATCH, leaseMs);
-      let next = 0;
+      const stopClaimingAt = Date.now() + runTimeoutMs - checkMaxMs - 1_000;
+      const held = new Map<string, number>();
+      let running = 0;
+      let claimed = 0;
       const worker = async () => {
-        while (next < claims.length && !signal.aborted) {
-          const claim = claims[next++]!;
+        while (!signal.aborted && Date.now() < stopClaimingAt) {
+          const [claim] = await claimDueChecks(options.db, 1, leaseMs, {
+            slots: CONCURRENCY,
+            perPartner: PARTNER_SHARE,
+            held,
+          });
+          if (!claim) {
+            // Nothing due, or its partner's share is used: look again while other checks run.
+            if (running === 0) return;
+            await new Promise((resolve) => setTimeout(resolve, intervalMs));
+            continue;
+          }
+          claimed++;
+          running++;
+          held.set(claim.partnerId, (held.get(claim.partnerId) ?? 0) + 1);
           try {
-            checks.inc({ outcome: await runClaimedCheck(options.db, options.dns, options.config, claim) });
+            const outcome = await runClaimedCheck(options.db, options.dns, options.config, claim);
+            checks.inc({ outcome });
+            await noteDomain(claim.domain, outcome).catch((error) => {
+              log.warn({ err: error, domain: claim.domain }, 'postponing the checks of a silent domain failed');
+            });
           } catch (error) {
             checks.inc({ outcome: 'error' });
             // The claim expires and the check is taken again after leaseMs.
             log.error({ err: error, tagId: claim.tagId }, 'tag check failed');
+          } finally {
+            running--;
+            const left = (held.get(claim.partnerId) ?? 1) - 1;
+            if (left === 0) held.delete(claim.partnerId);
+            else held.set(claim.partnerId, left);
           }
         }
       };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, claims.length) }, worker));
-      return claims.length === CLAIM_BATCH;
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      // Stopped claiming at the run's end with work left: the next run starts at once.
+      return claimed > 0 && !signal.aborted;
     },
   });
 }

@@ -26,6 +26,7 @@ export type WebhookDeliveryConfig = Pick<
   | 'WEBHOOK_CONCURRENCY'
   | 'WEBHOOK_ENDPOINT_CONCURRENCY'
   | 'WEBHOOK_POLL_MS'
+  | 'WEBHOOK_PARTNER_CONCURRENCY'
 >;
 
 export interface WebhookDeliveryWorker {
@@ -94,7 +95,10 @@ export function createWebhookDeliveryWorker(
   const sendingByEndpoint = new Map<string, number>();
   const waitingByEndpoint = new Map<string, ClaimedDelivery[]>();
   // One request at a time to an endpoint until it answers, and again after an attempt got none.
-  const answers = new EndpointAnswers(perEndpoint);
+  // An attempt that held its slot to the deadline backs its endpoint off, from one timeout up to 10 minutes.
+  const answers = new EndpointAnswers(perEndpoint, 10_000, timeoutMs, 600_000);
+  // Partners take turns for this process's slots (delivery-queue.ts, claimStatement).
+  const partnerOf = new Map<string, string>();
   metrics?.gaugeOf(
     'partner_tags_webhook_endpoints_probing',
     'Webhook endpoints this process sends one request at a time because their last attempt got no answer',
@@ -148,8 +152,14 @@ export function createWebhookDeliveryWorker(
     inFlight++;
     sendingByEndpoint.set(claim.endpointId, (sendingByEndpoint.get(claim.endpointId) ?? 0) + 1);
     const task = (async () => {
+      const started = Date.now();
       const outcome = await attempt(claim);
       noteAnswer(claim, outcome);
+      // No answer after at least half the deadline: the attempt held its slot; the endpoint backs off.
+      if (outcome.statusCode === null && Date.now() - started >= timeoutMs / 2) {
+        const backoffMs = answers.noteTimedOut(claim.endpointId);
+        log.info({ webhookId: claim.endpointId, backoffMs }, 'webhook endpoint backs off: its attempt timed out');
+      }
       try {
         const recorded = await recordAttempt(db, claim, outcome, config.WEBHOOK_RETRY_SCHEDULE);
         if (recorded) {
@@ -203,6 +213,7 @@ export function createWebhookDeliveryWorker(
   }
 
   function dispatch(claim: ClaimedDelivery) {
+    partnerOf.set(claim.endpointId, claim.partnerId);
     if ((sendingByEndpoint.get(claim.endpointId) ?? 0) < answers.limitOf(claim.endpointId)) startSend(claim);
     // Beyond one request to an endpoint not answering (or not heard from yet) the claim is given
     // back at once: waiting here, it would hold a slot of this process for a whole timeout.
@@ -222,13 +233,28 @@ export function createWebhookDeliveryWorker(
       if (free <= 0) return false;
       const skipEndpoints = [...sendingByEndpoint.entries()]
         .filter(([id, n]) => n >= answers.limitOf(id))
-        .map(([id]) => id);
+        .map(([id]) => id)
+        .concat(answers.coolingIds());
+      // Claims held here per partner (sending and waiting), for the partners' turns and shares.
+      const held = new Map<string, number>();
+      for (const [id, n] of sendingByEndpoint) {
+        const partnerId = partnerOf.get(id);
+        if (partnerId) held.set(partnerId, (held.get(partnerId) ?? 0) + n);
+      }
+      for (const [id, list] of waitingByEndpoint) {
+        const partnerId = partnerOf.get(id);
+        if (partnerId) held.set(partnerId, (held.get(partnerId) ?? 0) + list.length);
+      }
+      for (const id of partnerOf.keys()) {
+        if (!sendingByEndpoint.has(id) && !waitingByEndpoint.has(id)) partnerOf.delete(id);
+      }
       const claims = await claimDueDeliveries(db, {
         limit: free,
         perEndpoint,
         leaseMs,
         skipEndpoints,
         probing: answers.silentIds(),
+        fairness: { slots: config.WEBHOOK_CONCURRENCY, perPartner: config.WEBHOOK_PARTNER_CONCURRENCY, held },
       });
       for (const claim of claims) dispatch(claim);
       return claims.length === free;

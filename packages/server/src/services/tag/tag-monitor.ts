@@ -1,17 +1,28 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import type { DnsResolver } from '../../dns/resolver.js';
 import { rowsOf } from '../webhooks/outbox.js';
 import { checkTagRecord } from './dns-check.js';
 import { applyCheck, type TagStateConfig } from './tag-state.js';
 
-/** A due check this process claimed: the tag's record and the claim's token. */
+/** A due check this process claimed: the tag's record, its partner and the claim's token. */
 export interface ClaimedCheck {
   tagId: string;
+  partnerId: string;
   recordName: string;
   domain: string;
   targetLabel: string | null;
   lease: string;
+}
+
+/** What a claim needs to share the monitor's checks between partners. */
+export interface CheckFairness {
+  /** Checks this process runs at once. */
+  slots: number;
+  /** Checks one partner may have running here at most. */
+  perPartner: number;
+  /** Checks running here per partner. */
+  held: Map<string, number>;
 }
 
 /**
@@ -19,22 +30,86 @@ export interface ClaimedCheck {
  * claim holds) in one short statement: the rows are picked `FOR UPDATE SKIP LOCKED` (several
  * processes never pick the same row) and stamped with a fresh lease token valid for `leaseMs`. No
  * row stays locked while DNS is asked; a claim whose process died expires and is taken again.
+ *
+ * Partners take turns (docs/decisions.md, "Security round 2"): the statement walks the partners
+ * with custom tags on `tags_partner_custom_due_idx` (one index descent each), reads each one's
+ * oldest due rows (at most `limit`, passing over rows under a live lease), and gives each row a
+ * turn: its rank within its partner plus the checks that partner runs here now. Rows go by turn,
+ * then due time, and a partner past its share (min(perPartner, ceil(slots / partners with due
+ * checks or checks running))) gets none until its checks end.
  */
-export async function claimDueChecks(db: Database, limit: number, leaseMs: number): Promise<ClaimedCheck[]> {
-  const result = await db.execute(sql`
+export async function claimDueChecks(
+  db: Database,
+  limit: number,
+  leaseMs: number,
+  fairness?: CheckFairness,
+): Promise<ClaimedCheck[]> {
+  return rowsOf<ClaimedCheck>(await db.execute(claimChecksStatement(limit, leaseMs, fairness)));
+}
+
+/** The claim's statement (exported for the test that reads its plan). */
+export function claimChecksStatement(limit: number, leaseMs: number, fairness?: CheckFairness): SQL {
+  const share = fairness ?? { slots: limit, perPartner: limit, held: new Map<string, number>() };
+  const heldIds = `{${[...share.held.keys()].join(',')}}`;
+  const heldCounts = `{${[...share.held.values()].join(',')}}`;
+  return sql`
+    with recursive partners_with_tags(partner_id) as (
+      (select t.partner_id from tags t where t.domain_type = 'custom' order by t.partner_id limit 1)
+      union all
+      select (select t.partner_id from tags t
+              where t.domain_type = 'custom' and t.partner_id > p.partner_id
+              order by t.partner_id limit 1)
+      from partners_with_tags p where p.partner_id is not null
+    ), candidates as (
+      select c.id, c.next_check_at, p.partner_id
+      from partners_with_tags p
+      cross join lateral (
+        select t.id, t.next_check_at from tags t
+        where t.partner_id = p.partner_id and t.domain_type = 'custom' and t.next_check_at <= now()
+          and (t.check_lease_until is null or t.check_lease_until < now())
+        order by t.next_check_at, t.id
+        limit ${limit}::int
+      ) c
+      where p.partner_id is not null
+    ), held(partner_id, n) as (
+      select * from unnest(${heldIds}::uuid[], ${heldCounts}::int[])
+    ), share as (
+      select least(${share.perPartner}::int, ceil(${share.slots}::numeric / greatest(1, count(*)))::int) as n
+      from (select partner_id from candidates union select partner_id from held) active
+    ), ranked as (
+      select c.id, c.next_check_at,
+        row_number() over (partition by c.partner_id order by c.next_check_at, c.id)
+          + coalesce((select h.n from held h where h.partner_id = c.partner_id), 0) as turn
+      from candidates c
+    ), turns as (
+      select array(
+        select r.id from ranked r where r.turn <= (select n from share) order by r.turn, r.next_check_at, r.id
+      ) as ids
+    )
     update tags set check_lease = gen_random_uuid(),
       check_lease_until = now() + ${leaseMs}::int * interval '1 millisecond'
     where id in (
-      select id from tags
-      where next_check_at <= now() and domain_type = 'custom'
-        and (check_lease_until is null or check_lease_until < now())
-      order by next_check_at
+      select t.id from tags t
+      where t.id = any((select ids from turns)::uuid[])
+        and (t.check_lease_until is null or t.check_lease_until < now())
+      order by array_position((select ids from turns), t.id)
       limit ${limit}::int
       for update skip locked
     )
-    returning id::text as "tagId", record_name as "recordName", domain, target_label as "targetLabel",
-      check_lease::text as lease`);
-  return rowsOf<ClaimedCheck>(result);
+    returning id::text as "tagId", partner_id::text as "partnerId", record_name as "recordName", domain,
+      target_label as "targetLabel", check_lease::text as lease`;
+}
+
+/**
+ * Moves the due checks of every custom tag on `domain` (none under a live claim) to `until` at the
+ * earliest: a domain whose name server does not answer backs off as a whole, so its other tags do
+ * not each spend a check's whole DNS budget finding the same thing. A verify call still checks at once.
+ */
+export async function postponeDomainChecks(db: Database, domain: string, until: Date): Promise<void> {
+  await db.execute(sql`
+    update tags set next_check_at = ${until.toISOString()}::timestamptz
+    where domain = ${domain} and domain_type = 'custom' and next_check_at < ${until.toISOString()}::timestamptz
+      and (check_lease_until is null or check_lease_until < now())`);
 }
 
 /**

@@ -9,6 +9,8 @@ export interface ClaimedDelivery {
   lease: string;
   attempts: number;
   endpointId: string;
+  /** The endpoint's partner: the worker's share per partner counts by it. */
+  partnerId: string;
   url: string;
   /** Signing secrets: the current one, and the previous one while it is still valid. */
   secrets: string[];
@@ -22,6 +24,7 @@ interface ClaimRow {
   lease: string;
   attempts: number;
   endpoint_id: string;
+  partner_id: string;
   url: string;
   secret: string;
   previous_secret: string | null;
@@ -39,7 +42,8 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  * flight in one process at a time; a process that dies mid-send leaves a lease that simply runs
  * out, and the delivery is claimed again. At most `perEndpoint` rows of one endpoint per claim
  * (one of an endpoint in `probing`), and none of the endpoints in `skipEndpoints` (already at their
- * limit here): one slow endpoint never fills the process's slots. Oldest due first.
+ * limit here, or backing off): one slow endpoint never fills the process's slots. Partners take
+ * turns (`fairness`): each partner's oldest due first, one partner's rows after another's.
  */
 export async function claimDueDeliveries(db: Database, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
@@ -49,6 +53,7 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
     lease: row.lease,
     attempts: Number(row.attempts),
     endpointId: row.endpoint_id,
+    partnerId: row.partner_id,
     url: row.url,
     secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
     messageId: row.message_id,
@@ -62,10 +67,27 @@ export interface ClaimOptions {
   leaseMs: number;
   skipEndpoints: string[];
   probing?: string[];
+  /** Sharing the process's slots between partners; without it, one partner may take every slot. */
+  fairness?: PartnerFairness;
+}
+
+/** What a claim needs to share a process's delivery slots between partners. */
+export interface PartnerFairness {
+  /** The process's slots (WEBHOOK_CONCURRENCY). */
+  slots: number;
+  /** Slots one partner may hold at most (WEBHOOK_PARTNER_CONCURRENCY). */
+  perPartner: number;
+  /** Claims this process holds per partner (sending or waiting). */
+  held: Map<string, number>;
 }
 
 /**
- * The claim's statement (exported for the tests that read its plan). What it reads is bounded by
+ * The claim's statement (exported for the tests that read its plan). Fairness between partners
+ * (docs/decisions.md, "Security round 2"): each candidate gets a turn, its rank among its partner's
+ * candidates (oldest due first) plus the claims that partner already holds here; candidates are
+ * taken by turn, then due time, so partners alternate and the one holding most waits. A partner's
+ * share is min(perPartner, ceil(slots / partners with candidates or claims held)): a partner past
+ * it gets nothing until its claims end. That costs a window over the candidates, which are few. What it reads is bounded by
  * the endpoints with pending deliveries, not by the due rows (a dead endpoint's backlog grows
  * without bound): on the partial index `(endpoint_id, next_attempt_at, id) WHERE status =
  * 'pending'` (migration 0013), `pending_endpoints` walks the distinct endpoint ids (a loose index
@@ -82,6 +104,9 @@ export interface ClaimOptions {
 export function claimStatement(options: ClaimOptions): SQL {
   const skip = `{${options.skipEndpoints.join(',')}}`;
   const probing = `{${(options.probing ?? []).join(',')}}`;
+  const fairness = options.fairness ?? { slots: options.limit, perPartner: options.limit, held: new Map() };
+  const heldIds = `{${[...fairness.held.keys()].join(',')}}`;
+  const heldCounts = `{${[...fairness.held.values()].join(',')}}`;
   return sql`
     with recursive pending_endpoints(endpoint_id) as (
       (select d.endpoint_id from webhook_deliveries d where d.status = 'pending' order by d.endpoint_id limit 1)
@@ -90,23 +115,41 @@ export function claimStatement(options: ClaimOptions): SQL {
               where d.status = 'pending' and d.endpoint_id > p.endpoint_id
               order by d.endpoint_id limit 1)
       from pending_endpoints p where p.endpoint_id is not null
-    ), candidates as (
-      select c.id
+    ), live_endpoints as (
+      select p.endpoint_id,
+        (select e.partner_id from webhook_endpoints e where e.id = p.endpoint_id and e.deleted_at is null) as partner_id
       from pending_endpoints p
+      where p.endpoint_id is not null and p.endpoint_id <> all(${skip}::uuid[])
+    ), candidates as (
+      select c.id, c.next_attempt_at, l.partner_id
+      from live_endpoints l
       cross join lateral (
-        select d.id from webhook_deliveries d
-        where d.endpoint_id = p.endpoint_id and d.status = 'pending' and d.next_attempt_at <= now()
+        select d.id, d.next_attempt_at from webhook_deliveries d
+        where d.endpoint_id = l.endpoint_id and d.status = 'pending' and d.next_attempt_at <= now()
           and (d.claimed_until is null or d.claimed_until <= now())
         order by d.next_attempt_at, d.id
-        limit case when p.endpoint_id = any(${probing}::uuid[]) then 1 else ${options.perEndpoint} end
+        limit case when l.endpoint_id = any(${probing}::uuid[]) then 1 else ${options.perEndpoint} end
       ) c
-      where p.endpoint_id <> all(${skip}::uuid[])
-        and (select e.deleted_at is null from webhook_endpoints e where e.id = p.endpoint_id)
+      where l.partner_id is not null
+    ), held(partner_id, n) as (
+      select * from unnest(${heldIds}::uuid[], ${heldCounts}::int[])
+    ), share as (
+      select least(${fairness.perPartner}::int, ceil(${fairness.slots}::numeric / greatest(1, count(*)))::int) as n
+      from (select partner_id from candidates union select partner_id from held) active
+    ), ranked as (
+      select c.id, c.next_attempt_at,
+        row_number() over (partition by c.partner_id order by c.next_attempt_at, c.id)
+          + coalesce((select h.n from held h where h.partner_id = c.partner_id), 0) as turn
+      from candidates c
+    ), turns as (
+      select array(
+        select r.id from ranked r where r.turn <= (select n from share) order by r.turn, r.next_attempt_at, r.id
+      ) as ids
     ), picked as (
       select d.id from webhook_deliveries d
-      where d.id = any(array(select id from candidates))
+      where d.id = any((select ids from turns)::uuid[])
         and (d.claimed_until is null or d.claimed_until <= now())
-      order by d.next_attempt_at, d.id
+      order by array_position((select ids from turns), d.id)
       limit ${options.limit}
       for update of d skip locked
     )
@@ -115,7 +158,7 @@ export function claimStatement(options: ClaimOptions): SQL {
     from picked, webhook_messages m, webhook_endpoints e
     where d.id = picked.id and m.id = d.message_id and e.id = d.endpoint_id
       and d.status = 'pending' and (d.claimed_until is null or d.claimed_until <= now())
-    returning d.id as delivery_id, d.claimed_until::text as lease, d.attempts, d.endpoint_id, e.url,
+    returning d.id as delivery_id, d.claimed_until::text as lease, d.attempts, d.endpoint_id, e.partner_id, e.url,
       e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
       m.id as message_id, m.type, to_char(m.created_at at time zone 'UTC', ${ISO}) as created_at, m.data::text as data`;
 }
