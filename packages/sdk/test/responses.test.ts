@@ -362,7 +362,7 @@ describe('rate-limit headers: both forms, read from real responses', () => {
     });
   });
 
-  it('a 429 error: parseRateLimit(error.headers) reads the same state', async () => {
+  it('a 429 error carries the same state: error.rateLimit, parseRateLimit(error.headers)', async () => {
     server.use(
       http.post(`${BASE_URL}/v1/partners/merchant`, () =>
         reply(
@@ -386,6 +386,7 @@ describe('rate-limit headers: both forms, read from real responses', () => {
         (e: unknown) => e,
       );
     expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).rateLimit).toMatchObject({ limit: 600, remaining: 0, resetSeconds: 7 });
     expect(parseRateLimit((error as RateLimitError).headers)).toMatchObject({
       limit: 600,
       remaining: 0,

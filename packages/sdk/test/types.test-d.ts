@@ -93,6 +93,7 @@ describe('public types', () => {
     expectTypeOf(error).toMatchTypeOf<APIError>();
     expectTypeOf<APIError['status']>().toEqualTypeOf<number>();
     expectTypeOf<RateLimitError['retryAfterMs']>().toEqualTypeOf<number | null>();
+    expectTypeOf<APIError['rateLimit']>().toEqualTypeOf<RateLimit | undefined>();
     expectTypeOf<RateLimitError['status']>().toEqualTypeOf<429>();
     // Documented codes autocomplete, unknown codes are still strings.
     const code: APIErrorCode = 'MERCHANT_NOT_FOUND';

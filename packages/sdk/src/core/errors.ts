@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'LIMIT_EXCEEDED';
 
 import type { DnsCheckDetails } from '../resources/tags.js';
+import { parseRateLimit, type RateLimit } from './rate-limit.js';
 
 /** A documented {@link ErrorCode}, or any other code a newer server may send. */
 export type APIErrorCode = ErrorCode | (string & Record<never, never>);
@@ -44,6 +45,11 @@ export class APIError extends PartnerError {
   /** The parsed JSON body, or its raw text when it was not JSON. */
   readonly body: unknown;
   /**
+   * The rate-limit state the response announced (see `parseRateLimit`), `undefined` when it sent
+   * no rate-limit header. On a 429, `remaining` is 0 and `resetSeconds` says when calls resume.
+   */
+  readonly rateLimit: RateLimit | undefined;
+  /**
    * The body's `details`, when it has them: on a failed tag verification, why DNS did not prove the
    * domain (`reason`), the record `expected`, the records `found` and `checkedAt`. `null` otherwise.
    */
@@ -57,6 +63,7 @@ export class APIError extends PartnerError {
     this.body = body;
     this.details = detailsOf(body);
     this.requestId = headers.get('x-request-id');
+    this.rateLimit = parseRateLimit(headers);
   }
 }
 
