@@ -110,7 +110,10 @@ async function main(): Promise<void> {
   let webhookId: string;
   try {
     const created = await client.webhooks.create({ url, events, description: 'examples/webhook-receiver' });
-    ({ webhookId, secret } = created);
+    webhookId = created.webhookId;
+    // null only in a replay (the create's first answer was lost, the SDK's retry got the stored one):
+    // secrets are never stored for replays, so a rotation gives one.
+    secret = created.secret ?? (await client.webhooks.rotateSecret(webhookId)).secret ?? undefined;
     console.log(`registered webhook ${webhookId} for ${url} (events: ${created.events?.join(', ') ?? 'all'})`);
   } catch (error) {
     if (error instanceof BadRequestError) {

@@ -48,6 +48,7 @@ describe('client.webhooks against the real server', () => {
   it('create, list, test (verified with unwrap), deliveries, retry, rotate (two signatures), delete', async () => {
     const created = await client.webhooks.create({ url: receiverUrl, description: 'sdk' });
     expect(created.secret).toMatch(/^whsec_/);
+    expect(created.secretOmitted).toBe(false);
     expect(created.events).toBeNull();
 
     const listed = [];
@@ -59,7 +60,7 @@ describe('client.webhooks against the real server', () => {
     const delivery = await client.webhooks.test(created.webhookId);
     expect(delivery).toMatchObject({ eventType: 'webhook.test', status: 'pending' });
     await waitFor(2);
-    const event: WebhookEvent = await client.webhooks.unwrap(received[1]!.body, received[1]!.headers, created.secret);
+    const event: WebhookEvent = await client.webhooks.unwrap(received[1]!.body, received[1]!.headers, created.secret!);
     expect(event.type).toBe('webhook.test');
     if (event.type === 'webhook.test') expect(event.data.webhookId).toBe(created.webhookId);
     expect(received[0]!.headers['webhook-id']).toBe(received[1]!.headers['webhook-id']);
@@ -80,10 +81,10 @@ describe('client.webhooks against the real server', () => {
     await waitFor(4);
     const last = received[3]!;
     expect(String(last.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    await expect(client.webhooks.unwrap(last.body, last.headers, rotated.secret)).resolves.toMatchObject({
+    await expect(client.webhooks.unwrap(last.body, last.headers, rotated.secret!)).resolves.toMatchObject({
       type: 'webhook.test',
     });
-    await expect(client.webhooks.unwrap(last.body, last.headers, created.secret)).resolves.toMatchObject({
+    await expect(client.webhooks.unwrap(last.body, last.headers, created.secret!)).resolves.toMatchObject({
       type: 'webhook.test',
     });
 

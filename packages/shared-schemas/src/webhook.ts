@@ -40,10 +40,21 @@ const WebhookId = Uuid.meta({
   example: '5f0c6f1e-8a8c-4d4a-9a53-1f2b3c4d5e6f',
 });
 const DeliveryId = Uuid.meta({ description: 'The delivery id.', example: '9b2d7c1a-4e5f-4a6b-8c7d-0e1f2a3b4c5d' });
-const Secret = z.string().meta({
+const Secret = z
+  .string()
+  .nullable()
+  .meta({
+    description:
+      'The signing secret, `whsec_` + base64 key (Standard Webhooks). Shown only here: store it to verify signatures. ' +
+      '`null` only in a replay of an `Idempotency-Key` request (`secretOmitted: true`): secrets are never stored for ' +
+      'replays, so rotate the secret to get a new one.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  });
+const SecretOmitted = z.boolean().meta({
   description:
-    'The signing secret, `whsec_` + base64 key (Standard Webhooks). Shown only here: store it to verify signatures.',
-  example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    '`true` when this is a replay of an `Idempotency-Key` request and `secret` is therefore `null` (the first ' +
+    'response carried it; it is never stored for replays).',
+  example: false,
 });
 
 export const CreateWebhookInput = z
@@ -92,7 +103,9 @@ export const WebhookEndpoint = z
   .meta({ id: 'WebhookEndpoint' });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
 
-export const CreateWebhookResponse = WebhookEndpoint.extend({ secret: Secret }).meta({ id: 'CreateWebhookResponse' });
+export const CreateWebhookResponse = WebhookEndpoint.extend({ secret: Secret, secretOmitted: SecretOmitted }).meta({
+  id: 'CreateWebhookResponse',
+});
 export type CreateWebhookResponse = z.infer<typeof CreateWebhookResponse>;
 
 export const ListWebhooksQuery = z.object(paginationQuery(WEBHOOKS_DEFAULT_LIMIT)).meta({ id: 'ListWebhooksQuery' });
@@ -111,6 +124,7 @@ export const DeleteWebhookResponse = z.void().meta({ id: 'DeleteWebhookResponse'
 export const RotateWebhookSecretResponse = z
   .object({
     secret: Secret,
+    secretOmitted: SecretOmitted,
     previousSecretExpiresAt: Timestamp.meta({
       description: 'Until then every message carries two signatures: one with the new secret, one with the old.',
     }),

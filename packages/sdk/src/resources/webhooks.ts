@@ -33,8 +33,15 @@ export interface WebhookCreateParams {
 }
 
 export interface WebhookCreateResponse extends WebhookEndpoint {
-  /** The signing secret (`whsec_...`): shown only here; keep it to verify deliveries with `unwrap`. */
-  secret: string;
+  /**
+   * The signing secret (`whsec_...`): shown only here; keep it to verify deliveries with `unwrap`.
+   * `null` only when the answer is a replay of an `Idempotency-Key` request (`secretOmitted`), e.g.
+   * a retry after the first response was lost: secrets are never stored for replays. Call
+   * `rotateSecret` to get a new one.
+   */
+  secret: string | null;
+  /** `true` when `secret` was left out because this answer is an idempotent replay. */
+  secretOmitted: boolean;
 }
 
 export interface WebhookListParams {
@@ -45,8 +52,13 @@ export interface WebhookListParams {
 }
 
 export interface WebhookRotateSecretResponse {
-  /** The new secret. The old one keeps signing alongside it until `previousSecretExpiresAt`. */
-  secret: string;
+  /**
+   * The new secret. The old one keeps signing alongside it until `previousSecretExpiresAt`. `null`
+   * only in an idempotent replay (`secretOmitted`): rotate again to get a secret you hold.
+   */
+  secret: string | null;
+  /** `true` when `secret` was left out because this answer is an idempotent replay. */
+  secretOmitted: boolean;
   previousSecretExpiresAt: string;
 }
 

@@ -38,6 +38,26 @@ export function requestFingerprint(method: string, route: string, body: unknown)
     .digest('hex');
 }
 
+/**
+ * What may be stored for a replay: the body with any top-level `secret` (a webhook endpoint's create
+ * and rotate-secret) replaced by `null` and `secretOmitted: true`. Secrets are never written to the
+ * idempotency table (it is kept 24 h and read by every replay); the first response carries the
+ * secret, a replay tells the client it is not there (docs/decisions.md, "Security round 2: issue
+ * 30 low and info findings"). Applied when storing and again when replaying (rows stored before).
+ */
+export function withoutSecrets(body: string): string {
+  if (!body.includes('"secret"')) return body;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !('secret' in parsed)) return body;
+  if ((parsed as { secret: unknown }).secret === null) return body;
+  return JSON.stringify({ ...parsed, secret: null, secretOmitted: true });
+}
+
 /** A response stored for a key, to replay. */
 export interface StoredResponse {
   status: number;
@@ -103,7 +123,7 @@ export class IdempotencyStore {
           'This Idempotency-Key was already used with a different request (method, path or body); use a new key for a new request',
         );
       }
-      if (row.status !== null) return { replay: { status: row.status, body: row.body ?? '' } };
+      if (row.status !== null) return { replay: { status: row.status, body: withoutSecrets(row.body ?? '') } };
       if (this.now() > deadline) {
         throw new AppError(
           'IDEMPOTENCY_KEY_REUSED',
@@ -118,7 +138,13 @@ export class IdempotencyStore {
     return {
       claim: {
         finish: (status, body) =>
-          (isServerFailure(status) ? dropClaim() : db.update(idempotencyKeys).set({ status, body }).where(where)).then(
+          (isServerFailure(status)
+            ? dropClaim()
+            : db
+                .update(idempotencyKeys)
+                .set({ status, body: withoutSecrets(body) })
+                .where(where)
+          ).then(
             () => undefined,
             (error: unknown) => {
               this.logger.warn({ err: error }, 'could not store the idempotent response');

@@ -60,7 +60,7 @@ export async function createWebhook(
     return inserted;
   });
   if (!row) throw new Error('webhook endpoint insert returned no row');
-  return { ...toEndpoint(row), secret };
+  return { ...toEndpoint(row), secret, secretOmitted: false };
 }
 
 /** One page of the partner's live endpoints, oldest first; never with secrets. */
@@ -117,7 +117,7 @@ export async function rotateWebhookSecret(
     .update(webhookEndpoints)
     .set({ secret, previousSecret: sql`${webhookEndpoints.secret}`, previousSecretExpiresAt })
     .where(eq(webhookEndpoints.id, endpoint.id));
-  return { secret, previousSecretExpiresAt: previousSecretExpiresAt.toISOString() };
+  return { secret, secretOmitted: false, previousSecretExpiresAt: previousSecretExpiresAt.toISOString() };
 }
 
 /**
