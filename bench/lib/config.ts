@@ -43,12 +43,14 @@ export interface Settings {
   currentRef: string | undefined;
   /** load: also run each route alone on each server (CPU per request by route). */
   loadRoutes: boolean;
+  /** load: run both servers from their sources (tsx), as `pnpm loadtest` does, not as `pnpm start`. */
+  loadFromSources: boolean;
   /** load: seconds per timed round. */
   loadSeconds: number;
 }
 
 const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
-  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes]`;
+  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources]`;
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be a positive integer\n${USAGE}`);
@@ -73,6 +75,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       'current-ref': { type: 'string' },
       'load-seconds': { type: 'string' },
       'load-routes': { type: 'boolean', default: false },
+      'load-from-sources': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: false,
@@ -113,6 +116,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
     baselineRef: values['baseline-ref'],
     currentRef: values['current-ref'],
     loadRoutes: values['load-routes'] ?? false,
+    loadFromSources: values['load-from-sources'] ?? false,
     loadSeconds: positive('load-seconds', Number(values['load-seconds'] ?? (quick ? 5 : 15))),
   };
 }

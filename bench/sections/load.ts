@@ -67,6 +67,8 @@ export interface LoadResult {
   baselineRef: string;
   baselineSha: string;
   currentSha: string;
+  /** --load-from-sources: both servers ran from their sources (tsx). */
+  fromSources: boolean;
   /** Uncommitted changes in the current tree when it ran. */
   currentDirty: boolean;
   roundSeconds: number;
@@ -114,9 +116,11 @@ function worktreeFor(repo: string, ref: string): { dir: string; sha: string } {
 
 /**
  * The entry a tree's `pnpm start` runs: `dist/main.js` (built with `tsup --silent` unless `built`,
- * as its start script does) when the start script runs the build, else `src/main.ts`.
+ * as its start script does) when the start script runs the build, else `src/main.ts`; always
+ * `src/main.ts` with --load-from-sources (as `pnpm loadtest` runs the server).
  */
-function productionEntry(serverDir: string, built: boolean): string {
+function productionEntry(serverDir: string, built: boolean, fromSources: boolean): string {
+  if (fromSources) return 'src/main.ts';
   const pkg = JSON.parse(readFileSync(path.join(serverDir, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
   };
@@ -183,7 +187,7 @@ async function startTarget(
     // The tree's own server (which migrates its database on start), run as that tree's `pnpm start`
     // runs it in production: the compiled build where it has one (`node dist/main.js`, whose hot
     // lists skip the sources-only output check), else from its sources through tsx (129bee5).
-    const script = productionEntry(serverDir, built);
+    const script = productionEntry(serverDir, built, ctx.settings.loadFromSources);
     const server = await ctx.spawn({ name: `load ${side} server`, cwd: serverDir, script, readyPath: '/healthz', env });
     log(`load: ${side} server pid ${server.process.pid} from ${serverDir}`);
     // The tree's own onboarding CLI (the key format may differ between refs).
@@ -413,6 +417,7 @@ export const load: Section<LoadResult> = {
         baselineSha,
         currentSha,
         currentDirty,
+        fromSources: ctx.settings.loadFromSources,
         roundSeconds: seconds,
         rounds,
         rows,
@@ -440,7 +445,7 @@ export const load: Section<LoadResult> = {
     return [
       '## Mixed load against a baseline ref (load)',
       '',
-      `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server as its pnpm start runs it (the build, or its sources through tsx) on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
+      `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server ${r.fromSources ? 'from its sources through tsx (--load-from-sources, as pnpm loadtest)' : 'as its pnpm start runs it (the build, or its sources through tsx)'} on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
       '',
       '| server | collects | req/s | p50 | p99 | server CPU / req | postgres CPU / req |',
       '|---|---|---|---|---|---|---|',
