@@ -157,9 +157,13 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
       ['tagbytesday', 'tag-bytes-day', env.COLLECT_TAG_BYTES_PER_DAY, 'bytes', 'day', DAY_SECONDS],
     ] as const
   ).flatMap(([name, policyName, limit, unit, per, duration]) => {
-    const limiter = make(name, limit, duration);
+    if (limit === 0) return [];
+    // Without Redis, plain counters (MemoryWindows): rate-limiter-flexible's would cost a promise,
+    // a result and a timer per quota on every collector batch.
+    const limiter = redis ? make(name, limit, duration) : null;
+    const windows = redis ? null : new MemoryWindows(limit, duration * 1000);
     // The metrics count a refusal carrying a "tag-..." policy as scope `tag` (http/metrics.ts).
-    return limiter ? [{ limiter, limit, unit, per, policy: `"${policyName}";q=${limit};w=${duration}` }] : [];
+    return [{ limiter, windows, limit, unit, per, policy: `"${policyName}";q=${limit};w=${duration}` }];
   });
   // Keys that authenticated here lately: a throttled address still gets them looked up.
   const provenKeys = new ProvenKeys();
@@ -305,8 +309,32 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
     },
     chargeTag: async (tagKey, events, bytes) => {
       if (tagQuotas.length === 0) return;
+      if (!redis) {
+        // In memory: every quota checked first, then charged, so a refused batch counts nowhere.
+        const now = Date.now();
+        let refused: (typeof tagQuotas)[number] | null = null;
+        let wait = 0;
+        for (const quota of tagQuotas) {
+          const ms = quota.windows!.wait(tagKey, quota.unit === 'events' ? events : bytes, now);
+          if (ms > wait) {
+            wait = ms;
+            refused = quota;
+          }
+        }
+        if (refused) {
+          const left = refused.windows!.remaining(tagKey, now);
+          throw rateLimited(
+            `Collector quota of ${refused.limit} ${refused.unit} per ${refused.per} for this tag exceeded`,
+            refused.limit,
+            new RateLimiterRes(left, wait, refused.limit - left, false),
+            refused.policy,
+          );
+        }
+        for (const quota of tagQuotas) quota.windows!.take(tagKey, quota.unit === 'events' ? events : bytes, now);
+        return;
+      }
       const outcomes = await Promise.allSettled(
-        tagQuotas.map(({ limiter, unit }) => limiter.consume(tagKey, unit === 'events' ? events : bytes)),
+        tagQuotas.map(({ limiter, unit }) => limiter!.consume(tagKey, unit === 'events' ? events : bytes)),
       );
       let refusal: { quota: (typeof tagQuotas)[number]; outcome: RateLimiterRes } | null = null;
       outcomes.forEach((settled, index) => {
@@ -325,7 +353,7 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
       // spent by refusals, and a smaller batch still fits what is left).
       tagQuotas.forEach(({ limiter, unit }, index) => {
         if (outcomes[index]!.status === 'fulfilled' || outcomes[index]!.reason instanceof RateLimiterRes) {
-          limiter.reward(tagKey, unit === 'events' ? events : bytes).catch(() => {});
+          limiter!.reward(tagKey, unit === 'events' ? events : bytes).catch(() => {});
         }
       });
       const { quota, outcome } = refusal as { quota: (typeof tagQuotas)[number]; outcome: RateLimiterRes };
@@ -377,5 +405,45 @@ class ProvenKeys {
       if (!oldest.done) this.seen.delete(oldest.value);
     }
     this.seen.set(hash, now + DAY_SECONDS * 1000);
+  }
+}
+
+/** Windows kept before expired ones are swept out (the keys are live tags). */
+const MAX_WINDOWS = 100_000;
+
+/**
+ * Fixed windows counted in memory, synchronously (the tag quotas without Redis). A window starts
+ * with the first points taken for its key and lasts `durationMs`, as rate-limiter-flexible's do.
+ */
+class MemoryWindows {
+  private readonly windows = new Map<string, { endsAt: number; used: number }>();
+
+  constructor(
+    private readonly limit: number,
+    private readonly durationMs: number,
+  ) {}
+
+  /** Ms until `points` more fit in `key`'s window; 0 when they fit now. */
+  wait(key: string, points: number, now: number): number {
+    const window = this.windows.get(key);
+    if (!window || window.endsAt <= now) return points <= this.limit ? 0 : this.durationMs;
+    return window.used + points <= this.limit ? 0 : window.endsAt - now;
+  }
+
+  remaining(key: string, now: number): number {
+    const window = this.windows.get(key);
+    return !window || window.endsAt <= now ? this.limit : Math.max(0, this.limit - window.used);
+  }
+
+  take(key: string, points: number, now: number): void {
+    let window = this.windows.get(key);
+    if (!window || window.endsAt <= now) {
+      if (this.windows.size >= MAX_WINDOWS) {
+        for (const [other, { endsAt }] of this.windows) if (endsAt <= now) this.windows.delete(other);
+      }
+      window = { endsAt: now + this.durationMs, used: 0 };
+      this.windows.set(key, window);
+    }
+    window.used += points;
   }
 }
