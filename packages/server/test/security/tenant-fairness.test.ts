@@ -20,8 +20,11 @@ import { generateTag, publishCname, uniqueDomain } from '../helpers/fixtures.js'
  * timeouts: another partner's re-check and delivery are not delayed behind a noisy partner's. The
  * noisy partner's bulk (150 tags, 200 endpoints and their test events) is made through the tRPC
  * caller on the same database, so that setup does not load the HTTP server the figures are read on.
- * The figures are printed for docs/decisions.md.
+ * The figures are printed for docs/decisions.md; TENANT_FAIRNESS_DNS_TIMEOUT_MS and
+ * TENANT_FAIRNESS_WEBHOOK_TIMEOUT_MS take them with other timeouts (the production defaults: 3000, 10000).
  */
+const DNS_TIMEOUT_MS = process.env.TENANT_FAIRNESS_DNS_TIMEOUT_MS ?? '500';
+const WEBHOOK_TIMEOUT_MS = Number(process.env.TENANT_FAIRNESS_WEBHOOK_TIMEOUT_MS ?? 1500);
 
 /** Runs `task` over `items`, `width` at a time. */
 async function inBatches<T>(items: T[], width: number, task: (item: T) => Promise<unknown>): Promise<void> {
@@ -55,7 +58,7 @@ describe('DNS re-checks: a silent name server of one partner does not delay anot
         TAG_RECHECK_SCHEDULE: '1s',
         TAG_RECHECK_WINDOW: '1h',
         TAG_HEALTH_INTERVAL: '1h',
-        DNS_TIMEOUT_MS: '500',
+        DNS_TIMEOUT_MS,
       },
     });
     noisy = await server.createPartner('Noisy');
@@ -72,7 +75,7 @@ describe('DNS re-checks: a silent name server of one partner does not delay anot
     for (;;) {
       const res = await api(server, live.apiKey).get(`/v1/partners/tag/${tag.tagId}`);
       if ((res.body as Json).isVerified) return Date.now() - started;
-      if (Date.now() - started > 60_000) throw new Error('never verified');
+      if (Date.now() - started > 150_000) throw new Error('never verified');
       await sleep(50);
     }
   }
@@ -95,11 +98,11 @@ describe('DNS re-checks: a silent name server of one partner does not delay anot
     const queried = server.dns.queries.filter((name) => name.endsWith(silent)).length;
     console.log(
       `[tenant-fairness] verification delay alone ${alone.join(', ')} ms; beside 150 tags on a silent name server ` +
-        `${beside.join(', ')} ms (${queried} queries to the silent domain)`,
+        `${beside.join(', ')} ms (DNS_TIMEOUT_MS ${DNS_TIMEOUT_MS}; ${queried} queries to the silent domain)`,
     );
     // The re-check is due 1 s after generate; one more round of the monitor at most, not a sweep of 150.
     for (const ms of beside) expect(ms).toBeLessThan(Math.min(...alone) + 2500);
-  }, 180_000);
+  }, 600_000);
 
   it("the claim reads a few rows per partner, not the noisy partner's due backlog", async () => {
     // 3,000 more due custom tags of the noisy partner, older than anything else.
@@ -145,7 +148,7 @@ describe('webhook deliveries: silent endpoints of one partner do not delay anoth
   let live: TestPartner;
   let silentReceiver: TestWebhookReceiver;
   let liveReceiver: TestWebhookReceiver;
-  const TIMEOUT_MS = 1500;
+  const TIMEOUT_MS = WEBHOOK_TIMEOUT_MS;
   beforeAll(async () => {
     server = await startTestServer({
       env: {
@@ -176,7 +179,7 @@ describe('webhook deliveries: silent endpoints of one partner do not delay anoth
     const res = await api(server, live.apiKey).post(`/v1/partners/webhooks/${webhookId}/test`);
     expect(res.status).toBe(202);
     const answered = Date.now();
-    const [request] = (await liveReceiver.waitFor(before + 1, 60_000)).slice(before);
+    const [request] = (await liveReceiver.waitFor(before + 1, 150_000)).slice(before);
     return (request?.receivedAt ?? Date.now()) - answered;
   }
 
@@ -192,7 +195,7 @@ describe('webhook deliveries: silent endpoints of one partner do not delay anoth
     });
     await inBatches(endpoints, 4, (webhookId) => caller.webhooks.test({ webhookId }));
     // The silent endpoints hold slots now.
-    await silentReceiver.waitFor(16, 30_000);
+    await silentReceiver.waitFor(16, 60_000);
     const beside: number[] = [];
     for (let i = 0; i < 4; i++) {
       beside.push(await deliveryLatency(own.body.webhookId));
@@ -204,5 +207,5 @@ describe('webhook deliveries: silent endpoints of one partner do not delay anoth
     );
     // Never behind a slot of a silent endpoint (each is held TIMEOUT_MS).
     for (const ms of beside) expect(ms).toBeLessThan(TIMEOUT_MS);
-  }, 180_000);
+  }, 600_000);
 });

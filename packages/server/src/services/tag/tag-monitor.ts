@@ -49,7 +49,8 @@ export async function claimDueChecks(
 
 /** The claim's statement (exported for the test that reads its plan). */
 export function claimChecksStatement(limit: number, leaseMs: number, fairness?: CheckFairness): SQL {
-  const share = fairness ?? { slots: limit, perPartner: limit, held: new Map<string, number>() };
+  // Without fairness no share is cut (a concurrent claimer still finds rows past the locked ones).
+  const share = fairness ?? { slots: 1_000_000_000, perPartner: 1_000_000_000, held: new Map<string, number>() };
   const heldIds = `{${[...share.held.keys()].join(',')}}`;
   const heldCounts = `{${[...share.held.values()].join(',')}}`;
   return sql`

@@ -34,6 +34,9 @@ interface ClaimRow {
   data: string;
 }
 
+/** A share no claim reaches. */
+const NO_SHARE = 1_000_000_000;
+
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
 /**
@@ -104,7 +107,9 @@ export interface PartnerFairness {
 export function claimStatement(options: ClaimOptions): SQL {
   const skip = `{${options.skipEndpoints.join(',')}}`;
   const probing = `{${(options.probing ?? []).join(',')}}`;
-  const fairness = options.fairness ?? { slots: options.limit, perPartner: options.limit, held: new Map() };
+  // Without fairness no share is cut: a share as small as `limit` would leave a concurrent claimer
+  // nothing past the rows another one just locked.
+  const fairness = options.fairness ?? { slots: NO_SHARE, perPartner: NO_SHARE, held: new Map() };
   const heldIds = `{${[...fairness.held.keys()].join(',')}}`;
   const heldCounts = `{${[...fairness.held.values()].join(',')}}`;
   return sql`
