@@ -43,3 +43,19 @@ describe('EndpointAnswers: the in-flight limit an endpoint has earned', () => {
     expect(answers.silentCount).toBe(1);
   });
 });
+
+describe('EndpointAnswers: an endpoint whose attempts time out backs off (issue 30 finding 5)', () => {
+  it('is not claimed for base x 2^(n-1) after the n-th timeout in a row, up to the maximum; an answer ends it', () => {
+    const answers = new EndpointAnswers(4, 10_000, 1_000, 5_000);
+    const t0 = 1_000_000;
+    expect(answers.noteTimedOut('dead', t0)).toBe(1_000);
+    expect(answers.coolingIds(t0 + 999)).toEqual(['dead']);
+    expect(answers.coolingIds(t0 + 1_000)).toEqual([]);
+    expect(answers.noteTimedOut('dead', t0 + 2_000)).toBe(2_000);
+    expect(answers.noteTimedOut('dead', t0 + 5_000)).toBe(4_000);
+    expect(answers.noteTimedOut('dead', t0 + 10_000)).toBe(5_000);
+    answers.note('dead', true);
+    expect(answers.coolingIds(t0 + 10_001)).toEqual([]);
+    expect(answers.noteTimedOut('dead', t0 + 20_000)).toBe(1_000);
+  });
+});
