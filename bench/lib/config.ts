@@ -45,12 +45,14 @@ export interface Settings {
   loadRoutes: boolean;
   /** load: run both servers from their sources (tsx), as `pnpm loadtest` does, not as `pnpm start`. */
   loadFromSources: boolean;
+  /** load: API processes per ref on one database (the connections split between them). */
+  loadProcesses: number;
   /** load: seconds per timed round. */
   loadSeconds: number;
 }
 
 const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
-  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources]`;
+  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N]`;
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be a positive integer\n${USAGE}`);
@@ -76,6 +78,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       'load-seconds': { type: 'string' },
       'load-routes': { type: 'boolean', default: false },
       'load-from-sources': { type: 'boolean', default: false },
+      'load-processes': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: false,
@@ -117,6 +120,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
     currentRef: values['current-ref'],
     loadRoutes: values['load-routes'] ?? false,
     loadFromSources: values['load-from-sources'] ?? false,
+    loadProcesses: positive('load-processes', Number(values['load-processes'] ?? 1)),
     loadSeconds: positive('load-seconds', Number(values['load-seconds'] ?? (quick ? 5 : 15))),
   };
 }

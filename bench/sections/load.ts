@@ -67,6 +67,8 @@ export interface LoadResult {
   baselineRef: string;
   baselineSha: string;
   currentSha: string;
+  /** API processes per ref (--load-processes), on one database, the connections split. */
+  processes: number;
   /** --load-from-sources: both servers ran from their sources (tsx). */
   fromSources: boolean;
   /** Uncommitted changes in the current tree when it ran. */
@@ -135,6 +137,8 @@ function productionEntry(serverDir: string, built: boolean, fromSources: boolean
 interface Target {
   side: Side;
   server: Child;
+  /** --load-processes N: N - 1 more API processes of the same tree on the same database. */
+  extra: Child[];
   apiKey: string;
   hotMerchantId: string;
   /** tagIds[0] is the hot merchant's tag; all of them are the spread row's. */
@@ -216,8 +220,22 @@ async function startTarget(
       if (i === 0) hotMerchantId = merchantId;
       tagIds.push(tag.tagId as string);
     }
+    // --load-processes: more API processes on the same database (started once it is migrated); the
+    // connections are split between them, as behind a load balancer.
+    const extra: Child[] = [];
+    for (let i = 1; i < ctx.settings.loadProcesses; i++) {
+      const more = await ctx.spawn({
+        name: `load ${side} server ${i + 1}`,
+        cwd: serverDir,
+        script,
+        readyPath: '/healthz',
+        env,
+      });
+      log(`load: ${side} server ${i + 1} pid ${more.process.pid}`);
+      extra.push(more);
+    }
     // The mix's tag generate posts the partner's domain (an existing tag: answered, nothing new).
-    return { side, server, apiKey, hotMerchantId, tagIds, dropDatabase };
+    return { side, server, extra, apiKey, hotMerchantId, tagIds, dropDatabase };
   } catch (error) {
     await dropDatabase().catch(() => {});
     throw error;
@@ -306,26 +324,37 @@ async function routeAlone(target: Target, route: RouteName, seconds: number, dom
 }
 
 async function round(target: Target, shape: Shape, seconds: number, domain: string): Promise<Round> {
-  const pid = target.server.process.pid;
-  const cpuBefore = processCpuMs(pid);
+  const servers = [target.server, ...target.extra];
+  const cpu = () =>
+    servers.reduce<number | null>((sum, s) => {
+      const ms = processCpuMs(s.process.pid);
+      return sum === null || ms === null ? null : sum + ms;
+    }, 0);
+  const cpuBefore = cpu();
   const pgBefore = commandCpuMs('postgres');
-  const result = await autocannon({
-    url: target.server.url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: mix(target, shape, domain),
-    timeout: 10,
-  });
-  const total = result.requests.total;
+  // One autocannon per process, the connections split between them, all at once.
+  const results = await Promise.all(
+    servers.map((server, i) =>
+      autocannon({
+        url: server.url,
+        connections: Math.floor(CONNECTIONS / servers.length) + (i < CONNECTIONS % servers.length ? 1 : 0),
+        duration: seconds,
+        requests: mix(target, shape, domain),
+        timeout: 10,
+      }),
+    ),
+  );
+  const total = results.reduce((sum, r) => sum + r.requests.total, 0);
   return {
     side: target.side,
     shape,
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    rps: results.reduce((sum, r) => sum + r.requests.average, 0),
+    // Several processes: p50 weighted by their requests, p99 the worst one's.
+    p50: results.reduce((sum, r) => sum + r.latency.p50 * r.requests.total, 0) / Math.max(1, total),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
     requests: total,
-    failed: result.errors + result.timeouts + result.non2xx,
-    serverCpuUs: cpuPerRequest(cpuBefore, processCpuMs(pid), total),
+    failed: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
+    serverCpuUs: cpuPerRequest(cpuBefore, cpu(), total),
     pgCpuUs: cpuPerRequest(pgBefore, commandCpuMs('postgres'), total),
   };
 }
@@ -418,6 +447,7 @@ export const load: Section<LoadResult> = {
         currentSha,
         currentDirty,
         fromSources: ctx.settings.loadFromSources,
+        processes: ctx.settings.loadProcesses,
         roundSeconds: seconds,
         rounds,
         rows,
@@ -434,6 +464,7 @@ export const load: Section<LoadResult> = {
       };
     } finally {
       for (const t of targets) {
+        for (const more of t.extra) await more.stop().catch(() => {});
         await t.server.stop().catch(() => {});
         await t.dropDatabase().catch(() => {});
       }
@@ -445,7 +476,7 @@ export const load: Section<LoadResult> = {
     return [
       '## Mixed load against a baseline ref (load)',
       '',
-      `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server ${r.fromSources ? 'from its sources through tsx (--load-from-sources, as pnpm loadtest)' : 'as its pnpm start runs it (the build, or its sources through tsx)'} on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
+      `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections${r.processes > 1 ? ` split over ${r.processes} API processes per ref on one database (p50 weighted by requests, p99 the worst process's, CPU of all processes)` : ''}, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server ${r.fromSources ? 'from its sources through tsx (--load-from-sources, as pnpm loadtest)' : 'as its pnpm start runs it (the build, or its sources through tsx)'} on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
       '',
       '| server | collects | req/s | p50 | p99 | server CPU / req | postgres CPU / req |',
       '|---|---|---|---|---|---|---|',
