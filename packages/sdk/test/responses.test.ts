@@ -286,6 +286,34 @@ describe('list(): PagePromise and pages show their responses', () => {
   });
 });
 
+describe('list(): asResponse() alone', () => {
+  it('a failing list rejects asResponse() only (vitest fails the run on an unhandled rejection)', async () => {
+    server.use(
+      http.get(`${BASE_URL}/v1/partners/events`, () =>
+        reply({ message: 'Merchant not found', code: 'MERCHANT_NOT_FOUND' }, { status: 404 }),
+      ),
+    );
+    await expect(makeClient().events.list({ merchantId: 'm' }).asResponse()).rejects.toBeInstanceOf(NotFoundError);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+
+  it('a first page that is not JSON: asResponse() gives its body, await rejects', async () => {
+    server.use(http.get(`${BASE_URL}/v1/partners/merchant`, () => HttpResponse.text('<html>maintenance</html>')));
+    const call = makeClient().merchants.list();
+    expect(await call.asResponse().then((r) => r.text())).toBe('<html>maintenance</html>');
+    await expect(call).rejects.toBeInstanceOf(PartnerError);
+  });
+
+  it('asked for after the first page arrived, it still has a readable body', async () => {
+    merchantPages(1);
+    const call = makeClient().merchants.list({ limit: 1 });
+    const page = await call;
+    const response = await call.asResponse();
+    expect(response.headers.get('x-request-id')).toBe(page.requestId);
+    expect(((await response.json()) as { merchants: unknown[] }).merchants).toEqual(page.data);
+  });
+});
+
 describe('rate-limit headers: both forms, read from real responses', () => {
   const cases: Array<[string, Record<string, string>, Record<string, unknown>]> = [
     [

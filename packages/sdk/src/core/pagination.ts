@@ -1,12 +1,5 @@
 import { type NormalizedPagination, normalizePagination } from '@partner/shared-schemas/normalize';
-import {
-  parseBody,
-  type RawResponse,
-  type ResponseWants,
-  responseMeta,
-  unreadResponse,
-  type WithResponse,
-} from './api-promise.js';
+import { parseBody, type RawResponse, type ResponseWants, unreadResponse, type WithResponse } from './api-promise.js';
 import { PartnerError } from './errors.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';
 
@@ -92,7 +85,8 @@ function pageFrom<T>(source: PageSource<T>, page: number, fetched: Fetched, prev
   const data = itemsOf<T>(body, source.itemsKey);
   const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).pagination : undefined;
   const pagination = normalizePagination(raw, { page, limit: source.limit, itemCount: data.length });
-  return new Page(source, page, data, paginationInfo(pagination, data.length), previousKey, fetched.raw);
+  const { response, receivedAt } = fetched.raw;
+  return new Page(source, page, data, paginationInfo(pagination, data.length), previousKey, response, receivedAt);
 }
 
 /** Fetches page `page` and wraps it. @internal */
@@ -101,9 +95,13 @@ export async function loadPage<T>(
   page: number,
   previousKey: string | null,
   cursor: string | null = null,
-  wants?: ResponseWants,
 ): Promise<Page<T>> {
-  return pageFrom(source, page, await fetchPage(source, page, cursor, wants ? { wants } : undefined), previousKey);
+  return pageFrom(source, page, await fetchPage(source, page, cursor), previousKey);
+}
+
+/** Parses a fetched page and wraps it. */
+function pageOf<T>(source: PageSource<T>, page: number, raw: RawResponse, previousKey: string | null): Page<T> {
+  return pageFrom(source, page, { raw, body: parseBody<unknown>(raw) }, previousKey);
 }
 
 /**
@@ -172,9 +170,6 @@ function paginationInfo(normalized: NormalizedPagination, itemCount: number): Pa
 
 const DONE: IteratorResult<never> = { value: undefined, done: true };
 
-/** A page's response (for `PagePromise.asResponse()`); set by `Page`'s static block. */
-let rawOf: <T>(page: Page<T>) => RawResponse;
-
 /**
  * One page of a list. Async-iterating a page yields its items and then every item of the
  * following pages; `iterPages()` yields the pages themselves.
@@ -189,13 +184,11 @@ export class Page<T> implements AsyncIterable<T> {
   readonly #repeatsPrevious: boolean;
   /** The ids of this page's items, joined: made once, compared with the next page's. */
   readonly #key: string;
-  /** This page's response. */
-  readonly #raw: RawResponse;
+  /** This page's response (its body read and parsed: the page keeps only the data). */
+  readonly #response: Response;
+  /** When its head arrived (`rateLimit.resetAt` counts from it). */
+  readonly #receivedAt: number;
   #rateLimit: RateLimit | undefined | null = null;
-
-  static {
-    rawOf = (page) => page.#raw;
-  }
 
   /** @internal */
   constructor(
@@ -204,11 +197,13 @@ export class Page<T> implements AsyncIterable<T> {
     data: T[],
     pagination: PaginationInfo,
     previousKey: string | null,
-    raw: RawResponse,
+    response: Response,
+    receivedAt: number,
   ) {
     this.#source = source;
     this.#page = page;
-    this.#raw = raw;
+    this.#response = response;
+    this.#receivedAt = receivedAt;
     this.data = data;
     this.pagination = pagination;
     this.#key = data.map((item) => source.idOf(item)).join('\u0000');
@@ -217,17 +212,17 @@ export class Page<T> implements AsyncIterable<T> {
 
   /** The HTTP response of this page (its body already read by the SDK). */
   get response(): Response {
-    return this.#raw.response;
+    return this.#response;
   }
 
   /** This page's `x-request-id` response header (`null` if absent). */
   get requestId(): string | null {
-    return this.#raw.response.headers.get('x-request-id');
+    return this.#response.headers.get('x-request-id');
   }
 
   /** The rate-limit state this page's response announced; `undefined` when it sent none. */
   get rateLimit(): RateLimit | undefined {
-    if (this.#rateLimit === null) this.#rateLimit = parseRateLimit(this.#raw.response.headers, this.#raw.receivedAt);
+    if (this.#rateLimit === null) this.#rateLimit = parseRateLimit(this.#response.headers, this.#receivedAt);
     return this.#rateLimit;
   }
 
@@ -418,11 +413,14 @@ export class Page<T> implements AsyncIterable<T> {
  */
 export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
   readonly #promise: Promise<Page<T>>;
+  /** The first page's response, body text included (for a late `asResponse()`). */
+  readonly #first: Promise<RawResponse>;
   readonly #wants: ResponseWants;
 
   /** @internal */
-  constructor(promise: Promise<Page<T>>, wants: ResponseWants = { unreadBody: false }) {
+  constructor(promise: Promise<Page<T>>, first: Promise<RawResponse>, wants: ResponseWants) {
     this.#promise = promise;
+    this.#first = first;
     this.#wants = wants;
   }
 
@@ -432,13 +430,19 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
    */
   async withResponse(): Promise<WithResponse<Page<T>>> {
     const page = await this.#promise;
-    return { data: page, ...responseMeta(rawOf(page)) };
+    return { data: page, response: page.response, requestId: page.requestId, rateLimit: page.rateLimit };
   }
 
-  /** The raw `Response` of the first page, its body unread. */
+  /**
+   * The raw `Response` of the first page, its body unread (nothing is parsed). A non-2xx answer
+   * rejects with its `APIError`.
+   */
   asResponse(): Promise<Response> {
     this.#wants.unreadBody = true;
-    return this.#promise.then((page) => unreadResponse(rawOf(page)));
+    // The caller reads the response, not the page: a failure is reported here, not (again) as an
+    // unhandled rejection of the page nobody awaits.
+    this.#promise.catch(() => undefined);
+    return this.#first.then(unreadResponse);
   }
 
   // biome-ignore lint/suspicious/noThenProperty: a PagePromise is a thenable on purpose.
@@ -489,5 +493,16 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
 /** Starts loading the first page of a list. @internal */
 export function paginate<T>(source: PageSource<T>, firstPage: number, cursor: string | null = null): PagePromise<T> {
   const wants: ResponseWants = { unreadBody: false };
-  return new PagePromise(loadPage(source, firstPage, null, cursor, wants), wants);
+  let first: Promise<RawResponse>;
+  try {
+    first = source.fetch(firstPage, cursor, { wants });
+  } catch (error) {
+    // A bad parameter (an invalid Date) rejects the list; it does not throw from `list()`.
+    first = Promise.reject(error);
+  }
+  return new PagePromise(
+    first.then((raw) => pageOf(source, firstPage, raw, null)),
+    first,
+    wants,
+  );
 }
