@@ -57,9 +57,11 @@ function bodyBytesOf(req: IncomingMessage): number {
 export interface RateLimits {
   /**
    * Authenticates `authorization`, then charges one point to the key (never before: a random key
-   * creates no limiter entry). A client address with too many failed authentications in the
-   * window gets 429 RATE_LIMITED (with Retry-After) without its key being looked up; every
-   * failed authentication counts against it. Over the key's budget: 429 with Retry-After.
+   * creates no limiter entry). Every failed authentication counts against the client address and
+   * the presented key (by hash). An address over its failure budget gets 429 RATE_LIMITED (with
+   * Retry-After), unread, for any token but the keys this process knows (cached, or authenticated
+   * within a day); a key over its own failure budget gets 429 before its database read. Over the
+   * key's budget: 429 with Retry-After.
    */
   authenticate(authorization: string | string[] | undefined, client: RateLimitClient): Promise<AuthenticatedPartner>;
   /**
