@@ -12,7 +12,7 @@ import autocannon from 'autocannon';
 import postgres from 'postgres';
 import type { Child } from '../lib/children.js';
 import { BENCH_DIR, type BenchContext } from '../lib/context.js';
-import { commandCpuMs, cpuPerRequest, processCpuMs } from '../lib/cpu.js';
+import { backendsCpuDelta, backendsCpuMs, commandCpuMs, cpuPerRequest, processCpuMs } from '../lib/cpu.js';
 import { log } from '../lib/log.js';
 import { int, ratio } from '../lib/stats.js';
 import type { Section } from './types.js';
@@ -39,8 +39,10 @@ interface Round {
   failed: number;
   /** The server process's CPU per answered request (µs); null without /proc. */
   serverCpuUs: number | null;
-  /** Every postgres process's CPU per answered request (µs); null without /proc. */
+  /** Every postgres process's CPU per answered request (µs; other databases' work too); null without /proc. */
   pgCpuUs: number | null;
+  /** The CPU of the PostgreSQL backends serving this ref's processes, per answered request (µs). */
+  backendsCpuUs: number | null;
 }
 
 interface RouteCpu {
@@ -61,6 +63,7 @@ interface Row {
   p99: number;
   serverCpuUs: number | null;
   pgCpuUs: number | null;
+  backendsCpuUs: number | null;
 }
 
 export interface LoadResult {
@@ -323,7 +326,19 @@ async function routeAlone(target: Target, route: RouteName, seconds: number, dom
   };
 }
 
-async function round(target: Target, shape: Shape, seconds: number, domain: string): Promise<Round> {
+/** The CPU (ms) of the PostgreSQL backends serving `servers`' connections, by backend pid. */
+async function backendsOf(ctx: BenchContext, servers: Child[]): Promise<Map<number, number> | null> {
+  const port = Number(new URL(ctx.url).port || 5432);
+  const all = new Map<number, number>();
+  for (const server of servers) {
+    const cpu = await backendsCpuMs(ctx.raw, server.process.pid, port);
+    if (cpu === null) return null;
+    for (const [pid, ms] of cpu) all.set(pid, ms);
+  }
+  return all;
+}
+
+async function round(ctx: BenchContext, target: Target, shape: Shape, seconds: number, domain: string): Promise<Round> {
   const servers = [target.server, ...target.extra];
   const cpu = () =>
     servers.reduce<number | null>((sum, s) => {
@@ -332,6 +347,7 @@ async function round(target: Target, shape: Shape, seconds: number, domain: stri
     }, 0);
   const cpuBefore = cpu();
   const pgBefore = commandCpuMs('postgres');
+  const backendsBefore = await backendsOf(ctx, servers);
   // One autocannon per process, the connections split between them, all at once.
   const results = await Promise.all(
     servers.map((server, i) =>
@@ -356,6 +372,7 @@ async function round(target: Target, shape: Shape, seconds: number, domain: stri
     failed: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
     serverCpuUs: cpuPerRequest(cpuBefore, cpu(), total),
     pgCpuUs: cpuPerRequest(pgBefore, commandCpuMs('postgres'), total),
+    backendsCpuUs: cpuPerRequest(0, backendsCpuDelta(backendsBefore, await backendsOf(ctx, servers)), total),
   };
 }
 
@@ -389,7 +406,8 @@ export const load: Section<LoadResult> = {
       const domainOf = (t: Target) => `load-${t.side}-${stamp.slice(-6)}.partner-bench.com`;
       // Warm-up: every server and shape once (V8 sizes its heap, the plans are cached).
       const warm = Math.max(1, Math.round(seconds / 3));
-      for (const t of targets) for (const shape of ['hot', 'spread'] as const) await round(t, shape, warm, domainOf(t));
+      for (const t of targets)
+        for (const shape of ['hot', 'spread'] as const) await round(ctx, t, shape, warm, domainOf(t));
       const rounds: Round[] = [];
       const order: [number, Shape][] = [
         [0, 'hot'],
@@ -402,7 +420,7 @@ export const load: Section<LoadResult> = {
         const turned = [...order.slice(r % order.length), ...order.slice(0, r % order.length)];
         for (const [i, shape] of turned) {
           const t = targets[i] as Target;
-          const result = await round(t, shape, seconds, domainOf(t));
+          const result = await round(ctx, t, shape, seconds, domainOf(t));
           log(
             `load: round ${r + 1} ${t.side} ${shape}: ${int(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms${result.failed ? `, ${result.failed} FAILED` : ''}`,
           );
@@ -437,6 +455,7 @@ export const load: Section<LoadResult> = {
             p99: median(rs.map((r) => r.p99)),
             serverCpuUs: medianOrNull(rs.map((r) => r.serverCpuUs)),
             pgCpuUs: medianOrNull(rs.map((r) => r.pgCpuUs)),
+            backendsCpuUs: medianOrNull(rs.map((r) => r.backendsCpuUs)),
           });
         }
       }
@@ -478,11 +497,11 @@ export const load: Section<LoadResult> = {
       '',
       `The loadtest's mix (per cycle 3 merchant lists, 2 event lists, 3 collects of 5 events, 1 merchant create, 1 tag generate), ${CONNECTIONS} connections${r.processes > 1 ? ` split over ${r.processes} API processes per ref on one database (p50 weighted by requests, p99 the worst process's, CPU of all processes)` : ''}, this tree (${r.currentSha.slice(0, 7)}${r.currentDirty ? ' + uncommitted changes' : ''}) against ${base}, each server ${r.fromSources ? 'from its sources through tsx (--load-from-sources, as pnpm loadtest)' : 'as its pnpm start runs it (the build, or its sources through tsx)'} on a fresh database; ${r.rounds.length / 4} rounds of ${r.roundSeconds} s per row in a turning order; load average ${r.loadAverage[0].toFixed(2)} -> ${r.loadAverage[1].toFixed(2)}. hot: every collect to one merchant's tag; spread: collects over ${SPREAD_MERCHANTS} merchants. Ratios are medians of per-round ratios.`,
       '',
-      '| server | collects | req/s | p50 | p99 | server CPU / req | postgres CPU / req |',
-      '|---|---|---|---|---|---|---|',
+      '| server | collects | req/s | p50 | p99 | server CPU / req | its backends CPU / req | every postgres CPU / req |',
+      '|---|---|---|---|---|---|---|---|',
       ...r.rows.map(
         (row) =>
-          `| ${row.side === 'current' ? 'this tree' : base} | ${row.shape} | ${int(row.rps)} | ${row.p50} ms | ${row.p99} ms | ${cpu(row.serverCpuUs)} | ${cpu(row.pgCpuUs)} |`,
+          `| ${row.side === 'current' ? 'this tree' : base} | ${row.shape} | ${int(row.rps)} | ${row.p50} ms | ${row.p99} ms | ${cpu(row.serverCpuUs)} | ${cpu(row.backendsCpuUs)} | ${cpu(row.pgCpuUs)} |`,
       ),
       '',
       `this tree / baseline: hot ${ratio(r.vsBaseline.hot)}, spread ${ratio(r.vsBaseline.spread)}; hot / spread: this tree ${ratio(r.hotVsSpread.current)}, baseline ${ratio(r.hotVsSpread.baseline)}.`,
