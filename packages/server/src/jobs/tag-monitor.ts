@@ -2,7 +2,12 @@ import type { Database } from '../db/client.js';
 import type { DnsResolver } from '../dns/resolver.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
-import { claimDueChecks, postponeDomainChecks, runClaimedCheck } from '../services/tag/tag-monitor.js';
+import {
+  type ClaimedCheck,
+  claimDueChecks,
+  postponeDomainChecks,
+  runClaimedCheck,
+} from '../services/tag/tag-monitor.js';
 import type { TagStateConfig } from '../services/tag/tag-state.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
@@ -28,8 +33,8 @@ export interface TagMonitorOptions {
  * only decides when this process looks (a quarter of the shortest interval, 100 ms to 5 s); with
  * several processes each due check runs once. A claim lasts a run's deadline plus a margin.
  *
- * Fairness between partners (docs/decisions.md, "Security round 2"): each worker claims one check
- * when it is free, partners taking turns (the claim counts the checks each partner runs here), a
+ * Fairness between partners (docs/decisions.md, "Security round 2"): a check is claimed for each
+ * free slot of CONCURRENCY, partners taking turns (the claim counts the checks each partner runs here), a
  * partner never runs more than PARTNER_SHARE at once, and a domain whose checks keep failing for
  * want of an answer (RESOLVER_UNAVAILABLE) backs off as a whole: its other due checks move to the
  * first re-check interval after the failure, doubling with each failure in a row.
@@ -38,9 +43,8 @@ export function createTagMonitor(options: TagMonitorOptions): PollLoop {
   const { schedule } = options.config;
   const shortest = Math.min(...schedule.recheck, schedule.healthIntervalMs);
   const intervalMs = Math.min(5_000, Math.max(100, Math.floor(shortest / 4)));
-  // A check takes at most twice the DNS budget; a run claims until a check would outlast its deadline.
-  const checkMaxMs = 2 * options.dns.timeoutMs;
-  const runTimeoutMs = Math.max(10_000, 4 * checkMaxMs + 5_000);
+  // A check takes at most twice the DNS budget; a run only claims (its deadline bounds the claims).
+  const runTimeoutMs = Math.max(10_000, 2 * options.dns.timeoutMs + 5_000);
   const leaseMs = runTimeoutMs + 30_000;
   // A silent domain: first backoff the outage retry (the first re-check interval), doubling up to 64x.
   const backoffBaseMs = Math.min(schedule.recheck[0] ?? 60_000, schedule.healthIntervalMs);
@@ -72,53 +76,65 @@ export function createTagMonitor(options: TagMonitorOptions): PollLoop {
     await postponeDomainChecks(options.db, domain, new Date(until));
   }
 
-  return createPollLoop({
+  // Checks running in this process, and per partner; each ends by its own DNS budget.
+  const held = new Map<string, number>();
+  const tasks = new Set<Promise<void>>();
+
+  function startCheck(claim: ClaimedCheck) {
+    held.set(claim.partnerId, (held.get(claim.partnerId) ?? 0) + 1);
+    const task = (async () => {
+      try {
+        const outcome = await runClaimedCheck(options.db, options.dns, options.config, claim);
+        checks.inc({ outcome });
+        await noteDomain(claim.domain, outcome).catch((error) => {
+          log.warn({ err: error, domain: claim.domain }, 'postponing the checks of a silent domain failed');
+        });
+      } catch (error) {
+        checks.inc({ outcome: 'error' });
+        // The claim expires and the check is taken again after leaseMs.
+        log.error({ err: error, tagId: claim.tagId }, 'tag check failed');
+      }
+    })().finally(() => {
+      tasks.delete(task);
+      const left = (held.get(claim.partnerId) ?? 1) - 1;
+      if (left === 0) held.delete(claim.partnerId);
+      else held.set(claim.partnerId, left);
+      // A free slot: look for the next due check now.
+      loop.wake();
+    });
+    tasks.add(task);
+  }
+
+  // A run claims one check per free slot and starts it; it never waits for a check to end, so a
+  // slow check never keeps the free slots from claiming (a finished check wakes the loop).
+  const loop = createPollLoop({
     name: 'tag-monitor',
     intervalMs,
     runTimeoutMs,
     logger: options.logger,
     run: async (signal) => {
-      const stopClaimingAt = Date.now() + runTimeoutMs - checkMaxMs - 1_000;
-      const held = new Map<string, number>();
-      let running = 0;
-      let claimed = 0;
-      const worker = async () => {
-        while (!signal.aborted && Date.now() < stopClaimingAt) {
-          const [claim] = await claimDueChecks(options.db, 1, leaseMs, {
-            slots: CONCURRENCY,
-            perPartner: PARTNER_SHARE,
-            held,
-          });
-          if (!claim) {
-            // Nothing due, or its partner's share is used: look again while other checks run.
-            if (running === 0) return;
-            await new Promise((resolve) => setTimeout(resolve, intervalMs));
-            continue;
-          }
-          claimed++;
-          running++;
-          held.set(claim.partnerId, (held.get(claim.partnerId) ?? 0) + 1);
-          try {
-            const outcome = await runClaimedCheck(options.db, options.dns, options.config, claim);
-            checks.inc({ outcome });
-            await noteDomain(claim.domain, outcome).catch((error) => {
-              log.warn({ err: error, domain: claim.domain }, 'postponing the checks of a silent domain failed');
-            });
-          } catch (error) {
-            checks.inc({ outcome: 'error' });
-            // The claim expires and the check is taken again after leaseMs.
-            log.error({ err: error, tagId: claim.tagId }, 'tag check failed');
-          } finally {
-            running--;
-            const left = (held.get(claim.partnerId) ?? 1) - 1;
-            if (left === 0) held.delete(claim.partnerId);
-            else held.set(claim.partnerId, left);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-      // Stopped claiming at the run's end with work left: the next run starts at once.
-      return claimed > 0 && !signal.aborted;
+      while (!signal.aborted && tasks.size < CONCURRENCY) {
+        const [claim] = await claimDueChecks(options.db, 1, leaseMs, {
+          slots: CONCURRENCY,
+          perPartner: PARTNER_SHARE,
+          held,
+        });
+        if (!claim) break;
+        startCheck(claim);
+      }
+      return false;
     },
   });
+  return {
+    start: () => loop.start(),
+    wake: () => loop.wake(),
+    get running() {
+      return loop.running;
+    },
+    /** Stops claiming, then waits for the checks running (each ends within twice the DNS budget). */
+    async stop() {
+      await loop.stop();
+      await Promise.allSettled([...tasks]);
+    },
+  };
 }
