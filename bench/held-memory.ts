@@ -5,22 +5,24 @@
  * then 6 exports that never read. RSS (VmRSS of the process) before, after each step, and the
  * peak (VmHWM). Sockets are raw and paused: nothing is read past the kernel's buffers.
  *
- *   node --import tsx bench/held-memory.ts [--server-dir <packages/server of another checkout>]
+ *   node --import tsx bench/held-memory.ts [--mb 17] [--server-dir <packages/server of another checkout>]
  *
  * `--server-dir` measures another tree (e.g. a worktree of the commit before the fix) with this
  * script. Exports of one partner are capped (EXPORT_MAX_PER_PARTNER, 4 by default): the run sets
  * it to 8 so all six are open, the figure being memory per stalled reader.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createScratchDatabase, onboardPartner, openDatabase, spawnServer } from '@partner/server/bench';
+import { createScratchDatabase, SERVER_DIR, spawnServer } from '@partner/server/bench';
 import postgres from 'postgres';
 
-const { values } = parseArgs({ options: { 'server-dir': { type: 'string' } } });
+const { values } = parseArgs({ options: { 'server-dir': { type: 'string' }, mb: { type: 'string', default: '17' } } });
 const EVENT_BYTES = 16_000;
-const MERCHANT_BYTES = 17_000_000;
+const MERCHANT_BYTES = Number(values.mb) * 1_000_000;
+const METRICS_TOKEN = 'held-memory-bench-token-0123456789';
 const STREAMS = 8;
 const EXPORTS = 6;
 const TARGET_HOST = 'tags.partner-tags.example';
@@ -72,13 +74,31 @@ try {
       TAG_MONITOR: 'off',
       WEBHOOK_DELIVERY: 'off',
       EXPORT_MAX_PER_PARTNER: '8',
+      METRICS_TOKEN,
     },
   });
+  /** The held-bytes gauge (a server without it: n/a). */
+  const held = async () => {
+    const text = await (
+      await fetch(`${server?.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
+    const value = /^partner_tags_held_bytes (\S+)$/m.exec(text)?.[1];
+    return value === undefined ? 'n/a' : mb(Number(value));
+  };
   const pid = server.child.pid as number;
-  const database = await openDatabase({ kind: 'postgres', url: scratch.url, maxConnections: 2 });
+  // Onboarded by the measured tree's own CLI: this tree's code could migrate the database further.
   const domain = `held-${Date.now().toString(36)}.example`;
-  const partner = await onboardPartner(database.db, { name: 'Held', domain }, TARGET_HOST);
-  await database.close();
+  const partner = JSON.parse(
+    execFileSync(
+      process.execPath,
+      ['--import', 'tsx', 'src/cli/main.ts', 'onboard', '--name', 'Held', '--domain', domain, '--json'],
+      {
+        cwd: values['server-dir'] ? path.resolve(values['server-dir']) : SERVER_DIR,
+        env: { ...process.env, DATABASE_URL: scratch.url, TAG_TARGET_HOST: TARGET_HOST, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      },
+    ),
+  ) as { apiKey: string };
   const call = async (method: string, route: string, body?: unknown) => {
     const res = await fetch(`${server?.url}${route}`, {
       method,
@@ -90,10 +110,14 @@ try {
   const merchantId = (await call('POST', '/v1/partners/merchant', { name: 'Big events' })).merchantId as string;
   const tag = await call('POST', '/v1/partners/tag/generate', { merchantId, domain: `shop.${domain}` });
   const tagId = (tag.tagId ?? (tag.tag as Record<string, unknown> | undefined)?.tagId) as string;
+  if (!merchantId || !tagId)
+    throw new Error(`no merchant or tag: ${JSON.stringify(tag)}\n${server.output().slice(-3000)}`);
   // Warm the process (one small export and one stream) so its own start-up memory is settled.
-  await (await fetch(`${server.url}/v1/partners/events/export?merchantId=${merchantId}`, {
-    headers: { authorization: `Bearer ${partner.apiKey}` },
-  })).text();
+  await (
+    await fetch(`${server.url}/v1/partners/events/export?merchantId=${merchantId}`, {
+      headers: { authorization: `Bearer ${partner.apiKey}` },
+    })
+  ).text();
   await sleep(1000);
   const before = status(pid);
   console.log(`server ${server.url} pid ${pid}; RSS at rest ${mb(before.rss)}`);
@@ -119,7 +143,7 @@ try {
   await sleep(3000);
   const withStreams = status(pid);
   console.log(
-    `${STREAMS} stalled streams after ${count} events of 16 KB (${mb(count * EVENT_BYTES)}): RSS ${mb(withStreams.rss)} (+${mb(withStreams.rss - before.rss)})`,
+    `${STREAMS} stalled streams after ${count} events of 16 KB (${mb(count * EVENT_BYTES)}): RSS ${mb(withStreams.rss)} (+${mb(withStreams.rss - before.rss)}); held (gauge) ${await held()}`,
   );
 
   let refused = 0;
@@ -134,8 +158,21 @@ try {
   await sleep(4000);
   const withExports = status(pid);
   console.log(
-    `+ ${EXPORTS - refused} stalled exports: RSS ${mb(withExports.rss)} (+${mb(withExports.rss - before.rss)} over rest); peak (VmHWM) ${mb(withExports.hwm)}`,
+    `+ ${EXPORTS - refused} stalled exports: RSS ${mb(withExports.rss)} (+${mb(withExports.rss - before.rss)} over rest); peak (VmHWM) ${mb(withExports.hwm)}; held (gauge) ${await held()}`,
   );
+  // How each reader ended: read what the server sent, up to 2 s a socket.
+  const endings: string[] = [];
+  for (const socket of sockets) {
+    socket.resume();
+    let tail = '';
+    socket.on('data', (chunk: Buffer) => {
+      tail = (tail + chunk.toString('latin1')).slice(-400);
+    });
+    await sleep(2000);
+    const code = /"code":"([A-Z_]+)"/.exec(tail)?.[1];
+    endings.push(code ?? (tail.includes('"complete":true') ? 'complete' : 'open'));
+  }
+  console.log(`endings (8 streams, then the exports): ${endings.join(' ')}`);
 } finally {
   for (const socket of sockets) socket.destroy();
   await server?.stop();

@@ -15,7 +15,7 @@ export { type OnboardedPartner, onboardPartner } from './services/partner/onboar
 export { claimDueDeliveries, releaseClaims } from './services/webhooks/delivery-queue.js';
 export { enqueueWebhookEvent } from './services/webhooks/outbox.js';
 export { freePort } from './testing/net.mjs';
-export { type ServerProcess, spawnServer } from './testing/server-process.js';
+export { SERVER_DIR, type ServerProcess, spawnServer } from './testing/server-process.js';
 export { createScratchDatabase } from './testing/services.js';
 export { quantile } from './testing/stats.js';
 export { startWebhookReceiver, type TestWebhookReceiver } from './testing/webhook-receiver.js';

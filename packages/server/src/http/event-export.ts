@@ -4,10 +4,10 @@ import { ExportEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../context.js';
 import { AppError, errorResponse, isServerFailure, toAppError } from '../errors.js';
 import { type EventExport, openEventExport } from '../services/events/export-events.js';
+import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { sendUnrouted } from './allowed-methods.js';
 import { drained } from './drained.js';
 import { markRateLimitScope } from './metrics.js';
-import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { clientOf } from './rate-limit.js';
 import { sendError } from './respond.js';
 

@@ -39,7 +39,9 @@ describe('concurrent exports per partner (EXPORT_MAX_PER_PARTNER) and a revoked 
         expect(stalled.status).toBe(200);
         open.push(stalled);
       }
-      const over = await fetch(urlFor(tag.merchantId), { headers: { authorization: `Bearer ${server.partner.apiKey}` } });
+      const over = await fetch(urlFor(tag.merchantId), {
+        headers: { authorization: `Bearer ${server.partner.apiKey}` },
+      });
       expect(over.status).toBe(429);
       expect(over.headers.get('retry-after')).toBe('5');
       expect(over.headers.get('content-type')).toMatch(/application\/json/);

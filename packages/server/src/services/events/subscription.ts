@@ -19,9 +19,7 @@ const READ_SHARE_OF_LIMIT = 8;
 
 /** The bytes an event is counted for while it waits in a stream's queue (its text, about its frame). */
 export function heldSizeOf(event: StreamedEvent): number {
-  return (
-    event.raw_data.length + event.id.length + event.muid.length + event.event_name.length + EVENT_OVERHEAD_BYTES
-  );
+  return event.raw_data.length + event.id.length + event.muid.length + event.event_name.length + EVENT_OVERHEAD_BYTES;
 }
 
 /** A stream's byte budget: its own limit (STREAM_BUFFER_BYTES) in the process's (HELD_BYTES). */
