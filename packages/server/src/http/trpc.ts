@@ -3,13 +3,13 @@ import { nodeHTTPRequestHandler } from '@trpc/server/adapters/node-http';
 // tRPC's own shape builder (what its adapters use), so a refusal answered here is the body tRPC would send.
 import { getErrorShape } from '@trpc/server/unstable-core-do-not-import';
 import { type AppDeps, type Context, requestContext } from '../context.js';
-import { AppError, errorResponse, isServerFailure } from '../errors.js';
+import { AppError, errorResponse, isServerFailure, toAppError } from '../errors.js';
 import { appRouter } from '../routers/_app.js';
 import type { AuthenticatedPartner } from '../services/partner/authenticate.js';
 import { appErrorOf, toTrpcError } from '../trpc.js';
-import { MAX_BODY_BYTES } from './body.js';
+import { bodyBytesRead, MAX_BODY_BYTES, readBody } from './body.js';
 import { markRateLimitScope } from './metrics.js';
-import { clientOf, type RateLimitClient } from './rate-limit.js';
+import { clientOf, type RateLimitClient, UNKNOWN_BODY_BYTES } from './rate-limit.js';
 import { sendError } from './respond.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -22,6 +22,9 @@ function batchSize(path: string): number {
   for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) === 0x2c) calls++;
   return calls;
 }
+
+/** The public collector's procedure (its chunked bodies are read before tRPC: their size is charged). */
+const COLLECT_PROCEDURE = 'collect.ingest';
 
 /** The tRPC subscription that opens an event stream. */
 const STREAM_PROCEDURE = 'events.stream';
@@ -92,6 +95,17 @@ export function createTrpcHandler(deps: AppDeps) {
       return;
     }
     const client = clientOf(req, res);
+    if (client.unchargedBytes === UNKNOWN_BODY_BYTES && path.split(',').includes(COLLECT_PROCEDURE)) {
+      // A chunked body for the collector: read here so that its size reaches the address's byte
+      // budget (collectorProcedure charges it); tRPC takes a body already read from `req.body`.
+      try {
+        (req as IncomingMessage & { body?: string }).body = await readBody(req);
+      } catch (error) {
+        sendError(res, toAppError(error));
+        return;
+      }
+      client.unchargedBytes = bodyBytesRead(req);
+    }
     let partner: AuthenticatedPartner | null = null;
     if (path === STREAM_PROCEDURE) {
       partner = await admitStream(deps, req, res, client);

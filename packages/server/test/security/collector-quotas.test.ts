@@ -124,6 +124,20 @@ describe('per-tag quotas per window (events, stored bytes) and per address (requ
     expect((await collect(server, tags[1]!.tagId, big, '2001:db8:77::2')).status).toBe(202);
     // 45 KB from the /64 against 40,000 bytes: refused on its third request (its request budget is 3).
     expectQuotaRefusal(await collect(server, tags[2]!.tagId, big, from), /40000 bytes per .* per client address/);
+    // tRPC's collect.ingest with a chunked body (no Content-Length) is charged its size as well
+    // (the body's; padded with whitespace so the tag's stored bytes stay small).
+    const trpc = (address: string) =>
+      rawRequest(server.url, {
+        method: 'POST',
+        path: '/trpc/collect.ingest',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+        body: JSON.stringify({ tagId: tags[1]!.tagId, events: pageViews(1) }) + ' '.repeat(25_000),
+      });
+    const first = await trpc('2001:db8:7a::1');
+    expect(first.status, first.text).toBe(200);
+    const over = await trpc('2001:db8:7a::2');
+    expect(over.status).toBe(429);
+    expect(over.json.error.message).toMatch(/40000 bytes per .* per client address/);
     expect((await collect(server, tags[2]!.tagId, big, '2001:db8:78::1')).status).toBe(202);
     // A declared Content-Length over what is left is refused as announced.
     const declared = JSON.stringify({
