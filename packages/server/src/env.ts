@@ -320,6 +320,30 @@ export const EnvSchema = z.object({
   /** Webhooks: requests in flight per process, and per endpoint (one at a time after an attempt got no answer, until one is answered). */
   WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(32)),
   WEBHOOK_ENDPOINT_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100).default(4)),
+  /**
+   * Webhooks: requests in flight per partner and process at most (docs/decisions.md, "Security round
+   * 2: fairness between partners"); below it, each partner's share is WEBHOOK_CONCURRENCY / partners with work.
+   */
+  WEBHOOK_PARTNER_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(16)),
+  /** Per-partner caps: over one, a create is refused with 409 LIMIT_EXCEEDED naming the cap. */
+  MAX_MERCHANTS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).default(100_000),
+  ),
+  MAX_CUSTOM_TAGS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000_000).default(10_000),
+  ),
+  MAX_WEBHOOK_ENDPOINTS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(100_000).default(20),
+  ),
+  /** Test events (POST /v1/partners/webhooks/{id}/test) per partner per WEBHOOK_TEST_WINDOW; over: 429 RATE_LIMITED. */
+  WEBHOOK_TEST_CALLS_PER_PARTNER: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(1_000_000).default(60),
+  ),
+  WEBHOOK_TEST_WINDOW: z.preprocess(emptyAsUndefined, Duration(1000).default(60_000)),
   /** Webhooks: how often a process looks for due deliveries when no commit woke it (ms). */
   WEBHOOK_POLL_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(1_000)),
   /**
@@ -351,27 +375,3 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   }
   return result.data;
 }
-  /**
-   * Webhooks: requests in flight per partner and process at most (docs/decisions.md, "Security round
-   * 2: fairness between partners"); below it, each partner's share is WEBHOOK_CONCURRENCY / partners with work.
-   */
-  WEBHOOK_PARTNER_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(16)),
-  /** Per-partner caps: over one, a create is refused with 409 LIMIT_EXCEEDED naming the cap. */
-  MAX_MERCHANTS_PER_PARTNER: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(100_000_000).default(100_000),
-  ),
-  MAX_CUSTOM_TAGS_PER_PARTNER: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(100_000_000).default(10_000),
-  ),
-  MAX_WEBHOOK_ENDPOINTS_PER_PARTNER: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(100_000).default(20),
-  ),
-  /** Test events (POST /v1/partners/webhooks/{id}/test) per partner per WEBHOOK_TEST_WINDOW; over: 429 RATE_LIMITED. */
-  WEBHOOK_TEST_CALLS_PER_PARTNER: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(1_000_000).default(60),
-  ),
-  WEBHOOK_TEST_WINDOW: z.preprocess(emptyAsUndefined, Duration(1000).default(60_000)),
