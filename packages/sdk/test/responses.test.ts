@@ -390,6 +390,42 @@ describe('rate-limit headers: both forms, read from real responses', () => {
     });
   });
 
+  it('a tag-quota 429 from /v1/collect: the separate fields with a named RateLimit-Policy', async () => {
+    // What the server sends when a tag's volume quota refuses a batch (packages/server/src/http/rate-limit.ts).
+    server.use(
+      http.post(`${BASE_URL}/v1/collect`, () =>
+        reply(
+          { message: 'Tag event quota exceeded', code: 'RATE_LIMITED' },
+          {
+            status: 429,
+            headers: {
+              'Retry-After': '30',
+              'RateLimit-Limit': '1000',
+              'RateLimit-Remaining': '0',
+              'RateLimit-Reset': '30',
+              'RateLimit-Policy': '"tag-events";q=1000;w=60',
+            },
+          },
+        ),
+      ),
+    );
+    const error = await makeClient({ maxRetries: 0 })
+      .events.send({ tagId: 't', events: [{ event_name: 'x' }] })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).rateLimit).toMatchObject({
+      limit: 1000,
+      remaining: 0,
+      resetSeconds: 30,
+      windowSeconds: 60,
+      policy: 'tag-events',
+      source: 'RateLimit-*',
+    });
+  });
+
   it('a 429 error carries the same state: error.rateLimit, parseRateLimit(error.headers)', async () => {
     server.use(
       http.post(`${BASE_URL}/v1/partners/merchant`, () =>

@@ -13,7 +13,11 @@ export interface RateLimit {
   resetAt: Date | null;
   /** The window's length in seconds, when a policy states it (`w`). */
   windowSeconds: number | null;
-  /** The policy's name (IETF `RateLimit` structured field), when there is one. */
+  /**
+   * The policy's name, when there is one: the IETF `RateLimit` item's, or a named
+   * `RateLimit-Policy` beside the separate fields (this API names a tag's volume quota so on its
+   * 429, e.g. `tag-events`).
+   */
   policy: string | null;
   /**
    * Which headers it came from: the IETF draft's structured `RateLimit` (with `RateLimit-Policy`),
@@ -165,16 +169,18 @@ export function parseRateLimit(headers: Headers, now: number = Date.now()): Rate
     if (prefix === 'x-ratelimit' && resetSeconds !== null && resetSeconds >= EPOCH_SECONDS_THRESHOLD) {
       resetSeconds = Math.max(0, Math.ceil(resetSeconds - now / 1000));
     }
-    const policyParams = parseList(headers.get(`${prefix}-policy`) ?? limitHeader ?? '')
-      .map((item) => item.params)
-      .find((params) => params.has('w'));
+    const policyItem = parseList(headers.get(`${prefix}-policy`) ?? limitHeader ?? '').find((item) =>
+      item.params.has('w'),
+    );
+    // A name is a string or a token, not the bare quota number of the early drafts (`100;w=60`).
+    const policyName = policyItem && !/^\d/.test(policyItem.raw) ? policyItem.value : null;
     return withReset(
       {
         limit,
         remaining,
         resetSeconds,
-        windowSeconds: numberParam(policyParams, 'w'),
-        policy: null,
+        windowSeconds: numberParam(policyItem?.params, 'w'),
+        policy: policyName,
         source: prefix === 'ratelimit' ? 'RateLimit-*' : 'X-RateLimit-*',
       },
       now,
