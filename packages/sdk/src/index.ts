@@ -73,6 +73,7 @@ export {
   type WebhookCreateResponse,
   WebhookDeliveries,
   type WebhookDelivery,
+  type WebhookDeliveryError,
   type WebhookDeliveryListParams,
   type WebhookDeliveryStatus,
   type WebhookEndpoint,

@@ -80,7 +80,8 @@ const DurationList = z.string().transform((value, ctx) => {
 });
 
 /**
- * TRUST_PROXY: off (unset, `false`, `0`); `true` (every hop is a trusted proxy); a hop count N
+ * TRUST_PROXY: off (unset, `false`, `0`); `true` (every hop is a trusted proxy: deprecated, it
+ * believes the client-written left-most hop; app.ts warns at start); a hop count N
  * (the N proxies nearest to us are trusted); or a comma list of proxy addresses and CIDRs (also
  * `loopback`, `linklocal`, `uniquelocal`). http/client-address.ts applies it.
  */

@@ -35,6 +35,30 @@ export const WebhookDeliveryStatus = z.enum(['pending', 'succeeded', 'failed']).
 });
 export type WebhookDeliveryStatus = z.infer<typeof WebhookDeliveryStatus>;
 
+export const WEBHOOK_DELIVERY_ERRORS = [
+  'http_status',
+  'timeout',
+  'dns',
+  'blocked_address',
+  'connection_refused',
+  'connection_reset',
+  'tls',
+  'network',
+  'endpoint_deleted',
+] as const;
+export const WebhookDeliveryError = z.enum(WEBHOOK_DELIVERY_ERRORS).meta({
+  id: 'WebhookDeliveryError',
+  description:
+    'Why an attempt failed, as a class (the detail stays in the server logs): `http_status`: the endpoint answered ' +
+    'outside 2xx (see `lastStatusCode`); `timeout`: no complete answer in time; `dns`: the host name did not ' +
+    'resolve; `blocked_address`: the URL or an address its name resolves to is not public (refused, never ' +
+    'called); `connection_refused` / `connection_reset`: the connection was refused / closed; `tls`: the TLS ' +
+    'handshake or certificate failed; `network`: any other connection failure; `endpoint_deleted`: the endpoint ' +
+    'was deleted before delivery.',
+  example: 'http_status',
+});
+export type WebhookDeliveryError = z.infer<typeof WebhookDeliveryError>;
+
 const WebhookId = Uuid.meta({
   description: 'The webhook endpoint id.',
   example: '5f0c6f1e-8a8c-4d4a-9a53-1f2b3c4d5e6f',
@@ -148,10 +172,10 @@ export const WebhookDelivery = z
       .int()
       .nullable()
       .meta({ description: 'HTTP status of the last attempt; null before one or when none came back.', example: 200 }),
-    lastError: z
-      .string()
-      .nullable()
-      .meta({ description: 'Why the last attempt failed; null otherwise.', example: null }),
+    lastError: WebhookDeliveryError.nullable().meta({
+      description: 'Why the last attempt failed (a class); null before one and after a success.',
+      example: null,
+    }),
     nextAttemptAt: Timestamp.nullable().meta({
       description: 'When it is tried next; null once it succeeded or failed.',
     }),

@@ -64,6 +64,24 @@ export interface WebhookRotateSecretResponse {
 
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
+/**
+ * Why an attempt failed, as a class (the server keeps the detail in its logs): `http_status`: an
+ * answer outside 2xx (see `lastStatusCode`); `timeout`; `dns`: the name did not resolve;
+ * `blocked_address`: the URL or its address is not public (never called); `connection_refused`;
+ * `connection_reset`; `tls`: handshake or certificate; `network`: any other connection failure;
+ * `endpoint_deleted`.
+ */
+export type WebhookDeliveryError =
+  | 'http_status'
+  | 'timeout'
+  | 'dns'
+  | 'blocked_address'
+  | 'connection_refused'
+  | 'connection_reset'
+  | 'tls'
+  | 'network'
+  | 'endpoint_deleted';
+
 /** One message to one endpoint, with its delivery state. */
 export interface WebhookDelivery {
   deliveryId: string;
@@ -73,7 +91,8 @@ export interface WebhookDelivery {
   status: WebhookDeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
-  lastError: string | null;
+  /** Why the last attempt failed; `null` before one and after a success. */
+  lastError: WebhookDeliveryError | null;
   nextAttemptAt: string | null;
   createdAt: string;
 }

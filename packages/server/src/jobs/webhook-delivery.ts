@@ -3,6 +3,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import type { Env } from '../env.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
+import { classifyDeliveryFailure } from '../services/webhooks/delivery-errors.js';
 import {
   type AttemptOutcome,
   attemptStatus,
@@ -39,17 +40,6 @@ export interface WebhookDeliveryWorker {
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
 const USER_AGENT = 'PartnerTags-Webhooks/1.0';
-
-function describeFailure(error: unknown, timeoutMs: number): string {
-  const e = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError' || e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT') {
-    return `no complete answer within ${timeoutMs} ms`;
-  }
-  if (e?.code === 'EWEBHOOKADDRESS') return e.message ?? 'refused: non-public address';
-  const code = e?.code ?? e?.cause?.code;
-  const message = (e?.message ?? String(error)).slice(0, 300);
-  return code ? `${code}: ${message}` : message;
-}
 
 /**
  * The delivery worker (one per process): claims due deliveries (services/webhooks/delivery-queue.ts),
@@ -107,7 +97,8 @@ export function createWebhookDeliveryWorker(
   const running = new Set<Promise<void>>();
   let unlisten: (() => Promise<void>) | undefined;
 
-  async function attempt(claim: ClaimedDelivery): Promise<AttemptOutcome> {
+  /** The outcome to record (its error a class, services/webhooks/delivery-errors.ts) and, for the log only, the detail. */
+  async function attempt(claim: ClaimedDelivery): Promise<AttemptOutcome & { detail?: string }> {
     try {
       const url = checkWebhookUrlSyntax(claim.url, safety);
       const headers = {
@@ -124,20 +115,18 @@ export function createWebhookDeliveryWorker(
       });
       await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => {});
       const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return { ok, statusCode: response.statusCode, error: ok ? null : `HTTP ${response.statusCode}` };
+      return { ok, statusCode: response.statusCode, error: ok ? null : 'http_status' };
     } catch (error) {
-      const message = (error as { message?: string }).message;
-      // A URL that fails the rules at send time (stored before a rule changed) fails like a refusal.
-      if ((error as { reason?: string }).reason === 'VALIDATION_ERROR') {
-        return { ok: false, statusCode: null, error: `refused: ${message}` };
-      }
-      return { ok: false, statusCode: null, error: describeFailure(error, timeoutMs) };
+      // A URL that fails the rules at send time (stored before a rule changed) is `blocked_address`
+      // like a refused address; the partner sees the class, the log the detail.
+      const { errorClass, detail } = classifyDeliveryFailure(error);
+      return { ok: false, statusCode: null, error: errorClass, detail };
     }
   }
 
   /** An answer (any status) lifts the endpoint to its full limit; no answer (not a refusal by our URL rules) drops it to one. */
   function noteAnswer(claim: ClaimedDelivery, outcome: AttemptOutcome) {
-    if (outcome.statusCode === null && outcome.error?.startsWith('refused')) return;
+    if (outcome.statusCode === null && outcome.error === 'blocked_address') return;
     const change = answers.note(claim.endpointId, outcome.statusCode !== null);
     if (change === 'answering') log.info({ webhookId: claim.endpointId }, 'webhook endpoint answers again');
     if (change === 'silent') {
@@ -179,6 +168,7 @@ export function createWebhookDeliveryWorker(
             webhookId: claim.endpointId,
             statusCode: outcome.statusCode,
             error: outcome.error,
+            detail: outcome.detail,
           },
           'webhook delivery attempt failed',
         );

@@ -10,6 +10,7 @@ import type { Database } from '../../db/client.js';
 import { webhookDeliveries, webhookMessages } from '../../db/schema/index.js';
 import { AppError } from '../../errors.js';
 import type { AuthenticatedPartner } from '../partner/authenticate.js';
+import { deliveryErrorOf } from './delivery-errors.js';
 import { findOwnWebhook, UUID } from './find-own-webhook.js';
 import { WEBHOOK_WAKE_CHANNEL } from './outbox.js';
 
@@ -41,6 +42,7 @@ function toDelivery(row: DeliveryRow): WebhookDelivery {
   return {
     ...row,
     eventType: row.eventType as WebhookEventType,
+    lastError: deliveryErrorOf(row.lastError),
     nextAttemptAt: row.nextAttemptAt ? row.nextAttemptAt.toISOString() : null,
     createdAt: row.createdAt.toISOString(),
   };

@@ -96,7 +96,7 @@ export async function deleteWebhook(db: Database, partner: AuthenticatedPartner,
     await tx.update(webhookEndpoints).set({ deletedAt: sql`now()` }).where(eq(webhookEndpoints.id, endpoint.id));
     await tx
       .update(webhookDeliveries)
-      .set({ status: 'failed', lastError: 'webhook endpoint deleted', nextAttemptAt: null, updatedAt: sql`now()` })
+      .set({ status: 'failed', lastError: 'endpoint_deleted', nextAttemptAt: null, updatedAt: sql`now()` })
       .where(and(eq(webhookDeliveries.endpointId, endpoint.id), eq(webhookDeliveries.status, 'pending')));
   });
 }
