@@ -366,7 +366,9 @@ async function round(ctx: BenchContext, target: Target, shape: Shape, seconds: n
     shape,
     rps: results.reduce((sum, r) => sum + r.requests.average, 0),
     // Several processes: p50 weighted by their requests, p99 the worst one's.
-    p50: results.reduce((sum, r) => sum + r.latency.p50 * r.requests.total, 0) / Math.max(1, total),
+    p50:
+      Math.round((results.reduce((sum, r) => sum + r.latency.p50 * r.requests.total, 0) / Math.max(1, total)) * 10) /
+      10,
     p99: Math.max(...results.map((r) => r.latency.p99)),
     requests: total,
     failed: results.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
