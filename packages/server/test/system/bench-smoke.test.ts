@@ -167,4 +167,37 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
       await admin.unsafe(`drop database if exists ${one} with (force)`);
     }
   });
+
+  // The load section (only with --section=load): HEAD against HEAD, both from a worktree, so the
+  // run needs nothing but the repository; it checks the section runs and reports, not figures.
+  it('runs the load section against a baseline ref', { timeout: 300_000 }, async () => {
+    const one = `${name}_load`;
+    await admin.unsafe(`create database ${one}`);
+    try {
+      const { code, stderr, stdout } = await runBench(
+        [
+          '--section=load',
+          '--quick',
+          '--load-seconds',
+          '1',
+          '--baseline-ref',
+          'HEAD',
+          '--current-ref',
+          'HEAD',
+          '--merchants',
+          '1',
+          '--events',
+          '10',
+        ],
+        one,
+        outDir,
+      );
+      expect(code, stderr).toBe(0);
+      expect(stdout).toContain('## Mixed load against a baseline ref (load)');
+      expect(stdout).toMatch(/\| this tree \| hot \| [\d,]+ \|/);
+      expect(stdout).toContain('mixed load, hot merchant / spread over 100');
+    } finally {
+      await admin.unsafe(`drop database if exists ${one} with (force)`);
+    }
+  });
 });
