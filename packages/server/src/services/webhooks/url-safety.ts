@@ -134,8 +134,9 @@ export async function checkWebhookUrl(raw: string, options: UrlSafetyOptions): P
     for (const { address } of addresses) {
       const reason = blockedAddressReason(address);
       if (reason) {
+        // The kind of address only: naming it would let a partner read the server's view of internal names.
         throw validation(
-          `must not point at a loopback, private, link-local, metadata or reserved address (${host} resolves to ${address}, ${reason})`,
+          `must not point at a loopback, private, link-local, metadata or reserved address (${host} resolves to a ${reason} address)`,
         );
       }
     }
