@@ -89,7 +89,12 @@ export async function handleEventExport(
     if (!parsed.success) throw toAppError(parsed.error);
     // Over a cap (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS): 429 before anything is read.
     // The slot is held until the socket closes: a stalled reader's last batch is still held.
-    releaseSlot = deps.exportCaps.take(partner.id);
+    try {
+      releaseSlot = deps.exportCaps.take(partner.id);
+    } catch (refused) {
+      markRateLimitScope(res, 'exports');
+      throw refused;
+    }
     exported = await openEventExport(deps.db, partner, parsed.data, deps.cursorKey, {
       batchBytes: deps.env.EXPORT_BATCH_BYTES,
       hold,
@@ -98,7 +103,6 @@ export async function handleEventExport(
     releaseSlot();
     hold.close();
     const appError = toAppError(error, { retrySafe: true });
-    if (appError.reason === 'RATE_LIMITED') markRateLimitScope(res, 'exports');
     if (isServerFailure(appError)) {
       deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed to open');
     }

@@ -18,6 +18,8 @@ export async function insertBigEvents(
   perStatement = 50,
   /** A pause after each statement (ms): lets readers that keep up take each burst. */
   pauseMs = 0,
+  /** Characters of each event's data (default: about the largest). */
+  chars = BIG_EVENT_CHARS,
 ): Promise<number> {
   const db = server.app.database.db;
   for (let from = fromSeq + 1; from <= fromSeq + count; from += perStatement) {
@@ -26,7 +28,7 @@ export async function insertBigEvents(
       insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
       select ${merchantId}::uuid, 'big-' || g, ${tagId}::uuid, 'u' || (g % 97), 'PageView',
         timestamptz '2026-01-01T00:00:00Z' + g * interval '1 second',
-        '{"pad":"' || repeat('x', ${BIG_EVENT_CHARS - 10}::int) || '"}', g
+        '{"pad":"' || repeat('x', ${Math.max(0, chars - 10)}::int) || '"}', g
       from generate_series(${from}::int, ${to}::int) g`);
     await db.execute(sql`
       insert into event_seqs (merchant_id, last_seq) values (${merchantId}::uuid, ${to})
