@@ -27,10 +27,10 @@ import { EventQueue } from './services/events/queue.js';
 import { StreamCaps } from './services/events/stream-caps.js';
 import { TagLiveness } from './services/events/tag-liveness.js';
 import { IdempotencyStore } from './services/idempotency/store.js';
-import { WebhookHostResolver } from './services/webhooks/host-resolver.js';
 import { ApiKeys } from './services/partner/keys.js';
 import { CollectorHostSet, watchCollectorHosts } from './services/tag/collector-hosts.js';
 import { tagStateConfigFromEnv } from './services/tag/tag-state.js';
+import { WebhookHostResolver } from './services/webhooks/host-resolver.js';
 import {
   databaseStartupError,
   embeddedStartupError,
