@@ -6,10 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PartnerClient } from '../../../sdk/src/index.js';
 import { idempotencyKeys, webhookEndpoints } from '../../src/db/schema/index.js';
 import { requestFingerprint } from '../../src/services/idempotency/store.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import type { Json } from '../helpers/api.js';
+import { startTcpProxy } from '../helpers/hardening.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -88,6 +90,38 @@ describe('webhook secrets are never stored for Idempotency-Key replays', () => {
     expect(replay.replayed).toBe('true');
     expect(replay.body).toEqual({ ...first.body, secret: null, secretOmitted: true });
     expect(await endpointSecret(created.body.webhookId)).toBe(first.body.secret);
+  });
+
+  it('the SDK retrying a create after a dropped response gets the endpoint, without the secret', async () => {
+    const proxy = await startTcpProxy(Number(new URL(server.url).port));
+    try {
+      proxy.dropResponses(1);
+      let attempts = 0;
+      const client = new PartnerClient({
+        apiKey: server.partner.apiKey,
+        baseURL: `http://127.0.0.1:${proxy.port}`,
+        maxRetries: 2,
+        fetch: (input, init) => {
+          attempts += 1;
+          return fetch(input, init);
+        },
+      });
+      const url = `https://hooks-${randomUUID().slice(0, 8)}.partner-example.com/sdk`;
+      const created = await client.webhooks.create({ url });
+      expect(attempts).toBe(2);
+      expect(created).toMatchObject({ url, secret: null, secretOmitted: true });
+      // One endpoint, and the documented way to a usable secret works.
+      const endpoints = await server.app.deps.db
+        .select({ id: webhookEndpoints.id })
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.url, url));
+      expect(endpoints.map((e) => e.id)).toEqual([created.webhookId]);
+      const rotated = await client.webhooks.rotateSecret(created.webhookId);
+      expect(rotated).toMatchObject({ secret: expect.stringMatching(/^whsec_/), secretOmitted: false });
+      expect(await endpointSecret(created.webhookId)).toBe(rotated.secret);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a row stored before this rule (with the secret) is replayed without it', async () => {
