@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 // The release pipeline, dry: what `pnpm changeset version` and `pnpm changeset publish` would do,
 // without touching this checkout or the registry (CI step "release dry run"; needs `pnpm build`).
-// 1. Only @partner/sdk is publishable: every other workspace package is private.
+// 1. Only @partner/sdk and @partner/trpc are publishable: every other workspace package is private.
 // 2. `changeset version` on a scratch copy of the manifests and .changeset/ (plus one test
-//    changeset) bumps the SDK, writes its CHANGELOG.md, and versions no private package.
-// 3. `pnpm --filter @partner/sdk publish --dry-run` packs the real package: dist (ESM, CJS, types),
-//    README, LICENSE; no sources, tests or workspace: ranges.
+//    changeset per public package) bumps them, writes their CHANGELOG.md, and versions no private
+//    package.
+// 3. `pnpm --filter <pkg> publish --dry-run` packs the real packages: dist (ESM, CJS, types),
+//    README, LICENSE; no sources, tests or workspace: ranges. @partner/trpc is types only: its
+//    JavaScript files are empty modules and its declaration imports nothing but @trpc/server.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PUBLIC = ['@partner/sdk'];
+const PUBLIC = ['@partner/sdk', '@partner/trpc'];
 const failures = [];
 const check = (ok, message) => {
   if (!ok) failures.push(message);
@@ -50,7 +52,7 @@ try {
   }
   writeFileSync(
     path.join(scratch, '.changeset', 'release-check-entry.md'),
-    "---\n'@partner/sdk': patch\n---\n\nRelease check entry.\n",
+    `---\n${PUBLIC.map((name) => `'${name}': patch`).join('\n')}\n---\n\nRelease check entry.\n`,
   );
   execFileSync(path.join(root, 'node_modules', '.bin', 'changeset'), ['version'], { cwd: scratch, stdio: 'pipe' });
   for (const dir of dirs) {
@@ -98,9 +100,11 @@ for (const name of PUBLIC) {
       'dist/index.js',
       'dist/index.cjs',
       'dist/index.d.ts',
+      'dist/index.d.cts',
     ]) {
       check(files.includes(required), `${name}: the tarball has ${required}`);
     }
+    if (name === '@partner/trpc') checkTypesOnly(name, packed.filename, files);
     check(
       files.every((f) => !/^(src|test)\//.test(f)),
       `${name}: the tarball has no src/ or test/ files`,
@@ -129,8 +133,46 @@ for (const name of PUBLIC) {
   check(published.includes(`+ ${name}@`), `${name}: pnpm publish --dry-run --no-git-checks succeeds`);
 }
 
+/** @partner/trpc: no server code at run time, a self-contained declaration, no runtime dependency. */
+function checkTypesOnly(name, tarball, files) {
+  const read = (file) => execFileSync('tar', ['-xzOf', tarball, `package/${file}`], { encoding: 'utf8' });
+  const scripts = files.filter((f) => /\.(c|m)?js$/.test(f));
+  check(
+    scripts.every((f) => /^dist\/index\.c?js$/.test(f)),
+    `${name}: the only JavaScript files are dist/index.js and dist/index.cjs (${scripts.join(', ')})`,
+  );
+  for (const file of scripts) {
+    const code = read(file)
+      .replace(/\/\/.*$/gm, '')
+      .replace(/["']use strict["'];?/, '')
+      .replace(/export\s*\{\s*\};?/, '')
+      .trim();
+    check(code === '', `${name}: ${file} is an empty module (no server code at run time)`);
+  }
+  const declaration = read('dist/index.d.ts');
+  const imported = [...declaration.matchAll(/\bfrom\s+['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map(
+    (m) => m[1] ?? m[2],
+  );
+  check(
+    imported.length > 0 && imported.every((s) => s === '@trpc/server' || s.startsWith('@trpc/server/')),
+    `${name}: dist/index.d.ts imports only @trpc/server (${[...new Set(imported)].join(', ')})`,
+  );
+  check(
+    /export type AppRouter\b/.test(declaration) && !/@partner\/server/.test(declaration),
+    `${name}: dist/index.d.ts exports AppRouter and names no @partner/server module`,
+  );
+  const manifest = JSON.parse(read('package.json'));
+  check(
+    Object.keys(manifest.dependencies ?? {}).length === 0 &&
+      Object.keys(manifest.peerDependencies ?? {}).join() === '@trpc/server',
+    `${name}: no dependencies; @trpc/server is its only peer dependency`,
+  );
+}
+
 if (failures.length > 0) {
   process.stderr.write(`[release] ${failures.length} check(s) failed\n`);
   process.exit(1);
 }
-process.stdout.write('[release] the release pipeline would publish only @partner/sdk, with its CHANGELOG\n');
+process.stdout.write(
+  `[release] the release pipeline would publish only ${PUBLIC.join(' and ')}, with their CHANGELOGs\n`,
+);

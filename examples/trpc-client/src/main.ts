@@ -1,12 +1,14 @@
-// Partner Tags through tRPC: the same procedures as REST, typed end to end by the server's
-// `AppRouter` (a type-only import: nothing of the server runs in this process).
+// Partner Tags through tRPC: the same procedures as REST, typed end to end by `AppRouter` from the
+// published types-only package `@partner/trpc`, as a partner installs it (a type-only import:
+// nothing of the server runs in this process). `@partner/server/testing/dns-server` below is the
+// demo's loopback DNS server only, for the verification step without a real domain.
 //
 //   PARTNER_API_KEY=mp_live_... PARTNER_BASE_URL=http://localhost:3000 pnpm --filter @partner/example-trpc-client start
 //
 // Environment: see ../README.md (same as the other examples).
 import { readFileSync } from 'node:fs';
-import type { AppRouter } from '@partner/server/router';
 import { startTestDnsServer } from '@partner/server/testing/dns-server';
+import type { AppRouter } from '@partner/trpc';
 import { createTRPCClient, httpBatchLink, retryLink, TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
 
