@@ -4,6 +4,7 @@ export * from './event-seqs.js';
 export * from './events.js';
 export * from './idempotency-keys.js';
 export * from './merchants.js';
+export * from './partner-usage.js';
 export * from './partners.js';
 export * from './server-secrets.js';
 export * from './tags.js';

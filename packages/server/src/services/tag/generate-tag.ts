@@ -8,7 +8,7 @@ import { lockPartnerCaps, type PartnerCaps, refuseAtCap } from '../partner/caps.
 import { newTargetLabel } from './dns-check.js';
 import { classifyDomain, newRecordLabel } from './domains.js';
 import { cnameRecord } from './record.js';
-import { restartedRechecks, type TagStateConfig } from './tag-state.js';
+import { restartedRechecks, type TagStateConfig, type Transaction } from './tag-state.js';
 import { targetOf } from './tag-view.js';
 
 export type GenerateTagConfig = Pick<TagStateConfig, 'tagTargetHost' | 'schedule'>;
@@ -35,23 +35,8 @@ export async function generateTag(
       .from(tags)
       .where(and(eq(tags.merchantId, merchant.id), eq(tags.domainType, domainType)))
       .limit(1);
-  const [created] = await db.transaction(async (tx) => {
-    if (domainType === 'custom') {
-      await lockPartnerCaps(tx, partner.id);
-      const [own] = await tx
-        .select({ id: tags.id })
-        .from(tags)
-        .where(and(eq(tags.merchantId, merchant.id), eq(tags.domainType, domainType)))
-        .limit(1);
-      if (own) return [];
-      await refuseAtCap(
-        tx,
-        'MAX_CUSTOM_TAGS_PER_PARTNER',
-        caps.maxCustomTags,
-        sql`select 1 from tags where partner_id = ${partner.id}::uuid and domain_type = 'custom'`,
-      );
-    }
-    return tx
+  const insert = (tx: Database | Transaction) =>
+    tx
       .insert(tags)
       .values({
         partnerId: partner.id,
@@ -67,7 +52,26 @@ export async function generateTag(
       })
       .onConflictDoNothing({ target: [tags.merchantId, tags.domainType] })
       .returning();
-  });
+  // Preverified tags cost no DNS check: no cap, no transaction (one statement, as before).
+  const [created] =
+    domainType === 'preverified'
+      ? await insert(db)
+      : await db.transaction(async (tx) => {
+          await lockPartnerCaps(tx, partner.id);
+          const [own] = await tx
+            .select({ id: tags.id })
+            .from(tags)
+            .where(and(eq(tags.merchantId, merchant.id), eq(tags.domainType, domainType)))
+            .limit(1);
+          if (own) return [];
+          await refuseAtCap(
+            tx,
+            'MAX_CUSTOM_TAGS_PER_PARTNER',
+            caps.maxCustomTags,
+            sql`select 1 from tags where partner_id = ${partner.id}::uuid and domain_type = 'custom'`,
+          );
+          return insert(tx);
+        });
   const tag = created ?? (await existing())[0];
   if (!tag) throw new Error('tag vanished between insert and select');
   return {
