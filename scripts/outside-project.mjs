@@ -28,16 +28,16 @@ export const PACKED = ['@partner/sdk', '@partner/trpc'];
 const log = (line) => process.stdout.write(`[outside] ${line}\n`);
 
 /** Builds what is missing and packs the public packages into `dir`; resolves with { name: tarball path }. */
-export async function packTarballs(dir, { log: say = log } = {}) {
+export async function packTarballs(dir, { log: say = log, names = PACKED } = {}) {
   const packageDirs = { '@partner/sdk': 'packages/sdk', '@partner/trpc': 'packages/trpc' };
-  const missing = PACKED.filter((name) => !existsSync(path.join(root, packageDirs[name], 'dist/index.d.ts')));
+  const missing = names.filter((name) => !existsSync(path.join(root, packageDirs[name], 'dist/index.d.ts')));
   if (missing.length > 0) {
     say(`building ${missing.join(', ')} (no dist/)`);
     const build = await run('pnpm', ['--silent', ...missing.flatMap((name) => ['--filter', name]), 'build']);
     if (build.code !== 0) throw new Error(`build failed (exit ${build.code}): ${build.stderr.slice(-2000)}`);
   }
   const tarballs = {};
-  for (const name of PACKED) {
+  for (const name of names) {
     const packed = await run('pnpm', ['pack', '--json', '--pack-destination', dir], {
       cwd: path.join(root, packageDirs[name]),
     });
