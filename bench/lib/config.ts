@@ -47,12 +47,14 @@ export interface Settings {
   loadFromSources: boolean;
   /** load: API processes per ref on one database (the connections split between them). */
   loadProcesses: number;
+  /** load: timed rounds per row (default 3, --quick 2). */
+  loadRounds: number | undefined;
   /** load: seconds per timed round. */
   loadSeconds: number;
 }
 
 const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
-  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N]`;
+  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N] [--load-rounds N]`;
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be a positive integer\n${USAGE}`);
@@ -79,6 +81,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       'load-routes': { type: 'boolean', default: false },
       'load-from-sources': { type: 'boolean', default: false },
       'load-processes': { type: 'string' },
+      'load-rounds': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: false,
@@ -121,6 +124,8 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
     loadRoutes: values['load-routes'] ?? false,
     loadFromSources: values['load-from-sources'] ?? false,
     loadProcesses: positive('load-processes', Number(values['load-processes'] ?? 1)),
+    loadRounds:
+      values['load-rounds'] === undefined ? undefined : positive('load-rounds', Number(values['load-rounds'])),
     loadSeconds: positive('load-seconds', Number(values['load-seconds'] ?? (quick ? 5 : 15))),
   };
 }

@@ -392,7 +392,7 @@ export const load: Section<LoadResult> = {
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
     const loadStart = (await import('node:os')).loadavg()[0] ?? 0;
     const seconds = ctx.settings.loadSeconds;
-    const roundCount = ctx.settings.quick ? 2 : 3;
+    const roundCount = ctx.settings.loadRounds ?? (ctx.settings.quick ? 2 : 3);
     const targets: Target[] = [];
     try {
       targets.push(
