@@ -55,6 +55,11 @@ export class LogWriter {
     const consumer = await jetstream(this.log.nc).consumers.get(this.log.names.stream, this.log.names.durable);
     this.messages = await consumer.consume({
       max_messages: this.options.maxMessages,
+      // Pull requests live on the consumer's leader node. When that node dies, the client only
+      // notices after two missed idle heartbeats (half of `expires`, so 2 x 15 s by default) and
+      // the writer idles meanwhile: 43 s measured on a 3-node cluster, 11 s with 5 s (the rest is
+      // the consumer's election). An idle writer re-pulls every 5 s: a few bytes.
+      expires: 5_000,
       callback: (msg) => {
         this.buffer.push(msg);
         this.wake?.();
