@@ -24,8 +24,9 @@ export interface EventInsertRow {
  * `event_seqs` once, by the number of the batch's distinct ids of that merchant, and the rows take
  * the bumped range in the batch's array order (so the events of one request keep their order).
  * The numbering (`n` of `k` per merchant, first occurrence of a repeated id) is done here, not in
- * SQL: the statement has no anti-join, sort or window of its own (issue 37: the per-merchant
- * statement cost 1.5x the insert before it on the one writer of the direct path; bench/README.md).
+ * SQL: the statement has no anti-join, sort or window of its own, and reads `events` only
+ * through the primary key's conflict check, whatever plan a young table gets (issue 37;
+ * figures in bench/README.md).
  * The bump's row lock, held to commit, orders one merchant's commits; no lock is shared by all
  * merchants. The bump and the rows run in merchant order, so concurrent batches lock in one order
  * (no deadlock between overlapping retries). An id already stored (a retried batch, or a row
