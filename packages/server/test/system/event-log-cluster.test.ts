@@ -183,6 +183,7 @@ describe.skipIf(!available)('log mode on a JetStream cluster of 3 (stream at 3 r
     const acknowledged = new Set<string>();
     const sentIds = new Set<string>();
     let stopping = false;
+    let stoppedAt = 0;
     const senders = Array.from({ length: 6 }, async (_, sender) => {
       const api = sender % 2;
       const tag = tags[sender % tags.length]!;
@@ -235,7 +236,6 @@ describe.skipIf(!available)('log mode on a JetStream cluster of 3 (stream at 3 r
         await sleep(30);
       }
     });
-    let stoppedAt = 0;
     const since = (t: number) => answers.filter((a) => a.sent >= t);
     const firstAcceptedSince = (t: number, api: number) => since(t).find((a) => a.api === api && a.status === 202);
 
