@@ -127,9 +127,11 @@ export async function openEventExport(
     return { page: 2, time: last.event_time, id: last.id, name: byName ? last.event_name : undefined };
   };
   // Rows per batch follow the bytes: the last batch's average row size sets the next one's row
-  // limit (the first assumes the largest events), so a batch of 16 KB events is about
-  // EXPORT_BATCH_BYTES, not 10,000 rows (160 MB), and ordinary events keep their full batches.
-  let rows = rowsForBytes(batchBytes, LARGEST_ROW_BYTES, COPY_BATCH);
+  // limit, so a batch of 16 KB events is about EXPORT_BATCH_BYTES, not 10,000 rows (160 MB). The
+  // first batch asks for a full batch and relies on the byte cut: a first batch sized for the
+  // largest events cost ordinary exports one more, tiny, round trip.
+  let rows = COPY_BATCH;
+  let copies = 0;
   async function* batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
     let count = 0;
     // PostgreSQL: COPY batches of the list's columns, made into lines here (ndjson-from-copy.ts);
@@ -146,7 +148,9 @@ export async function openEventExport(
       const limit = rows;
       // The statement reads limit + 1 rows: a batch of `limit` rows says whether more follow.
       const statement = dataQuery(partner.id, params.merchantId, { ...sort, limit: limit - 1 }, filters, position);
-      return copyRows(db, statement, reads.pop(), batchBytes * COPY_CUT_FACTOR).then((copied) => {
+      // The first batch's rows are a guess, so it is cut at the target itself.
+      const cutAt = copies++ === 0 ? batchBytes : batchBytes * COPY_CUT_FACTOR;
+      return copyRows(db, statement, reads.pop(), cutAt).then((copied) => {
         hold?.take(copied?.bytes.length ?? 0);
         return copied && { ...copied, more: copied.cut || copied.rows === limit };
       });
