@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { type PartnerShare, partnerTurns } from '../../db/partner-turns.js';
 import type { DnsResolver } from '../../dns/resolver.js';
 import { rowsOf } from '../webhooks/outbox.js';
 import { checkTagRecord } from './dns-check.js';
@@ -13,16 +14,6 @@ export interface ClaimedCheck {
   domain: string;
   targetLabel: string | null;
   lease: string;
-}
-
-/** What a claim needs to share the monitor's checks between partners. */
-export interface CheckFairness {
-  /** Checks this process runs at once. */
-  slots: number;
-  /** Checks one partner may have running here at most. */
-  perPartner: number;
-  /** Checks running here per partner. */
-  held: Map<string, number>;
 }
 
 /**
@@ -42,17 +33,13 @@ export async function claimDueChecks(
   db: Database,
   limit: number,
   leaseMs: number,
-  fairness?: CheckFairness,
+  fairness?: PartnerShare,
 ): Promise<ClaimedCheck[]> {
   return rowsOf<ClaimedCheck>(await db.execute(claimChecksStatement(limit, leaseMs, fairness)));
 }
 
 /** The claim's statement (exported for the test that reads its plan). */
-export function claimChecksStatement(limit: number, leaseMs: number, fairness?: CheckFairness): SQL {
-  // Without fairness no share is cut (a concurrent claimer still finds rows past the locked ones).
-  const share = fairness ?? { slots: 1_000_000_000, perPartner: 1_000_000_000, held: new Map<string, number>() };
-  const heldIds = `{${[...share.held.keys()].join(',')}}`;
-  const heldCounts = `{${[...share.held.values()].join(',')}}`;
+export function claimChecksStatement(limit: number, leaseMs: number, fairness?: PartnerShare): SQL {
   return sql`
     with recursive partners_with_tags(partner_id) as (
       (select t.partner_id from tags t where t.domain_type = 'custom' order by t.partner_id limit 1)
@@ -72,21 +59,7 @@ export function claimChecksStatement(limit: number, leaseMs: number, fairness?: 
         limit ${limit}::int
       ) c
       where p.partner_id is not null
-    ), held(partner_id, n) as (
-      select * from unnest(${heldIds}::uuid[], ${heldCounts}::int[])
-    ), share as (
-      select least(${share.perPartner}::int, ceil(${share.slots}::numeric / greatest(1, count(*)))::int) as n
-      from (select partner_id from candidates union select partner_id from held) active
-    ), ranked as (
-      select c.id, c.next_check_at,
-        row_number() over (partition by c.partner_id order by c.next_check_at, c.id)
-          + coalesce((select h.n from held h where h.partner_id = c.partner_id), 0) as turn
-      from candidates c
-    ), turns as (
-      select array(
-        select r.id from ranked r where r.turn <= (select n from share) order by r.turn, r.next_check_at, r.id
-      ) as ids
-    )
+    ), ${partnerTurns('next_check_at', fairness)}
     update tags set check_lease = gen_random_uuid(),
       check_lease_until = now() + ${leaseMs}::int * interval '1 millisecond'
     where id in (

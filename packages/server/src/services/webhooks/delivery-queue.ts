@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { type PartnerShare, partnerTurns } from '../../db/partner-turns.js';
 import { rowsOf } from './outbox.js';
 
 /** A delivery claimed by this process: everything one attempt needs. */
@@ -33,9 +34,6 @@ interface ClaimRow {
   created_at: string;
   data: string;
 }
-
-/** A share no claim reaches. */
-const NO_SHARE = 1_000_000_000;
 
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
@@ -71,17 +69,7 @@ export interface ClaimOptions {
   skipEndpoints: string[];
   probing?: string[];
   /** Sharing the process's slots between partners; without it, one partner may take every slot. */
-  fairness?: PartnerFairness;
-}
-
-/** What a claim needs to share a process's delivery slots between partners. */
-export interface PartnerFairness {
-  /** The process's slots (WEBHOOK_CONCURRENCY). */
-  slots: number;
-  /** Slots one partner may hold at most (WEBHOOK_PARTNER_CONCURRENCY). */
-  perPartner: number;
-  /** Claims this process holds per partner (sending or waiting). */
-  held: Map<string, number>;
+  fairness?: PartnerShare;
 }
 
 /**
@@ -107,11 +95,6 @@ export interface PartnerFairness {
 export function claimStatement(options: ClaimOptions): SQL {
   const skip = `{${options.skipEndpoints.join(',')}}`;
   const probing = `{${(options.probing ?? []).join(',')}}`;
-  // Without fairness no share is cut: a share as small as `limit` would leave a concurrent claimer
-  // nothing past the rows another one just locked.
-  const fairness = options.fairness ?? { slots: NO_SHARE, perPartner: NO_SHARE, held: new Map() };
-  const heldIds = `{${[...fairness.held.keys()].join(',')}}`;
-  const heldCounts = `{${[...fairness.held.values()].join(',')}}`;
   return sql`
     with recursive pending_endpoints(endpoint_id) as (
       (select d.endpoint_id from webhook_deliveries d where d.status = 'pending' order by d.endpoint_id limit 1)
@@ -136,21 +119,7 @@ export function claimStatement(options: ClaimOptions): SQL {
         limit case when l.endpoint_id = any(${probing}::uuid[]) then 1 else ${options.perEndpoint} end
       ) c
       where l.partner_id is not null
-    ), held(partner_id, n) as (
-      select * from unnest(${heldIds}::uuid[], ${heldCounts}::int[])
-    ), share as (
-      select least(${fairness.perPartner}::int, ceil(${fairness.slots}::numeric / greatest(1, count(*)))::int) as n
-      from (select partner_id from candidates union select partner_id from held) active
-    ), ranked as (
-      select c.id, c.next_attempt_at,
-        row_number() over (partition by c.partner_id order by c.next_attempt_at, c.id)
-          + coalesce((select h.n from held h where h.partner_id = c.partner_id), 0) as turn
-      from candidates c
-    ), turns as (
-      select array(
-        select r.id from ranked r where r.turn <= (select n from share) order by r.turn, r.next_attempt_at, r.id
-      ) as ids
-    ), picked as (
+    ), ${partnerTurns('next_attempt_at', options.fairness)}, picked as (
       select d.id from webhook_deliveries d
       where d.id = any((select ids from turns)::uuid[])
         and (d.claimed_until is null or d.claimed_until <= now())
