@@ -1,6 +1,6 @@
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
+import { callFrom } from '../helpers/from-address.js';
 
 /**
  * Findings 2 and 3 of the security round: the collector's per-address limit did not apply to
@@ -22,52 +22,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies asserted field by field
-  body: any;
-}
-
-function call(
-  from: string,
-  method: string,
-  path: string,
-  options: { body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const url = new URL(server.url);
-  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        method,
-        path,
-        localAddress: from,
-        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...options.headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-        });
-        res.on('end', () => {
-          let body: unknown;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            body = text;
-          }
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+/** One request from a loopback address of the test's own (per-address budgets are its own). */
+const call = (from: string, method: string, path: string, options?: Parameters<typeof callFrom>[4]) =>
+  callFrom(server.url, from, method, path, options);
 
 const collectInput = { tagId: '00000000-0000-4000-8000-000000000000', events: [] };
 

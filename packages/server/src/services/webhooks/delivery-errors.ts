@@ -1,4 +1,4 @@
-import type { WebhookDeliveryError } from '@partner/shared-schemas';
+import { WEBHOOK_DELIVERY_ERRORS, type WebhookDeliveryError } from '@partner/shared-schemas';
 
 /**
  * A failed attempt as the API reports it: a class, never the error's text (docs/decisions.md,
@@ -77,17 +77,7 @@ export function classifyDeliveryFailure(error: unknown): ClassifiedFailure {
   return { errorClass, detail };
 }
 
-const CLASSES: ReadonlySet<string> = new Set<WebhookDeliveryError>([
-  'http_status',
-  'timeout',
-  'dns',
-  'blocked_address',
-  'connection_refused',
-  'connection_reset',
-  'tls',
-  'network',
-  'endpoint_deleted',
-]);
+const CLASSES: ReadonlySet<string> = new Set<WebhookDeliveryError>(WEBHOOK_DELIVERY_ERRORS);
 
 /**
  * The class of a stored `last_error`: new rows hold the class; rows written before classes held
