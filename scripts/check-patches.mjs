@@ -43,7 +43,9 @@ for (const { name, version, patch } of patchedDependencies()) {
   let installedDir;
   for (const manifest of workspaceManifests()) {
     const json = JSON.parse(fs.readFileSync(manifest, 'utf8'));
-    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
+    // What this workspace installs is pinned; a peer range is what a consumer of a published
+    // package installs (@partner/trpc's types need @trpc/server 11, not our patched copy).
+    for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
       const wanted = json[field]?.[name];
       if (wanted === undefined) continue;
       const where = `${path.relative(ROOT, manifest)} ${field}`;
