@@ -21,6 +21,6 @@ export default defineConfig({
   async onSuccess() {
     rmSync('dist/migrations', { recursive: true, force: true });
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
-    cpSync('src/http/collector/script', 'dist/script', { recursive: true });
+    cpSync('src/transport/collector/script', 'dist/script', { recursive: true });
   },
 });

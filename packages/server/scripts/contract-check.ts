@@ -3,7 +3,7 @@
 // (.ci/run does this on both databases). Exits 1 listing each response that drifted.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { buildOpenApiDocument } from '../src/http/openapi.js';
+import { buildOpenApiDocument } from '../src/openapi/document.js';
 import { createContractChecker, readRecordedResponses } from '../src/testing/openapi-contract.js';
 
 const dir = process.argv[2] ?? process.env.RECORD_RESPONSES;

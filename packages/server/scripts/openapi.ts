@@ -3,7 +3,7 @@
 // `pnpm lint:openapi` (root) dumps it to .ci/artifacts/openapi.json and lints it with Redocly.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildOpenApiDocument } from '../src/http/openapi.js';
+import { buildOpenApiDocument } from '../src/openapi/document.js';
 
 const target = process.argv[2];
 const json = `${JSON.stringify(buildOpenApiDocument(process.env.PUBLIC_BASE_URL || undefined), null, 2)}\n`;

@@ -4,33 +4,17 @@ import type { AppDeps } from './context.js';
 import { type DatabaseHandle, openDatabase } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
 import { StoreLockedError } from './db/lock.js';
-import { createDnsResolver, type DnsResolver } from './dns/resolver.js';
-import type { Env } from './env.js';
-import { AppError, toAppError } from './errors.js';
-import { answerClientError } from './http/client-error.js';
-import { handleMetrics, METRICS_PATH } from './http/metrics.js';
-import { createRateLimits } from './http/rate-limit.js';
-import { MAX_HEADER_BYTES } from './http/request-path.js';
-import { sendError } from './http/respond.js';
-import { createDrainState, createRequestListener, startDrain } from './http/server.js';
+import { loadCursorKey } from './features/events/read/cursor.js';
+import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
+import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
 import { createWebhookRetention } from './jobs/webhook-retention.js';
-import { createLogger, type Logger } from './logger.js';
-import { createMetrics, type Metrics } from './metrics.js';
-import { loadCursorKey } from './services/events/cursor.js';
-import { EventLog } from './services/events/event-log.js';
-import { HeldBytes } from './services/events/held-bytes.js';
-import { StreamHub } from './services/events/hub.js';
-import { EventQueue } from './services/events/queue.js';
-import { StreamCaps } from './services/events/stream-caps.js';
-import { TagLiveness } from './services/events/tag-liveness.js';
-import { IdempotencyStore } from './services/idempotency/store.js';
-import { ApiKeys } from './services/partner/keys.js';
-import { CollectorHostSet, watchCollectorHosts } from './services/tag/collector-hosts.js';
-import { tagStateConfigFromEnv } from './services/tag/tag-state.js';
-import { WebhookHostResolver } from './services/webhooks/host-resolver.js';
+import type { Env } from './kernel/env.js';
+import { AppError, toAppError } from './kernel/errors.js';
+import { createLogger, type Logger } from './kernel/logger.js';
+import { createMetrics, type Metrics } from './kernel/metrics.js';
 import {
   databaseStartupError,
   embeddedStartupError,
@@ -38,7 +22,23 @@ import {
   listenError,
   maskUrl,
   StartupError,
-} from './startup-error.js';
+} from './kernel/startup-error.js';
+import { CollectorHostSet, watchCollectorHosts } from './runtime/collector/collector-hosts.js';
+import { createDnsResolver, type DnsResolver } from './runtime/dns-resolver.js';
+import { EventLog } from './runtime/event-log.js';
+import { EventQueue } from './runtime/event-queue.js';
+import { HeldBytes } from './runtime/held-bytes.js';
+import { IdempotencyStore } from './runtime/idempotency-store.js';
+import { ApiKeys } from './runtime/keys/api-keys.js';
+import { createRateLimits } from './runtime/rate-limits.js';
+import { StreamCaps } from './runtime/stream-caps.js';
+import { StreamHub } from './runtime/stream-hub.js';
+import { WebhookHostResolver } from './runtime/webhook-host-resolver.js';
+import { answerClientError } from './transport/http/client-error.js';
+import { handleMetrics, METRICS_PATH } from './transport/http/metrics-endpoint.js';
+import { MAX_HEADER_BYTES } from './transport/http/request-path.js';
+import { sendError } from './transport/http/respond.js';
+import { createDrainState, createRequestListener, startDrain } from './transport/http/server.js';
 
 export interface RunningApp {
   server: http.Server;
@@ -160,7 +160,7 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
   const metrics = options.metrics ?? createMetrics();
   const database = options.database ?? (await openDatabaseFromEnv(env));
   const dns = options.dns ?? createDnsResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
-  // Target host, monitor schedule and the webhook outbox of the tag state changes (services/tag/tag-state.ts).
+  // Target host, monitor schedule and the webhook outbox of the tag state changes (features/tags/lifecycle/tag-state.ts).
   const tagState = tagStateConfigFromEnv(env);
   const tagLiveness = new TagLiveness(database.db, tagState);
   const eventQueue = new EventQueue(

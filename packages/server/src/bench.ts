@@ -6,14 +6,14 @@
  */
 export { openDatabase } from './db/client.js';
 export { toQuery } from './db/read-rows.js';
+export { encodeCursor } from './features/events/read/cursor.js';
+export { eventListQueries, eventListResponse, type ListEventsParams } from './features/events/read/list-events.js';
+export { merchantListSql } from './features/merchants/list-merchants.js';
+export { type OnboardedPartner, onboardPartner } from './features/partners/onboard-partner.js';
+export { claimDueDeliveries, releaseClaims } from './features/webhooks/delivery-queue.js';
+export { enqueueWebhookEvent } from './features/webhooks/outbox.js';
 export { nextPageLink } from './routers/events/next-link.js';
-export { encodeCursor } from './services/events/cursor.js';
-export { deleteLogStream } from './services/events/event-log.js';
-export { eventListQueries, eventListResponse, type ListEventsParams } from './services/events/list-events.js';
-export { merchantListSql } from './services/merchant/list-merchants.js';
-export { type OnboardedPartner, onboardPartner } from './services/partner/onboard-partner.js';
-export { claimDueDeliveries, releaseClaims } from './services/webhooks/delivery-queue.js';
-export { enqueueWebhookEvent } from './services/webhooks/outbox.js';
+export { deleteLogStream } from './runtime/event-log.js';
 export { freePort } from './testing/net.mjs';
 export { SERVER_DIR, type ServerProcess, spawnServer } from './testing/server-process.js';
 export { createScratchDatabase } from './testing/services.js';

@@ -1,21 +1,21 @@
 import type { Database } from './db/client.js';
-import type { DnsResolver } from './dns/resolver.js';
-import type { Env } from './env.js';
-import type { RateLimitClient, RateLimits } from './http/rate-limit.js';
-import type { Logger } from './logger.js';
-import type { Metrics } from './metrics.js';
-import type { EventLog } from './services/events/event-log.js';
-import type { HeldBytes } from './services/events/held-bytes.js';
-import type { StreamHub } from './services/events/hub.js';
-import type { EventQueue } from './services/events/queue.js';
-import type { StreamCaps } from './services/events/stream-caps.js';
-import type { TagLiveness } from './services/events/tag-liveness.js';
-import type { IdempotencyStore } from './services/idempotency/store.js';
-import type { AuthenticatedPartner } from './services/partner/authenticate.js';
-import type { ApiKeys } from './services/partner/keys.js';
-import type { CollectorHostSet } from './services/tag/collector-hosts.js';
-import type { TagStateConfig } from './services/tag/tag-state.js';
-import type { WebhookHostResolver } from './services/webhooks/host-resolver.js';
+import type { AuthenticatedPartner } from './features/partners/authenticate.js';
+import type { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
+import type { TagStateConfig } from './features/tags/lifecycle/tag-state.js';
+import type { Env } from './kernel/env.js';
+import type { Logger } from './kernel/logger.js';
+import type { Metrics } from './kernel/metrics.js';
+import type { CollectorHostSet } from './runtime/collector/collector-hosts.js';
+import type { DnsResolver } from './runtime/dns-resolver.js';
+import type { EventLog } from './runtime/event-log.js';
+import type { EventQueue } from './runtime/event-queue.js';
+import type { HeldBytes } from './runtime/held-bytes.js';
+import type { IdempotencyStore } from './runtime/idempotency-store.js';
+import type { ApiKeys } from './runtime/keys/api-keys.js';
+import type { RateLimitClient, RateLimits } from './runtime/rate-limits.js';
+import type { StreamCaps } from './runtime/stream-caps.js';
+import type { StreamHub } from './runtime/stream-hub.js';
+import type { WebhookHostResolver } from './runtime/webhook-host-resolver.js';
 
 /** What every request shares: built once at start. */
 export interface AppDeps {
@@ -23,35 +23,35 @@ export interface AppDeps {
   env: Env;
   logger: Logger;
   dns: DnsResolver;
-  /** What the tag checks need: target host, monitor schedule, the webhook outbox (services/tag/tag-state.ts). */
+  /** What the tag checks need: target host, monitor schedule, the webhook outbox (features/tags/lifecycle/tag-state.ts). */
   tagState: TagStateConfig;
-  /** Real-time event stream fan-out: one LISTEN per process (services/events/hub.ts). */
+  /** Real-time event stream fan-out: one LISTEN per process (runtime/stream-hub.ts). */
   streams: StreamHub;
-  /** Per-key and per-IP rate limits (http/rate-limit.ts). */
+  /** Per-key and per-IP rate limits (runtime/rate-limits.ts). */
   limits: RateLimits;
-  /** The bounded group-commit queue every ingestion route writes through (services/events/queue.ts). */
+  /** The bounded group-commit queue every ingestion route writes through (runtime/event-queue.ts). */
   eventQueue: EventQueue;
-  /** The durable event log (NATS JetStream) when EVENT_LOG_URL is set (services/events/event-log.ts). */
+  /** The durable event log (NATS JetStream) when EVENT_LOG_URL is set (runtime/event-log.ts). */
   eventLog?: EventLog | undefined;
-  /** Which tags take events (cached briefly) and their lifecycle once they stored some (services/events/tag-liveness.ts). */
+  /** Which tags take events (cached briefly) and their lifecycle once they stored some (features/tags/lifecycle/tag-liveness.ts). */
   tagLiveness: TagLiveness;
-  /** Stored responses per (partner, Idempotency-Key), and their purge clock (services/idempotency/store.ts). */
+  /** Stored responses per (partner, Idempotency-Key), and their purge clock (runtime/idempotency-store.ts). */
   idempotency: IdempotencyStore;
   /** This app's Prometheus registry and instruments (metrics.ts); register new metrics through it. */
   metrics: Metrics;
-  /** Concurrent event-stream caps (services/events/stream-caps.ts). */
+  /** Concurrent event-stream caps (runtime/stream-caps.ts). */
   streamCaps: StreamCaps;
   /** Concurrent export caps (the same class: EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS). */
   exportCaps: StreamCaps;
-  /** The process's budget of bytes held for slow readers, streams and exports (services/events/held-bytes.ts). */
+  /** The process's budget of bytes held for slow readers, streams and exports (runtime/held-bytes.ts). */
   heldBytes: HeldBytes;
-  /** The key that signs event-list cursors (services/events/cursor.ts: CURSOR_SECRET or the database's own). */
+  /** The key that signs event-list cursors (features/events/read/cursor.ts: CURSOR_SECRET or the database's own). */
   cursorKey: Buffer;
-  /** API keys: authentication, the verified-key cache, `last_used_at`, stream key watch (services/partner/keys.ts). */
+  /** API keys: authentication, the verified-key cache, `last_used_at`, stream key watch (runtime/keys/api-keys.ts). */
   keys: ApiKeys;
-  /** Every collector host in memory, kept by NOTIFY (services/tag/collector-hosts.ts). */
+  /** Every collector host in memory, kept by NOTIFY (runtime/collector/collector-hosts.ts). */
   collectorHosts: CollectorHostSet;
-  /** Webhook host names: bounded, cancellable lookups, shared by the URL check and the deliveries (services/webhooks/host-resolver.ts). */
+  /** Webhook host names: bounded, cancellable lookups, shared by the URL check and the deliveries (runtime/webhook-host-resolver.ts). */
   webhookResolver: WebhookHostResolver;
 }
 
@@ -64,7 +64,7 @@ export interface Context extends AppDeps {
    * does, before reading the body); otherwise the partner middleware does both, per call.
    */
   partner: AuthenticatedPartner | null;
-  /** The caller, for the rate-limit policy (http/rate-limit.ts); absent for in-process callers. */
+  /** The caller, for the rate-limit policy (runtime/rate-limits.ts); absent for in-process callers. */
   client?: RateLimitClient;
   /** True when the transport already charged the collector budget for this call (REST `/v1/collect`). */
   collectorCharged?: boolean;

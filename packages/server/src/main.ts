@@ -1,9 +1,9 @@
 import { openDatabaseFromEnv, startApp } from './app.js';
 import { StoreLockedError } from './db/lock.js';
-import { EnvError, parseEnv } from './env.js';
-import { createLogger } from './logger.js';
-import { onboardDemoPartnerIfEmpty, restartBanner } from './services/partner/demo-partner.js';
-import { StartupError } from './startup-error.js';
+import { onboardDemoPartnerIfEmpty, restartBanner } from './features/partners/demo-partner.js';
+import { EnvError, parseEnv } from './kernel/env.js';
+import { createLogger } from './kernel/logger.js';
+import { StartupError } from './kernel/startup-error.js';
 
 async function main(): Promise<void> {
   const env = parseEnv();

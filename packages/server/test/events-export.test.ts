@@ -2,7 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COPY_BATCH } from '../src/services/events/export-events.js';
+import { COPY_BATCH } from '../src/features/events/read/export-events.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';
 import { collectOk, type GeneratedTag, listEvents, preverifiedTag } from './helpers/fixtures.js';

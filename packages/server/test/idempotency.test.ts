@@ -3,7 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../../sdk/src/index.js';
 import { idempotencyKeys, merchants } from '../src/db/schema/index.js';
-import { canonicalJson } from '../src/services/idempotency/store.js';
+import { canonicalJson } from '../src/runtime/idempotency-store.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { startTcpProxy } from './helpers/hardening.js';
 

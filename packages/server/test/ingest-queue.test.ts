@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../src/app.js';
 import { openDatabase } from '../src/db/client.js';
-import { onboardPartner } from '../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../src/features/partners/onboard-partner.js';
 import {
   type ServerProcess,
   spawnServer,

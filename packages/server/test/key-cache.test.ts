@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeyCache, KEY_CACHE_TTL_MS } from '../src/services/partner/key-cache.js';
-import { hashApiKey } from '../src/services/partner/key-hash.js';
+import { hashApiKey } from '../src/features/partners/key-hash.js';
+import { ApiKeyCache, KEY_CACHE_TTL_MS } from '../src/runtime/keys/key-cache.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';
 

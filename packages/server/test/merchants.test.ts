@@ -1,6 +1,6 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { merchantListQuery, merchantListSql } from '../src/services/merchant/list-merchants.js';
+import { merchantListQuery, merchantListSql } from '../src/features/merchants/list-merchants.js';
 import { startTestServer, type TestPartner, type TestServer } from '../src/testing/index.js';
 import { api, type Json } from './helpers/api.js';
 import { createMerchant, generateTag, preverifiedTag, verifiedTag } from './helpers/fixtures.js';

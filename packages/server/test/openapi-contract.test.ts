@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../src/http/openapi.js';
+import { buildOpenApiDocument } from '../src/openapi/document.js';
 import { recordResponses, startTestServer, type TestServer } from '../src/testing/index.js';
 import { createContractChecker, listOperations, readRecordedResponses } from '../src/testing/openapi-contract.js';
 import { api } from './helpers/api.js';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../src/http/openapi.js';
+import { buildOpenApiDocument } from '../src/openapi/document.js';
 import type { Json } from './helpers/api.js';
 
 /**
@@ -16,7 +16,7 @@ import type { Json } from './helpers/api.js';
  * body (each valid against its schema), the response headers, declared tags, and Redocly's
  * `recommended` ruleset (plus the rules in redocly.yaml) at 0 errors and 0 warnings.
  * When this fails for an operation you added: give the zod schema `.meta({ description, example })`
- * in shared-schemas, the tag a line in TAG_DESCRIPTIONS (src/http/openapi.ts).
+ * in shared-schemas, the tag a line in TAG_DESCRIPTIONS (src/openapi/document.ts).
  */
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

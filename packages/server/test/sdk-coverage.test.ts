@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PartnerClient } from '../../sdk/src/index.js';
-import { buildOpenApiDocument } from '../src/http/openapi.js';
+import { buildOpenApiDocument } from '../src/openapi/document.js';
 import type { Json } from './helpers/api.js';
 
 /**

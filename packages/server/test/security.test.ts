@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendRaw } from '../scripts/lib/fuzz.js';
 import { type RunningApp, startApp } from '../src/app.js';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
-import { parseEnv } from '../src/env.js';
-import { createLogger } from '../src/logger.js';
-import { onboardPartner } from '../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../src/features/partners/onboard-partner.js';
+import { parseEnv } from '../src/kernel/env.js';
+import { createLogger } from '../src/kernel/logger.js';
 import { openTestPglite, startTestDnsServer, type TestDnsServer, uniquePartnerDomain } from '../src/testing/index.js';
 
 /** Everything the server logs at trace level, as text. */
@@ -160,7 +160,7 @@ describe('API keys never reach the logs', () => {
 describe('API key last_used_at', () => {
   it('is set after the key is used, off the request path', async () => {
     const { apiKeys } = await import('../src/db/schema/index.js');
-    const { hashApiKey } = await import('../src/services/partner/key-hash.js');
+    const { hashApiKey } = await import('../src/features/partners/key-hash.js');
     const { eq } = await import('drizzle-orm');
     const row = async () =>
       (

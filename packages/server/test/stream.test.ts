@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../src/app.js';
-import type { Env } from '../src/env.js';
+import type { Env } from '../src/kernel/env.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api, type Json } from './helpers/api.js';
 import { collectOk, createMerchant, MISSING_ID, preverifiedTag, type SentEvent } from './helpers/fixtures.js';

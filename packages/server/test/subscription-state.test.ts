@@ -1,7 +1,7 @@
-// The event subscription's state machine (services/events/subscription.ts) on a real database:
+// The event subscription's state machine (features/events/stream/subscription.ts) on a real database:
 // pending -> catching-up -> live -> ended, through the app's own stream hub.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventSubscription } from '../src/services/events/subscription.js';
+import { EventSubscription } from '../src/features/events/stream/subscription.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { collectOk, preverifiedTag, type SentEvent } from './helpers/fixtures.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { openDatabase } from '../../src/db/client.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { type ServerProcess, spawnServer, uniquePartnerDomain } from '../../src/testing/index.js';
 import { createScratchDatabase, postgresAnswers } from '../../src/testing/services.js';
 

@@ -2,16 +2,16 @@ import { parseArgs } from 'node:util';
 import { isStorableInstant } from '@partner/shared-schemas';
 import { openDatabaseFromEnv } from '../app.js';
 import { StoreLockedError } from '../db/lock.js';
-import { EnvError, parseEnv } from '../env.js';
-import { AppError } from '../errors.js';
 import {
   DEFAULT_ROTATION_OVERLAP_MS,
   listPartners,
   revokeApiKeys,
   rotateApiKey,
-} from '../services/partner/api-keys.js';
-import { onboardPartner } from '../services/partner/onboard-partner.js';
-import { parseDuration } from './duration.js';
+} from '../features/partners/key-admin.js';
+import { onboardPartner } from '../features/partners/onboard-partner.js';
+import { parseDuration } from '../kernel/duration.js';
+import { EnvError, parseEnv } from '../kernel/env.js';
+import { AppError } from '../kernel/errors.js';
 
 const USAGE = `Partner onboarding (offline): uses the server's database settings (DATABASE_URL, or the embedded store in DATA_DIR).
 

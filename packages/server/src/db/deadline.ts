@@ -9,7 +9,7 @@
  * - TCP keepalive on every connection (db/client.ts) finds a dead peer on an idle connection.
  * Migrations run on their own connection with the longer DB_LONG_STATEMENT_TIMEOUT (db/client.ts).
  * Nothing else needs a longer budget: the export reads in short keyset batches, each its own
- * statement under the normal deadline (services/events/export-events.ts).
+ * statement under the normal deadline (features/events/read/export-events.ts).
  */
 export const DEADLINE_MARGIN_MS = 500;
 

@@ -1,10 +1,10 @@
 import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
 import type { Database } from '../db/client.js';
-import { dataRejection, isConnectionError } from '../errors.js';
-import type { Logger } from '../logger.js';
-import type { EventLog, LogMessage } from '../services/events/event-log.js';
-import { type EventInsertRow, storeEvents } from '../services/events/store-events.js';
-import type { TagLiveness } from '../services/events/tag-liveness.js';
+import { type EventInsertRow, storeEvents } from '../features/events/ingest/store-events.js';
+import type { TagLiveness } from '../features/tags/lifecycle/tag-liveness.js';
+import { dataRejection, isConnectionError } from '../kernel/errors.js';
+import type { Logger } from '../kernel/logger.js';
+import type { EventLog, LogMessage } from '../runtime/event-log.js';
 
 export interface LogWriterOptions {
   /** Events per insert statement at most (a message is never split). */

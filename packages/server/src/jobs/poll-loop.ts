@@ -1,4 +1,4 @@
-import type { Logger } from '../logger.js';
+import type { Logger } from '../kernel/logger.js';
 
 export interface PollLoopOptions {
   /** Names the loop in logs. */

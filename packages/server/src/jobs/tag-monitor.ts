@@ -1,14 +1,14 @@
 import type { Database } from '../db/client.js';
-import type { DnsResolver } from '../dns/resolver.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
 import {
   type ClaimedCheck,
   claimDueChecks,
   postponeDomainChecks,
   runClaimedCheck,
-} from '../services/tag/tag-monitor.js';
-import type { TagStateConfig } from '../services/tag/tag-state.js';
+} from '../features/tags/lifecycle/tag-checks.js';
+import type { TagStateConfig } from '../features/tags/lifecycle/tag-state.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Metrics } from '../kernel/metrics.js';
+import type { DnsResolver } from '../runtime/dns-resolver.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
 /** Checks run at once, and by one partner at most: the other half stays free for everyone else. */
@@ -27,8 +27,8 @@ export interface TagMonitorOptions {
 
 /**
  * The tag monitor: a background loop (jobs/poll-loop.ts) that claims due DNS checks from the
- * database (services/tag/tag-monitor.ts) and applies each like a verify would
- * (services/tag/tag-state.ts): re-checks of unverified custom tags on TAG_RECHECK_SCHEDULE, health
+ * database (features/tags/lifecycle/tag-checks.ts) and applies each like a verify would
+ * (features/tags/lifecycle/tag-state.ts): re-checks of unverified custom tags on TAG_RECHECK_SCHEDULE, health
  * checks of verified ones every TAG_HEALTH_INTERVAL. Due times live in the tags table, so the loop
  * only decides when this process looks (a quarter of the shortest interval, 100 ms to 5 s); with
  * several processes each due check runs once. A claim lasts a run's deadline plus a margin.

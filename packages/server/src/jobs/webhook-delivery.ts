@@ -1,9 +1,6 @@
 import { Agent, request } from 'undici';
 import type { DatabaseHandle } from '../db/client.js';
-import type { Env } from '../env.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
-import { classifyDeliveryFailure } from '../services/webhooks/delivery-errors.js';
+import { classifyDeliveryFailure } from '../features/webhooks/delivery-errors.js';
 import {
   type AttemptOutcome,
   attemptStatus,
@@ -11,11 +8,14 @@ import {
   claimDueDeliveries,
   recordAttempt,
   releaseClaims,
-} from '../services/webhooks/delivery-queue.js';
-import type { WebhookHostResolver } from '../services/webhooks/host-resolver.js';
-import { WEBHOOK_WAKE_CHANNEL } from '../services/webhooks/outbox.js';
-import { signWebhook } from '../services/webhooks/signing.js';
-import { checkWebhookUrlSyntax, safeLookup } from '../services/webhooks/url-safety.js';
+} from '../features/webhooks/delivery-queue.js';
+import { WEBHOOK_WAKE_CHANNEL } from '../features/webhooks/outbox.js';
+import { signWebhook } from '../features/webhooks/signing.js';
+import { checkWebhookUrlSyntax, safeLookup } from '../features/webhooks/url-safety.js';
+import type { Env } from '../kernel/env.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Metrics } from '../kernel/metrics.js';
+import type { WebhookHostResolver } from '../runtime/webhook-host-resolver.js';
 import { EndpointAnswers } from './endpoint-answers.js';
 import { createPollLoop } from './poll-loop.js';
 
@@ -42,7 +42,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 const USER_AGENT = 'PartnerTags-Webhooks/1.0';
 
 /**
- * The delivery worker (one per process): claims due deliveries (services/webhooks/delivery-queue.ts),
+ * The delivery worker (one per process): claims due deliveries (features/webhooks/delivery-queue.ts),
  * POSTs each signed body to its endpoint with a deadline, and records the outcome. Woken by the
  * outbox's NOTIFY at commit and by its own poll interval. In flight at once: WEBHOOK_CONCURRENCY per
  * process, WEBHOOK_ENDPOINT_CONCURRENCY per endpoint once it answers (endpoint-answers.ts: one
@@ -97,7 +97,7 @@ export function createWebhookDeliveryWorker(
   const running = new Set<Promise<void>>();
   let unlisten: (() => Promise<void>) | undefined;
 
-  /** The outcome to record (its error a class, services/webhooks/delivery-errors.ts) and, for the log only, the detail. */
+  /** The outcome to record (its error a class, features/webhooks/delivery-errors.ts) and, for the log only, the detail. */
   async function attempt(claim: ClaimedDelivery): Promise<AttemptOutcome & { detail?: string }> {
     try {
       const url = checkWebhookUrlSyntax(claim.url, safety);

@@ -1,7 +1,7 @@
 import type { Database } from '../db/client.js';
-import type { Logger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
-import { deleteExpiredWebhooks, RETENTION_BATCH } from '../services/webhooks/retention.js';
+import { deleteExpiredWebhooks, RETENTION_BATCH } from '../features/webhooks/expired-webhooks.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Metrics } from '../kernel/metrics.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
 const HOUR_MS = 3_600_000;
@@ -17,7 +17,7 @@ export interface WebhookRetentionOptions {
 }
 
 /**
- * Webhook retention (services/webhooks/retention.ts): every process that delivers webhooks runs it,
+ * Webhook retention (features/webhooks/expired-webhooks.ts): every process that delivers webhooks runs it,
  * at start and then about hourly; a pass deletes one batch each of finished deliveries, emptied
  * messages and emptied deleted endpoints past WEBHOOK_RETENTION, and the next pass follows at once
  * while batches come back full. Passes of several processes skip each other's locked rows.

@@ -1,7 +1,7 @@
-import { router } from '../trpc.js';
 import { collectRouter } from './collect/_router.js';
 import { eventsRouter } from './events/_router.js';
 import { merchantRouter } from './merchant/_router.js';
+import { router } from './procedures.js';
 import { tagRouter } from './tag/_router.js';
 import { webhooksRouter } from './webhooks/_router.js';
 

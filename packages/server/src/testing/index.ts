@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { type RunningApp, startApp } from '../app.js';
 import type { Context } from '../context.js';
 import { openDatabase } from '../db/client.js';
-import { parseEnv } from '../env.js';
-import { createLogger } from '../logger.js';
+import { type OnboardedPartner, onboardPartner } from '../features/partners/onboard-partner.js';
+import { parseEnv } from '../kernel/env.js';
+import { createLogger } from '../kernel/logger.js';
 import { appRouter } from '../routers/_app.js';
-import { type OnboardedPartner, onboardPartner } from '../services/partner/onboard-partner.js';
-import { createCallerFactory } from '../trpc.js';
+import { createCallerFactory } from '../routers/procedures.js';
 
 const createCaller = createCallerFactory(appRouter);
 

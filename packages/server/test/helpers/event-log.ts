@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { deleteLogStream as deleteStream, logNames } from '../../src/services/events/event-log.js';
+import { deleteLogStream as deleteStream, logNames } from '../../src/runtime/event-log.js';
 import { tcpAnswers } from './hardening.js';
 
 /** The machine's NATS (JetStream on), or NATS_TEST_URL. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EnvError, parseEnv } from '../../src/env.js';
+import { EnvError, parseEnv } from '../../src/kernel/env.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { collectorHostOf, postEvents, preverifiedTag, rawRequest } from '../helpers/collector.js';
 

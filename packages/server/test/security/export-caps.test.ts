@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../src/http/openapi.js';
+import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import { startTestServer, type TestPartner, type TestServer } from '../../src/testing/index.js';
 import { type GeneratedTag, preverifiedTag } from '../helpers/fixtures.js';
 import { insertBigEvents, lastLine, type StalledRead, sleep, stalledGet, until } from '../helpers/slow-readers.js';

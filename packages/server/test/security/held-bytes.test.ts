@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { STALL_MS } from '../../src/services/events/held-bytes.js';
+import { STALL_MS } from '../../src/runtime/held-bytes.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { type GeneratedTag, preverifiedTag } from '../helpers/fixtures.js';
 import { insertBigEvents, lastLine, sleep, stalledGet, until } from '../helpers/slow-readers.js';

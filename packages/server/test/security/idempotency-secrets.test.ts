@@ -8,7 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../../../sdk/src/index.js';
 import { idempotencyKeys, webhookEndpoints } from '../../src/db/schema/index.js';
-import { requestFingerprint } from '../../src/services/idempotency/store.js';
+import { requestFingerprint } from '../../src/runtime/idempotency-store.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import type { Json } from '../helpers/api.js';
 import { startTcpProxy } from '../helpers/hardening.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { SERVER_DIR, startTestServer, TEST_TARGET_HOST, type TestServer } from '../../src/testing/index.js';
 import { api } from '../helpers/api.js';
 

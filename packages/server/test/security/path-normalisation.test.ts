@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_URL_LENGTH, parseRequestPath, trimTrailingSlashes } from '../../src/http/request-path.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
+import { MAX_URL_LENGTH, parseRequestPath, trimTrailingSlashes } from '../../src/transport/http/request-path.js';
 
 /**
  * Finding 1 of the security round: `pathname.replace(/\/+$/, '')` was quadratic on a run of

@@ -10,7 +10,7 @@ import { callFrom } from '../helpers/from-address.js';
  * Each test speaks from its own loopback address (127.0.0.x), so budgets per address are its own.
  */
 let server: TestServer;
-/** http/trpc.ts MAX_TRPC_BATCH (not imported: the test must load the app in its own order). */
+/** transport/trpc/trpc-handler.ts MAX_TRPC_BATCH (not imported: the test must load the app in its own order). */
 const MAX_TRPC_BATCH = 10;
 
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { copyRows, literal } from '../../src/db/copy-rows.js';
 import { readRows } from '../../src/db/read-rows.js';
-import { ndjsonFromCopy } from '../../src/services/events/ndjson-from-copy.js';
+import { ndjsonFromCopy } from '../../src/features/events/read/ndjson-from-copy.js';
 import {
   createScratchDatabase,
   postgresAnswers,

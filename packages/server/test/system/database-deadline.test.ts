@@ -69,7 +69,7 @@ describe('database black-holed mid-request (the proxy stops forwarding without c
       (e: unknown) => e,
     );
     expect(performance.now() - started).toBeLessThan(ANSWER_BOUND_MS);
-    const { toAppError } = await import('../../src/errors.js');
+    const { toAppError } = await import('../../src/kernel/errors.js');
     const appError = toAppError(error);
     expect(appError.reason).toBe('DATABASE_UNAVAILABLE');
     expect(appError.headers).toEqual({ 'retry-after': '2' });

@@ -7,7 +7,7 @@ import { inArray } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { events, merchants } from '../../src/db/schema/index.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { uniquePartnerDomain } from '../../src/testing/index.js';
 import { createScratchDatabase, postgresAnswers, spawnServer } from '../helpers/hardening.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient } from '../../../sdk/src/index.js';
 import { openDatabase } from '../../src/db/client.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { startTestServer, type TestServer, uniquePartnerDomain } from '../../src/testing/index.js';
 import {
   createScratchDatabase,

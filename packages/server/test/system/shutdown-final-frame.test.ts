@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { spawnServer, TEST_TARGET_HOST, uniquePartnerDomain } from '../../src/testing/index.js';
 import { createScratchDatabase, postgresAnswers, type ScratchDatabase } from '../helpers/hardening.js';
 import { SseClient } from '../helpers/sse.js';

@@ -4,7 +4,7 @@ import { buildConnector, Pool } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/client.js';
 import { events } from '../../src/db/schema/index.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { uniquePartnerDomain } from '../../src/testing/index.js';
 import { createScratchDatabase, postgresAnswers, type ScratchDatabase, spawnServer } from '../helpers/hardening.js';
 

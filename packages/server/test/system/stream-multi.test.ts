@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { type ServerProcess, spawnServer, TEST_TARGET_HOST } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
 import { SseClient } from '../helpers/sse.js';

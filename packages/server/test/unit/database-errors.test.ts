@@ -1,7 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { describe, expect, it } from 'vitest';
 import { deadlineError } from '../../src/db/deadline.js';
-import { databaseUnavailability, errorResponse, toAppError } from '../../src/errors.js';
+import { databaseUnavailability, errorResponse, toAppError } from '../../src/kernel/errors.js';
 
 const wrapped = (cause: Error) => new DrizzleQueryError('select 1', [], cause);
 const coded = (code: string) => Object.assign(new Error(code), { code });

@@ -1,8 +1,8 @@
-// The classes a failed webhook attempt is reported as (services/webhooks/delivery-errors.ts): the
+// The classes a failed webhook attempt is reported as (features/webhooks/delivery-errors.ts): the
 // cases the integration test (test/security/delivery-error-classes.test.ts) cannot provoke on
 // loopback, and the text of rows written before classes.
 import { describe, expect, it } from 'vitest';
-import { classifyDeliveryFailure, deliveryErrorOf } from '../../src/services/webhooks/delivery-errors.js';
+import { classifyDeliveryFailure, deliveryErrorOf } from '../../src/features/webhooks/delivery-errors.js';
 
 const err = (fields: Record<string, unknown>) => Object.assign(new Error(String(fields.message ?? 'x')), fields);
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EnvSchema } from '../../src/env.js';
+import { EnvSchema } from '../../src/kernel/env.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -50,7 +50,7 @@ describe('README repository table', () => {
 
 describe('docs/ARCHITECTURE.md', () => {
   const text = readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
-  // Source files named with at least one folder (`http/rest.ts`, `services/partner/keys.ts`, ...);
+  // Source files named with at least one folder (`transport/rest/rest-handler.ts`, `runtime/keys/api-keys.ts`, ...);
   // placeholders such as `routers/<area>/<verb>.ts` are patterns, not files; `dist/` is built output.
   const named = [
     ...new Set([...text.matchAll(/[\w.-]+(?:\/[\w.-]+)+\.(?:ts|mjs|js)\b/g)].map((match) => match[0])),

@@ -1,8 +1,8 @@
-// Tag domain classification (services/tag/domains.ts): the partner's domain or under it is
+// Tag domain classification (features/tags/domains.ts): the partner's domain or under it is
 // preverified; anything else must be a registrable root domain (custom), else 400.
 import { describe, expect, it } from 'vitest';
-import { AppError, errorResponse } from '../../src/errors.js';
-import { classifyDomain, rootDomainOf } from '../../src/services/tag/domains.js';
+import { classifyDomain, rootDomainOf } from '../../src/features/tags/domains.js';
+import { AppError, errorResponse } from '../../src/kernel/errors.js';
 
 describe('classifyDomain', () => {
   it.each([

@@ -46,27 +46,29 @@ const inside = (target: string, dir: string) => target === dir || target.startsW
 const show = (list: Import[]) => list.map((i) => `${i.file} imports ${i.specifier}`);
 
 describe('import rules (docs/ARCHITECTURE.md)', () => {
-  it('routers never import transports (http/)', () => {
+  it('routers never import transports (transport/)', () => {
     const bad = importsUnder(path.join(SERVER_SRC, 'routers')).filter((i) =>
-      inside(i.target, path.join(SERVER_SRC, 'http')),
+      inside(i.target, path.join(SERVER_SRC, 'transport')),
     );
     expect(show(bad)).toEqual([]);
   });
 
-  it('the error table (errors.ts) never imports tRPC: its codes are mapped in src/trpc.ts only', () => {
-    const bad = importsOf(path.join(SERVER_SRC, 'errors.ts')).filter((specifier) => specifier.startsWith('@trpc/'));
+  it('the error table (kernel/errors.ts) never imports tRPC: its codes are mapped in src/routers/procedures.ts only', () => {
+    const bad = importsOf(path.join(SERVER_SRC, 'kernel/errors.ts')).filter((specifier) =>
+      specifier.startsWith('@trpc/'),
+    );
     expect(bad).toEqual([]);
   });
 
-  it('services never import @trpc/server or transports (http/)', () => {
-    const bad = importsUnder(path.join(SERVER_SRC, 'services')).filter(
-      (i) => i.target.startsWith('@trpc/') || inside(i.target, path.join(SERVER_SRC, 'http')),
+  it('features never import @trpc/server or transports (transport/)', () => {
+    const bad = importsUnder(path.join(SERVER_SRC, 'features')).filter(
+      (i) => i.target.startsWith('@trpc/') || inside(i.target, path.join(SERVER_SRC, 'transport')),
     );
     expect(show(bad)).toEqual([]);
   });
 
-  it('transports (http/) never import db/schema or drizzle', () => {
-    const bad = importsUnder(path.join(SERVER_SRC, 'http')).filter(
+  it('transports (transport/) never import db/schema or drizzle', () => {
+    const bad = importsUnder(path.join(SERVER_SRC, 'transport')).filter(
       (i) => i.target.startsWith('drizzle-orm') || inside(i.target, path.join(SERVER_SRC, 'db/schema')),
     );
     expect(show(bad)).toEqual([]);
@@ -89,9 +91,9 @@ describe('import rules (docs/ARCHITECTURE.md)', () => {
 
   it('reads the sources it checks (the rules are not vacuous)', () => {
     expect(importsUnder(path.join(SERVER_SRC, 'routers')).length).toBeGreaterThan(20);
-    expect(importsUnder(path.join(SERVER_SRC, 'services')).some((i) => i.target.startsWith('drizzle-orm'))).toBe(true);
+    expect(importsUnder(path.join(SERVER_SRC, 'features')).some((i) => i.target.startsWith('drizzle-orm'))).toBe(true);
     expect(
-      importsUnder(path.join(SERVER_SRC, 'http')).some((i) => inside(i.target, path.join(SERVER_SRC, 'services'))),
+      importsUnder(path.join(SERVER_SRC, 'transport')).some((i) => inside(i.target, path.join(SERVER_SRC, 'features'))),
     ).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/metrics.js';
+import { createMetrics } from '../../src/kernel/metrics.js';
 import { parseMetrics } from '../helpers/prometheus.js';
 
 describe('metrics registry (one per app)', () => {

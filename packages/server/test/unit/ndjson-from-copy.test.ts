@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CopyFormatError, lastLineOfCopy, ndjsonFromCopy } from '../../src/services/events/ndjson-from-copy.js';
+import { CopyFormatError, lastLineOfCopy, ndjsonFromCopy } from '../../src/features/events/read/ndjson-from-copy.js';
 
 /**
  * A value as PostgreSQL's COPY TO writes it in text format (copyto.c, CopyAttributeOutText):

@@ -1,14 +1,14 @@
-// planEventList (services/events/list-events.ts) without a database: filter validation, cursors
+// planEventList (features/events/read/list-events.ts) without a database: filter validation, cursors
 // bound to their list, and the statements' parameters.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { errorResponse, toAppError } from '../../src/errors.js';
 import {
   eventListQueries,
   eventListResponse,
   type ListEventsParams,
   planEventList,
-} from '../../src/services/events/list-events.js';
+} from '../../src/features/events/read/list-events.js';
+import { errorResponse, toAppError } from '../../src/kernel/errors.js';
 
 const KEY = randomBytes(32);
 const PARTNER = '00000000-0000-4000-8000-000000000001';

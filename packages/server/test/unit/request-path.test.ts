@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { queryKeys } from '../../src/http/guards.js';
-import { newRequestId } from '../../src/http/request-id.js';
-import { parsedPathOf, parseRequestPath, plainPathOf } from '../../src/http/request-path.js';
+import { queryKeys } from '../../src/transport/http/guards.js';
+import { newRequestId } from '../../src/transport/http/request-id.js';
+import { parsedPathOf, parseRequestPath, plainPathOf } from '../../src/transport/http/request-path.js';
 
 /** Random request targets over an alphabet that holds every character the fast paths treat specially. */
 function randomTargets(count: number, alphabet: string, seed: number): string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseEnv } from '../../src/env.js';
-import { expectedRecordOf, newTargetLabel } from '../../src/services/tag/dns-check.js';
-import { recheckDelay, tagStateConfigFromEnv } from '../../src/services/tag/tag-state.js';
+import { expectedRecordOf, newTargetLabel } from '../../src/features/tags/dns-check.js';
+import { recheckDelay, tagStateConfigFromEnv } from '../../src/features/tags/lifecycle/tag-state.js';
+import { parseEnv } from '../../src/kernel/env.js';
 
 describe('tag monitor configuration', () => {
   it('defaults to about 1m, 5m, 15m, 1h, 6h, then daily for 7 days; health checks daily; on', () => {

@@ -1,9 +1,16 @@
-// The error table's mapping (src/errors.ts) and its one bridge to tRPC (src/trpc.ts), without a server.
+// The error table's mapping (src/kernel/errors.ts) and its one bridge to tRPC (src/routers/procedures.ts), without a server.
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AppError, errorResponse, isConnectionError, isServerFailure, statusOf, toAppError } from '../../src/errors.js';
-import { appErrorOf, trpcCodeOf, trpcErrorOf } from '../../src/trpc.js';
+import {
+  AppError,
+  errorResponse,
+  isConnectionError,
+  isServerFailure,
+  statusOf,
+  toAppError,
+} from '../../src/kernel/errors.js';
+import { appErrorOf, trpcCodeOf, trpcErrorOf } from '../../src/routers/procedures.js';
 
 const coded = (code: string, cause?: unknown) => Object.assign(new Error(code, { cause }), { code });
 
@@ -56,7 +63,7 @@ describe('the table', () => {
   });
 });
 
-describe('tRPC bridge (src/trpc.ts)', () => {
+describe('tRPC bridge (src/routers/procedures.ts)', () => {
   it("maps the table's statuses to tRPC codes, the AppError as the cause", () => {
     expect(trpcCodeOf(new AppError('UNAUTHORIZED'))).toBe('UNAUTHORIZED');
     expect(trpcCodeOf(new AppError('DNS_VERIFICATION_FAILED'))).toBe('UNPROCESSABLE_CONTENT');

@@ -1,6 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { blockedAddressReason, checkWebhookUrlSyntax, safeLookup } from '../../src/services/webhooks/url-safety.js';
+import { blockedAddressReason, checkWebhookUrlSyntax, safeLookup } from '../../src/features/webhooks/url-safety.js';
 
 const strict = { allowPrivate: false };
 

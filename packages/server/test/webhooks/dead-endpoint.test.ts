@@ -1,7 +1,7 @@
 import { and, eq, gt } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../src/db/schema/index.js';
-import { enqueueWebhookEvent } from '../../src/services/webhooks/outbox.js';
+import { enqueueWebhookEvent } from '../../src/features/webhooks/outbox.js';
 import {
   startTestServer,
   startWebhookReceiver,

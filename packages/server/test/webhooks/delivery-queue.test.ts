@@ -2,17 +2,17 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { webhookEndpoints } from '../../src/db/schema/index.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import {
   type ClaimedDelivery,
   type ClaimOptions,
   claimDueDeliveries,
   claimStatement,
-} from '../../src/services/webhooks/delivery-queue.js';
-import { rowsOf } from '../../src/services/webhooks/outbox.js';
+} from '../../src/features/webhooks/delivery-queue.js';
+import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { openTestPglite, uniquePartnerDomain } from '../../src/testing/index.js';
 
-// The delivery claim (services/webhooks/delivery-queue.ts) on the database the suite runs on
+// The delivery claim (features/webhooks/delivery-queue.ts) on the database the suite runs on
 // (TEST_DATABASE_URL: PostgreSQL; else PGlite): which rows it takes beside a large backlog of one
 // endpoint, and what it reads to take them (the rows its plan reads from webhook_deliveries, from
 // EXPLAIN ANALYZE: a count, not a time). The claim that numbered every due row per endpoint took

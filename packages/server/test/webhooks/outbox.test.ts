@@ -2,8 +2,8 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { webhookDeliveries, webhookEndpoints, webhookMessages } from '../../src/db/schema/index.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
-import { enqueueWebhookEvent, WEBHOOK_WAKE_CHANNEL } from '../../src/services/webhooks/outbox.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
+import { enqueueWebhookEvent, WEBHOOK_WAKE_CHANNEL } from '../../src/features/webhooks/outbox.js';
 import { openTestPglite, uniquePartnerDomain } from '../../src/testing/index.js';
 
 // The outbox on the database the suite runs on (TEST_DATABASE_URL: PostgreSQL; else PGlite).

@@ -2,16 +2,16 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
 import { type WebhookDeliveryStatus, webhookEndpoints } from '../../src/db/schema/index.js';
-import { parseEnv } from '../../src/env.js';
+import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
+import { deleteExpiredWebhooks } from '../../src/features/webhooks/expired-webhooks.js';
+import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { createWebhookRetention } from '../../src/jobs/webhook-retention.js';
-import { createLogger } from '../../src/logger.js';
-import { createMetrics } from '../../src/metrics.js';
-import { onboardPartner } from '../../src/services/partner/onboard-partner.js';
-import { rowsOf } from '../../src/services/webhooks/outbox.js';
-import { deleteExpiredWebhooks } from '../../src/services/webhooks/retention.js';
+import { parseEnv } from '../../src/kernel/env.js';
+import { createLogger } from '../../src/kernel/logger.js';
+import { createMetrics } from '../../src/kernel/metrics.js';
 import { openTestPglite, uniquePartnerDomain } from '../../src/testing/index.js';
 
-// Webhook retention (services/webhooks/retention.ts, jobs/webhook-retention.ts) on the database the
+// Webhook retention (features/webhooks/expired-webhooks.ts, jobs/webhook-retention.ts) on the database the
 // suite runs on (TEST_DATABASE_URL: PostgreSQL; else PGlite): finished deliveries of messages past
 // retention go, then messages with no delivery left; a pending delivery and its message stay
 // whatever their age; at most a batch per statement, oldest first.

@@ -2,7 +2,7 @@ import { index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'driz
 import { partners } from './partners.js';
 
 /**
- * `Idempotency-Key` records of POST /v1/partners/* (services/idempotency/store.ts, used by http/idempotency.ts): the first response for
+ * `Idempotency-Key` records of POST /v1/partners/* (runtime/idempotency-store.ts, used by transport/http/idempotency-header.ts): the first response for
  * a (partner, key) is stored and replayed. `status` null means the first request is still running.
  * Rows older than 24 h are ignored and purged lazily.
  */

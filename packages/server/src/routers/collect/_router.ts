@@ -1,4 +1,4 @@
-import { router } from '../../trpc.js';
+import { router } from '../procedures.js';
 import { ingestRoute } from './ingest.js';
 
 export const collectRouter = router({

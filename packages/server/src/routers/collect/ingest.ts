@@ -1,5 +1,5 @@
-import { ingestEvents } from '../../services/events/ingest-events.js';
-import { collectorProcedure } from '../../trpc.js';
+import { ingestEvents } from '../../features/events/ingest/ingest-events.js';
+import { collectorProcedure } from '../procedures.js';
 import { ingestMeta, ZIngestRequest, ZIngestResponse } from './ingest.types.js';
 
 export const ingestRoute = collectorProcedure

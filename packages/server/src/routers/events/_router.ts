@@ -1,4 +1,4 @@
-import { router } from '../../trpc.js';
+import { router } from '../procedures.js';
 import { listEventsRoute } from './list.js';
 import { streamEventsRoute } from './stream.js';
 

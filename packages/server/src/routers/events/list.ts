@@ -1,6 +1,6 @@
-import { listEvents } from '../../services/events/list-events.js';
-import { partnerProcedure } from '../../trpc.js';
+import { listEvents } from '../../features/events/read/list-events.js';
 import { hotListOutput } from '../hot-list-output.js';
+import { partnerProcedure } from '../procedures.js';
 import { listEventsMeta, ZListEventsRequest, ZListEventsResponse } from './list.types.js';
 import { nextPageLink } from './next-link.js';
 

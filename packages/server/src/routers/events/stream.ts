@@ -1,6 +1,6 @@
 import { tracked } from '@trpc/server';
-import { openEventStream } from '../../services/events/open-stream.js';
-import { partnerProcedure, trpcErrorOf } from '../../trpc.js';
+import { openEventStream } from '../../features/events/stream/open-stream.js';
+import { partnerProcedure, trpcErrorOf } from '../procedures.js';
 import { ZStreamEventsInput } from './stream.types.js';
 
 /**

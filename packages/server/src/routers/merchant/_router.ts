@@ -1,4 +1,4 @@
-import { router } from '../../trpc.js';
+import { router } from '../procedures.js';
 import { createMerchantRoute } from './create.js';
 import { listMerchantsRoute } from './list.js';
 

@@ -1,6 +1,6 @@
-import { createMerchant } from '../../services/merchant/create-merchant.js';
-import { partnerCapsOf } from '../../services/partner/caps.js';
-import { partnerProcedure } from '../../trpc.js';
+import { createMerchant } from '../../features/merchants/create-merchant.js';
+import { partnerCapsOf } from '../../features/partners/caps.js';
+import { partnerProcedure } from '../procedures.js';
 import { createMerchantMeta, ZCreateMerchantRequest, ZCreateMerchantResponse } from './create.types.js';
 
 export const createMerchantRoute = partnerProcedure

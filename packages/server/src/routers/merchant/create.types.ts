@@ -1,5 +1,5 @@
 import { CreateMerchantInput, CreateMerchantResponse } from '@partner/shared-schemas';
-import type { Meta } from '../../trpc.js';
+import type { Meta } from '../procedures.js';
 
 export const createMerchantMeta: Meta = {
   openapi: {

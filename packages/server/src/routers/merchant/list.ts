@@ -1,6 +1,6 @@
-import { listMerchants } from '../../services/merchant/list-merchants.js';
-import { partnerProcedure } from '../../trpc.js';
+import { listMerchants } from '../../features/merchants/list-merchants.js';
 import { hotListOutput } from '../hot-list-output.js';
+import { partnerProcedure } from '../procedures.js';
 import { listMerchantsMeta, ZListMerchantsRequest, ZListMerchantsResponse } from './list.types.js';
 
 export const listMerchantsRoute = partnerProcedure

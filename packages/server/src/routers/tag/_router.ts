@@ -1,4 +1,4 @@
-import { router } from '../../trpc.js';
+import { router } from '../procedures.js';
 import { generateTagRoute } from './generate.js';
 import { getTagRoute } from './get.js';
 import { tagSnippetRoute } from './snippet.js';

@@ -1,6 +1,6 @@
-import { partnerCapsOf } from '../../services/partner/caps.js';
-import { generateTag } from '../../services/tag/generate-tag.js';
-import { partnerProcedure } from '../../trpc.js';
+import { partnerCapsOf } from '../../features/partners/caps.js';
+import { generateTag } from '../../features/tags/generate-tag.js';
+import { partnerProcedure } from '../procedures.js';
 import { generateTagMeta, ZGenerateTagRequest, ZGenerateTagResponse } from './generate.types.js';
 
 export const generateTagRoute = partnerProcedure

@@ -1,5 +1,5 @@
 import { GenerateTagInput, GenerateTagResponse } from '@partner/shared-schemas';
-import type { Meta } from '../../trpc.js';
+import type { Meta } from '../procedures.js';
 
 export const generateTagMeta: Meta = {
   openapi: {

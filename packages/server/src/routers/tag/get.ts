@@ -1,5 +1,5 @@
-import { getTag } from '../../services/tag/tag-view.js';
-import { partnerProcedure } from '../../trpc.js';
+import { getTag } from '../../features/tags/tag-view.js';
+import { partnerProcedure } from '../procedures.js';
 import { getTagMeta, ZGetTagRequest, ZGetTagResponse } from './get.types.js';
 
 export const getTagRoute = partnerProcedure

@@ -1,5 +1,5 @@
 import { GetTagInput, Tag } from '@partner/shared-schemas';
-import type { Meta } from '../../trpc.js';
+import type { Meta } from '../procedures.js';
 
 export const getTagMeta: Meta = {
   openapi: {

@@ -1,5 +1,5 @@
-import { tagSnippet } from '../../services/tag/tag-snippet.js';
-import { partnerProcedure } from '../../trpc.js';
+import { tagSnippet } from '../../features/tags/tag-snippet.js';
+import { partnerProcedure } from '../procedures.js';
 import { tagSnippetMeta, ZTagSnippetRequest, ZTagSnippetResponse } from './snippet.types.js';
 
 export const tagSnippetRoute = partnerProcedure

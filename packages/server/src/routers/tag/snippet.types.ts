@@ -1,5 +1,5 @@
 import { TagSnippetInput, TagSnippetResponse } from '@partner/shared-schemas';
-import type { Meta } from '../../trpc.js';
+import type { Meta } from '../procedures.js';
 
 export const tagSnippetMeta: Meta = {
   openapi: {

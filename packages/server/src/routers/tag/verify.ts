@@ -1,5 +1,5 @@
-import { verifyTag } from '../../services/tag/verify-tag.js';
-import { partnerProcedure } from '../../trpc.js';
+import { verifyTag } from '../../features/tags/verify-tag.js';
+import { partnerProcedure } from '../procedures.js';
 import { verifyTagMeta, ZVerifyTagRequest, ZVerifyTagResponse } from './verify.types.js';
 
 export const verifyTagRoute = partnerProcedure

@@ -1,4 +1,4 @@
-import { router } from '../../trpc.js';
+import { router } from '../procedures.js';
 import { createWebhookRoute } from './create.js';
 import { deleteWebhookRoute } from './delete.js';
 import { listWebhooksRoute } from './list.js';

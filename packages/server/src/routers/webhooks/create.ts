@@ -1,6 +1,6 @@
-import { partnerCapsOf } from '../../services/partner/caps.js';
-import { createWebhook } from '../../services/webhooks/endpoints.js';
-import { partnerProcedure } from '../../trpc.js';
+import { partnerCapsOf } from '../../features/partners/caps.js';
+import { createWebhook } from '../../features/webhooks/endpoints.js';
+import { partnerProcedure } from '../procedures.js';
 import { createWebhookMeta, ZCreateWebhookRequest, ZCreateWebhookResponse } from './create.types.js';
 
 export const createWebhookRoute = partnerProcedure

@@ -1,5 +1,5 @@
-import { deleteWebhook } from '../../services/webhooks/endpoints.js';
-import { partnerProcedure } from '../../trpc.js';
+import { deleteWebhook } from '../../features/webhooks/endpoints.js';
+import { partnerProcedure } from '../procedures.js';
 import { deleteWebhookMeta, ZDeleteWebhookRequest, ZDeleteWebhookResponse } from './delete.types.js';
 
 export const deleteWebhookRoute = partnerProcedure

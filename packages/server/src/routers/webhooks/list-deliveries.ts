@@ -1,5 +1,5 @@
-import { listWebhookDeliveries } from '../../services/webhooks/deliveries.js';
-import { partnerProcedure } from '../../trpc.js';
+import { listWebhookDeliveries } from '../../features/webhooks/deliveries.js';
+import { partnerProcedure } from '../procedures.js';
 import {
   listWebhookDeliveriesMeta,
   ZListWebhookDeliveriesRequest,

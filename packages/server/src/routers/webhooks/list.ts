@@ -1,5 +1,5 @@
-import { listWebhooks } from '../../services/webhooks/endpoints.js';
-import { partnerProcedure } from '../../trpc.js';
+import { listWebhooks } from '../../features/webhooks/endpoints.js';
+import { partnerProcedure } from '../procedures.js';
 import { listWebhooksMeta, ZListWebhooksRequest, ZListWebhooksResponse } from './list.types.js';
 
 export const listWebhooksRoute = partnerProcedure

@@ -1,5 +1,5 @@
-import { retryWebhookDelivery } from '../../services/webhooks/deliveries.js';
-import { partnerProcedure } from '../../trpc.js';
+import { retryWebhookDelivery } from '../../features/webhooks/deliveries.js';
+import { partnerProcedure } from '../procedures.js';
 import {
   retryWebhookDeliveryMeta,
   ZRetryWebhookDeliveryRequest,

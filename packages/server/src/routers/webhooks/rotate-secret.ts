@@ -1,5 +1,5 @@
-import { rotateWebhookSecret } from '../../services/webhooks/endpoints.js';
-import { partnerProcedure } from '../../trpc.js';
+import { rotateWebhookSecret } from '../../features/webhooks/endpoints.js';
+import { partnerProcedure } from '../procedures.js';
 import {
   rotateWebhookSecretMeta,
   ZRotateWebhookSecretRequest,

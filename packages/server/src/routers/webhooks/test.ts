@@ -1,6 +1,6 @@
-import { partnerCapsOf } from '../../services/partner/caps.js';
-import { testWebhook } from '../../services/webhooks/endpoints.js';
-import { partnerProcedure } from '../../trpc.js';
+import { partnerCapsOf } from '../../features/partners/caps.js';
+import { testWebhook } from '../../features/webhooks/endpoints.js';
+import { partnerProcedure } from '../procedures.js';
 import { testWebhookMeta, ZTestWebhookRequest, ZTestWebhookResponse } from './test.types.js';
 
 export const testWebhookRoute = partnerProcedure

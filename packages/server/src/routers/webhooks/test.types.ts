@@ -1,5 +1,5 @@
 import { TestWebhookResponse, WebhookIdInput } from '@partner/shared-schemas';
-import type { Meta } from '../../trpc.js';
+import type { Meta } from '../procedures.js';
 
 export const testWebhookMeta: Meta = {
   openapi: {

@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { type CollectResponse, INSTANT_RANGE_MESSAGE, readIsoInstant } from '@partner/shared-schemas';
+import { AppError, toAppError } from '../../../kernel/errors.js';
+import type { Metrics } from '../../../kernel/metrics.js';
+import type { EventLog } from '../../../runtime/event-log.js';
+import type { EventQueue } from '../../../runtime/event-queue.js';
+import type { TagLiveness } from '../../tags/lifecycle/tag-liveness.js';
+import type { EventInsertRow } from './store-events.js';
+
+export interface IncomingEvent {
+  id?: string | undefined;
+  event_name: string;
+  event_time?: string | undefined;
+  muid?: string | undefined;
+  data?: unknown;
+}
+
+export interface IngestDeps {
+  eventQueue: EventQueue;
+  tagLiveness: TagLiveness;
+  /** Counts accepted and rejected events (metrics.ts); optional for callers outside the app. */
+  metrics?: Pick<Metrics, 'ingest'> | undefined;
+  /** Set in log mode (EVENT_LOG_URL): events are published to the log instead of written here. */
+  eventLog?: EventLog | undefined;
+  /** The tag's volume quotas (runtime/rate-limits.ts); absent: none (callers outside the app). */
+  limits?: TagQuotas | undefined;
+}
+
+/** Charges a live tag's events and stored bytes; throws 429 RATE_LIMITED when over a quota. */
+export interface TagQuotas {
+  chargeTag(tagKey: string, events: number, bytes: number): Promise<void>;
+}
+
+/**
+ * The one ingestion path (`POST /v1/collect` and the collector's `POST /e`). Events are keyed by
+ * (merchant, id), ids fixed here: a retried batch stores nothing twice. Direct mode: they are
+ * written by the bounded group-commit queue, and this resolves once they are stored (503 when the
+ * queue is full). Log mode: they are published to the durable log, and this resolves once the log
+ * acknowledged them (503 when it does not answer in time or is full); writers store them. The
+ * first stored event moves a `waiting_for_events` tag to `active` (see `TagLiveness`).
+ * `defaults.muid` is the visitor id for events that carry none; with `defaults.muidWins` (the
+ * collector's first-party cookie) it is every event's, whatever the body says.
+ * A database that is down or silent answers 503 SERVICE_UNAVAILABLE with Retry-After, never 500:
+ * a retried batch is safe (events with ids are stored once; send ids for exactly-once).
+ */
+export interface IngestDefaults {
+  muid?: string;
+  /** The muid is the visitor's cookie: it wins over a `muid` in the body. */
+  muidWins?: boolean;
+}
+
+export async function ingestEvents(
+  deps: IngestDeps,
+  input: { tagId: string; events: IncomingEvent[] },
+  defaults: IngestDefaults = {},
+): Promise<CollectResponse> {
+  try {
+    const answer = await ingest(deps, input, defaults);
+    deps.metrics?.ingest.events.inc({ outcome: 'accepted' }, input.events.length);
+    return answer;
+  } catch (error) {
+    deps.metrics?.ingest.events.inc({ outcome: 'rejected' }, input.events.length);
+    throw toAppError(error, { retrySafe: true });
+  }
+}
+
+async function ingest(
+  deps: IngestDeps,
+  input: { tagId: string; events: IncomingEvent[] },
+  defaults: IngestDefaults,
+): Promise<CollectResponse> {
+  // In log mode a tag known live is served while the database does not answer (202 needs no database).
+  const tag = await deps.tagLiveness.liveTag(input.tagId, { knownWhenUnreachable: deps.eventLog !== undefined });
+  // PostgreSQL text cannot hold U+0000: refuse it here (400) rather than fail a shared write.
+  input.events.forEach((event, index) => {
+    for (const field of ['id', 'event_name', 'muid'] as const) {
+      if (event[field]?.includes('\u0000')) {
+        throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.${field}: must not contain U+0000`);
+      }
+    }
+  });
+  const now = new Date().toISOString();
+  const rows: EventInsertRow[] = input.events.map((event, index) => ({
+    merchantId: tag.merchantId,
+    tagId: tag.id,
+    id: event.id ?? randomUUID(),
+    muid: (defaults.muidWins ? defaults.muid : undefined) ?? event.muid ?? defaults.muid ?? randomUUID(),
+    eventName: event.event_name,
+    eventTime: event.event_time ? eventTime(event.event_time, index) : now,
+    rawData: JSON.stringify(event.data ?? {}),
+  }));
+  if (deps.limits) {
+    // What the batch stores: each event's data JSON and name (ids and muid are short and bounded).
+    let bytes = 0;
+    for (const row of rows) bytes += Buffer.byteLength(row.rawData) + row.eventName.length;
+    await deps.limits.chargeTag(tag.id, rows.length, bytes);
+  }
+  if (deps.eventLog) await deps.eventLog.publish(tag.merchantId, rows);
+  else await deps.eventQueue.enqueue(rows);
+  return { accepted: input.events.length };
+}
+
+/**
+ * The stored form of a sent `event_time`. The schemas already refused a value outside the window
+ * the database stores (shared-schemas dates.ts); a caller that skipped them gets a 400 here, never
+ * a silently replaced time or a value that fails the shared write.
+ */
+function eventTime(value: string, index: number): string {
+  const instant = readIsoInstant(value);
+  if (instant instanceof Date) return instant.toISOString();
+  const problem = instant === 'range' ? INSTANT_RANGE_MESSAGE : 'must be an ISO 8601 date or date-time';
+  throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.event_time: ${problem}`);
+}

@@ -1,0 +1,226 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../../db/client.js';
+import { copyRows } from '../../../db/copy-rows.js';
+import { readRows } from '../../../db/read-rows.js';
+import { AppError } from '../../../kernel/errors.js';
+import type { AuthenticatedPartner } from '../../partners/authenticate.js';
+import { type CursorPosition, decodeCursor, encodeCursor } from './cursor.js';
+import {
+  bindingOf,
+  countQuery,
+  dataQuery,
+  type ListEventsParams,
+  ownedMerchant,
+  parseEventFilters,
+} from './list-events.js';
+import { lastLineOfCopy, ndjsonFromCopy } from './ndjson-from-copy.js';
+
+/** Events per keyset batch read as rows (PGlite): one short statement each (well inside the statement deadline). */
+export const EXPORT_BATCH = 2_000;
+/**
+ * Events per keyset batch read with COPY (PostgreSQL): still one short statement each (about 20 ms
+ * here), and memory holds a batch as bytes only (about 1.2 MB), never as rows or strings. Fewer,
+ * larger batches lose less between statements (docs/decisions.md, export on PostgreSQL).
+ */
+export const COPY_BATCH = 10_000;
+/** Default bytes a batch aims at (EXPORT_BATCH_BYTES): 10,000 ordinary events (about 1.2 MB) still fit. */
+export const EXPORT_BATCH_BYTES = 2_097_152;
+/** The row size assumed before the first batch: the largest event (16 KB of data and its fields). */
+const LARGEST_ROW_BYTES = 17_000;
+/**
+ * A COPY batch is cut (its connection discarded, the rows read so far kept) once it holds this many
+ * times the byte target: rows far larger than the previous batch's (the row limit came from those).
+ */
+const COPY_CUT_FACTOR = 2;
+
+/** Rows of `averageBytes` in a batch of `targetBytes`, between 2 and `most`. */
+export function rowsForBytes(targetBytes: number, averageBytes: number, most: number): number {
+  return Math.max(2, Math.min(most, Math.floor(targetBytes / Math.max(1, averageBytes))));
+}
+
+/** What an export holds for its reader, counted in the process's budget (runtime/held-bytes.ts). */
+export interface ExportHold {
+  take(bytes: number): void;
+  give(bytes: number): void;
+}
+
+export interface ExportOptions {
+  /** The bytes a batch aims at (EXPORT_BATCH_BYTES). */
+  batchBytes?: number;
+  /** Where the batches' bytes are counted from read to written out. */
+  hold?: ExportHold;
+}
+
+export type ExportEventsParams = Omit<ListEventsParams, 'page' | 'limit'> & {
+  /** Resume a cut download after this event (the `id` of the last line received). */
+  afterId?: string | undefined;
+};
+
+/** One batch of the export: NDJSON (one line per event, each ending in `\n`) and its size. */
+export interface ExportBatch {
+  /** The lines as UTF-8 bytes (COPY path) or text (row path), written to the response as they are. */
+  lines: string | Buffer;
+  count: number;
+  /**
+   * Call once `lines` is written out (the write's callback): its buffer then holds a later batch.
+   * Not calling it is safe (the next batch takes a new buffer); calling it before is not.
+   */
+  release?: () => void;
+}
+
+/** What the export ends with: `{"complete": true, "count": N, "cursor": "..."}`. */
+export interface ExportSummary {
+  complete: true;
+  count: number;
+  /** Continues after the last exported event (as `cursor` of a later export or of the list); null when nothing was read. */
+  cursor: string | null;
+}
+
+export interface EventExport {
+  batches: AsyncGenerator<ExportBatch, ExportSummary, undefined>;
+}
+
+/**
+ * Opens an export of a merchant's events with the list's filters and sort: validates the filters
+ * and the cursor (400), checks the merchant is the partner's and has a tag (404) before anything
+ * is sent, then yields keyset batches of NDJSON lines, each line exactly the list's JSON for the
+ * event (on PostgreSQL made from COPY rows here, on PGlite written by the database). A batch is
+ * read only when the caller has taken the one before (on PostgreSQL the next is read while the
+ * caller writes this one): a slow reader slows the reads, memory holds at most two batches. Every batch is its own short statement (no
+ * long transaction: vacuum is never held back, and each statement keeps the normal deadline), so
+ * events inserted during an export appear if they sort after the position reached, like a cursor walk.
+ */
+export async function openEventExport(
+  db: Database,
+  partner: AuthenticatedPartner,
+  params: ExportEventsParams,
+  cursorKey: Buffer,
+  options: ExportOptions = {},
+): Promise<EventExport> {
+  const batchBytes = options.batchBytes ?? EXPORT_BATCH_BYTES;
+  const hold = options.hold;
+  const filters = parseEventFilters({ ...params, page: 1, limit: EXPORT_BATCH });
+  const binding = bindingOf(partner.id, { ...params, page: 1, limit: EXPORT_BATCH }, filters);
+  if (params.cursor && params.afterId) throw new AppError('VALIDATION_ERROR', 'send cursor or afterId, not both');
+  let position: CursorPosition | null = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
+  const [countRows, afterRows] = await readRows(db, [
+    countQuery(partner.id, params.merchantId, filters),
+    sql`select id, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time
+      from events where merchant_id = ${params.merchantId}::uuid and id = ${params.afterId ?? ''}
+        and ${ownedMerchant(partner.id, params.merchantId)}`,
+  ]);
+  const [access] = countRows ?? [];
+  if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
+  if (!access.tagged) {
+    throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
+  }
+  if (params.afterId !== undefined) {
+    const after = afterRows?.[0];
+    if (!after) throw new AppError('VALIDATION_ERROR', `afterId: no event ${params.afterId} for this merchant`);
+    position = { page: 2, time: after.event_time as string, id: after.id as string, name: after.event_name as string };
+  }
+  const byName = params.sortBy === 'event_name';
+  const sort = { sortBy: params.sortBy, sortOrder: params.sortOrder, page: 1, limit: EXPORT_BATCH };
+  /** The position after a line (`{"id":...,"event_name":...,"event_time":...}` first). */
+  const after = (line: string): CursorPosition => {
+    const last = JSON.parse(line) as { id: string; event_name: string; event_time: string };
+    return { page: 2, time: last.event_time, id: last.id, name: byName ? last.event_name : undefined };
+  };
+  // Rows per batch follow the bytes: the last batch's average row size sets the next one's row
+  // limit, so a batch of 16 KB events is about EXPORT_BATCH_BYTES, not 10,000 rows (160 MB). The
+  // first batch asks for a full batch and relies on the byte cut: a first batch sized for the
+  // largest events cost ordinary exports one more, tiny, round trip.
+  let rows = COPY_BATCH;
+  let copies = 0;
+  async function* batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
+    let count = 0;
+    // PostgreSQL: COPY batches of the list's columns, made into lines here (ndjson-from-copy.ts);
+    // a batch shorter than its row limit (and not cut) is the last. The next batch is asked for as soon as one
+    // arrives (its position is this batch's last row, made into a line alone), so PostgreSQL
+    // reads it while this process makes and writes the lines of this one: memory holds at most
+    // two batches. PGlite (or a value COPY cannot carry): rows, below.
+    // The buffers batches are read into and written from, reused from batch to batch: two of
+    // each (one being read or written while the other is made into lines). A new buffer a batch
+    // (1-2 MB each, outside V8's heap) made V8 run a full collection every few batches.
+    const reads: Buffer[] = [];
+    const writes: Buffer[] = [];
+    const copyBatch = () => {
+      const limit = rows;
+      // The statement reads limit + 1 rows: a batch of `limit` rows says whether more follow.
+      const statement = dataQuery(partner.id, params.merchantId, { ...sort, limit: limit - 1 }, filters, position);
+      // The first batch's rows are a guess, so it is cut at the target itself.
+      const cutAt = copies++ === 0 ? batchBytes : batchBytes * COPY_CUT_FACTOR;
+      return copyRows(db, statement, reads.pop(), cutAt).then((copied) => {
+        hold?.take(copied?.bytes.length ?? 0);
+        return copied && { ...copied, more: copied.cut || copied.rows === limit };
+      });
+    };
+    let next = copyBatch();
+    try {
+      for (;;) {
+        const copied = await next;
+        if (!copied) break;
+        if (copied.rows > 0) {
+          position = after(lastLineOfCopy(copied.bytes));
+          rows = rowsForBytes(batchBytes, copied.bytes.length / copied.rows, COPY_BATCH);
+        }
+        const more = copied.more;
+        if (more) next = copyBatch();
+        const batch = ndjsonFromCopy(copied.bytes, copied.rows, writes.pop());
+        reads.push(copied.buffer);
+        hold?.take(batch.bytes.length);
+        hold?.give(copied.bytes.length);
+        count += batch.lines;
+        let released = false;
+        const release = () => {
+          if (!released) {
+            writes.push(batch.buffer);
+            hold?.give(batch.bytes.length);
+          }
+          released = true;
+        };
+        if (!more) {
+          if (batch.lines > 0) yield { lines: batch.bytes, count: batch.lines, release };
+          return summary(count);
+        }
+        yield { lines: batch.bytes, count: batch.lines, release };
+      }
+    } finally {
+      // A download cut while a batch is being read: that read ends on its own, unobserved.
+      next.catch(() => {});
+    }
+    let limit = rowsForBytes(batchBytes, LARGEST_ROW_BYTES, EXPORT_BATCH);
+    for (;;) {
+      const [lines = []] = await readRows(db, [
+        dataQuery(partner.id, params.merchantId, { ...sort, limit }, filters, position, 'line'),
+      ]);
+      // The query reads one row more than a batch (to know a next page exists, as the list does).
+      const n = Math.min(lines.length, limit);
+      if (n > 0) {
+        let text = '';
+        for (let i = 0; i < n; i++) text += `${(lines[i] as { line: string }).line}\n`;
+        position = after((lines[n - 1] as { line: string }).line);
+        count += n;
+        const size = text.length;
+        hold?.take(size);
+        let released = false;
+        const release = () => {
+          if (!released) hold?.give(size);
+          released = true;
+        };
+        yield { lines: text, count: n, release };
+        limit = rowsForBytes(batchBytes, size / n, EXPORT_BATCH);
+      }
+      if (lines.length <= n) break;
+    }
+    return summary(count);
+  }
+  const summary = (count: number): ExportSummary => ({
+    complete: true,
+    count,
+    cursor: position
+      ? encodeCursor(cursorKey, binding, { ...position, name: byName ? position.name : undefined })
+      : null,
+  });
+  return { batches: batches() };
+}

@@ -1,0 +1,278 @@
+import type { StreamedEvent } from '@partner/shared-schemas';
+import { and, asc, eq, gt, inArray, max } from 'drizzle-orm';
+import type { Database } from '../../../db/client.js';
+import { events } from '../../../db/schema/index.js';
+import { AppError } from '../../../kernel/errors.js';
+import type { HeldAccount, HeldBytes, HeldLimit } from '../../../runtime/held-bytes.js';
+
+/** Rows read per query while catching up. */
+const PAGE_SIZE = 500;
+/**
+ * Bytes a stream counts for an event besides its text fields (event_time, seq, the object): an
+ * estimate, so a queue of small events is not counted as nothing.
+ */
+const EVENT_OVERHEAD_BYTES = 96;
+/** The size assumed for rows before the first read: the largest event (16 KB of data). */
+const LARGEST_EVENT_BYTES = 17_000;
+/** A read fills at most this part of the stream's byte limit (pages sized by the last read's average). */
+const READ_SHARE_OF_LIMIT = 8;
+
+/** The bytes an event is counted for while it waits in a stream's queue (its text, about its frame). */
+export function heldSizeOf(event: StreamedEvent): number {
+  return event.raw_data.length + event.id.length + event.muid.length + event.event_name.length + EVENT_OVERHEAD_BYTES;
+}
+
+/** A stream's byte budget: its own limit (STREAM_BUFFER_BYTES) in the process's (HELD_BYTES). */
+export interface StreamByteBudget {
+  limit: number;
+  held: HeldBytes;
+}
+
+/** A streamed event: the event list's fields plus `seq`, its ingestion-order id (also the SSE id). */
+export type { StreamedEvent };
+
+/**
+ * Where a subscription is. It only moves forward:
+ * `pending` -> (`catching-up` ->) `live` -> `ended`, and from any state straight to `ended`.
+ * - `pending`: created, the hub is not listening yet; notifications only mark it `dirty`.
+ * - `catching-up`: a resume behind the newest row; reads a page whenever the consumer emptied the
+ *   buffer (the consumer's pace sets the read rate).
+ * - `live`: caught up; each notification reads the new rows into the buffer.
+ * - `ended`: closed, failed (the consumer's next read throws `failure`, once) or the hub shut down.
+ */
+export type SubscriptionState = 'pending' | 'catching-up' | 'live' | 'ended';
+
+/**
+ * One stream of a merchant's events, in ingestion (`seq`) order, exactly once. While behind (a
+ * resume), it reads pages as the consumer takes them; once caught up it is live: each notification
+ * reads the new rows into a buffer of at most `bufferLimit` events. A consumer that lets that buffer
+ * overflow gets STREAM_CONSUMER_TOO_SLOW and the stream ends, instead of memory growing.
+ */
+export class EventSubscription implements AsyncIterable<StreamedEvent> {
+  private state: SubscriptionState = 'pending';
+  /** Events read and not yet taken by the consumer. */
+  private readonly queue: StreamedEvent[] = [];
+  /** The seq of the last row read: the next read starts after it. */
+  private lastSeq = 0;
+  /** Rows newer than `lastSeq` may exist (a notification, or the last read filled its page). */
+  private dirty = false;
+  /** The read in flight, if any (one at a time). */
+  private pumping: Promise<void> | null = null;
+  private failure: unknown = null;
+  private waiter: (() => void) | null = null;
+  /** The queue's bytes in the process's budget (null: counted by events only). */
+  private readonly account: HeldAccount | null;
+  /** Rows per read, from the last read's average row size (keeps a read a small part of the byte limit). */
+  private pageRows: number;
+  private resolveEnded: () => void = () => {};
+  /** Settles when the subscription ends (closed, failed, or the hub shut down). */
+  readonly ended: Promise<void> = new Promise((resolve) => {
+    this.resolveEnded = resolve;
+  });
+
+  constructor(
+    private readonly db: Database,
+    readonly merchantId: string,
+    private readonly names: readonly string[],
+    private readonly bufferLimit: number,
+    /** Called once when the subscription ends (the hub forgets it). */
+    private readonly onEnd: (subscription: EventSubscription) => void,
+    bytes?: StreamByteBudget,
+  ) {
+    this.account = bytes ? bytes.held.open(bytes.limit, (limit) => this.fail(tooSlowError(limit, bytes.limit))) : null;
+    this.pageRows = this.account ? this.rowsPerRead(LARGEST_EVENT_BYTES) : PAGE_SIZE;
+  }
+
+  /** Rows of `averageBytes` that fill a read's share of the byte limit (1 to PAGE_SIZE). */
+  private rowsPerRead(averageBytes: number): number {
+    if (!this.account) return PAGE_SIZE;
+    const target = this.account.limit / READ_SHARE_OF_LIMIT;
+    return Math.max(1, Math.min(PAGE_SIZE, Math.floor(target / Math.max(1, averageBytes))));
+  }
+
+  /** @internal Resolves the starting position; called by the hub once it is listening. */
+  async start(afterSeq: number | undefined): Promise<void> {
+    if (afterSeq === undefined) {
+      const [row] = await this.db
+        .select({ last: max(events.seq) })
+        .from(events)
+        .where(eq(events.merchantId, this.merchantId));
+      this.lastSeq = Number(row?.last ?? 0);
+    } else {
+      this.lastSeq = afterSeq;
+    }
+    if (this.state !== 'pending') return;
+    this.state = afterSeq === undefined ? 'live' : 'catching-up';
+    this.pump();
+  }
+
+  /** True once the start position is fixed: an event committed from now on is delivered. */
+  get isStarted(): boolean {
+    return this.state === 'live' || this.state === 'catching-up';
+  }
+
+  /** The subscription's state (see `SubscriptionState`). */
+  get current(): SubscriptionState {
+    return this.state;
+  }
+
+  /** The seq of the last event read from the database (what the next read starts after). */
+  get position(): number {
+    return this.lastSeq;
+  }
+
+  /** @internal New rows for this merchant up to `maxSeq` (unknown: maybe) were committed. */
+  notify(maxSeq?: number): void {
+    if (this.state === 'ended' || (maxSeq !== undefined && maxSeq <= this.lastSeq)) return;
+    this.dirty = true;
+    if (this.state === 'live') this.pump();
+  }
+
+  /** Ends the stream: the iterator finishes after nothing more (buffered events are dropped). */
+  close(): void {
+    if (this.state === 'ended') return;
+    this.state = 'ended';
+    this.queue.length = 0;
+    this.account?.close();
+    this.onEnd(this);
+    this.resolveEnded();
+    this.wake();
+  }
+
+  /** Ends the stream with `error` (buffered events are dropped): the consumer's next read throws it. */
+  fail(error: unknown): void {
+    if (this.state === 'ended') return;
+    this.failure = error;
+    this.close();
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
+  }
+
+  private wantsRead(): boolean {
+    if (this.state === 'live') return this.dirty;
+    return this.state === 'catching-up' && this.queue.length === 0;
+  }
+
+  private pump(): void {
+    if (this.pumping || !this.wantsRead()) return;
+    this.pumping = (async () => {
+      try {
+        while (this.wantsRead()) {
+          this.dirty = false;
+          const page = Math.min(this.pageRows, this.bufferLimit);
+          const limit = this.state === 'live' ? Math.min(page, this.bufferLimit - this.queue.length + 1) : page;
+          const rows = await this.read(limit);
+          if (this.state === 'ended') return;
+          let bytes = 0;
+          for (const row of rows) {
+            this.queue.push(row);
+            bytes += heldSizeOf(row);
+          }
+          if (rows.length > 0) this.pageRows = this.rowsPerRead(bytes / rows.length);
+          // Over the stream's byte limit or the process's budget: ended here (fail) by the account.
+          this.account?.take(bytes);
+          if (this.current === 'ended') return;
+          const last = rows.at(-1);
+          if (last) this.lastSeq = last.seq;
+          if (this.queue.length > this.bufferLimit) {
+            this.fail(
+              new AppError(
+                'STREAM_CONSUMER_TOO_SLOW',
+                `The consumer fell more than ${this.bufferLimit} events behind; reconnect with the last event id to resume`,
+              ),
+            );
+            return;
+          }
+          if (rows.length === limit) this.dirty = true;
+          else this.state = 'live';
+          if (rows.length > 0) this.wake();
+        }
+      } catch (error) {
+        this.fail(error);
+      } finally {
+        this.pumping = null;
+        this.wake();
+      }
+      // A notification that arrived while the last read was in flight.
+      this.pump();
+    })();
+  }
+
+  private async read(limit: number): Promise<StreamedEvent[]> {
+    const where = [eq(events.merchantId, this.merchantId), gt(events.seq, this.lastSeq)];
+    if (this.names.length > 0) where.push(inArray(events.eventName, [...this.names]));
+    const rows = await this.db
+      .select({
+        seq: events.seq,
+        id: events.id,
+        muid: events.muid,
+        eventName: events.eventName,
+        eventTime: events.eventTime,
+        rawData: events.rawData,
+      })
+      .from(events)
+      .where(and(...where))
+      .orderBy(asc(events.seq))
+      .limit(limit);
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      id: row.id,
+      muid: row.muid,
+      event_name: row.eventName,
+      event_time: row.eventTime.toISOString(),
+      raw_data: row.rawData,
+    }));
+  }
+
+  /** The next event; `null` once the stream ended. Throws the failure that ended it, once. */
+  async next(): Promise<StreamedEvent | null> {
+    for (;;) {
+      const event = this.queue.shift();
+      if (event) {
+        this.account?.give(heldSizeOf(event));
+        if (this.state === 'catching-up' && this.queue.length === 0) this.pump();
+        return event;
+      }
+      if (this.state === 'ended') {
+        const failure = this.failure;
+        this.failure = null;
+        if (failure) throw failure;
+        return null;
+      }
+      this.pump();
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+      });
+    }
+  }
+
+  /** Bytes of events held for this stream's consumer now. */
+  get heldBytes(): number {
+    return this.account?.held ?? 0;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<StreamedEvent> {
+    try {
+      for (;;) {
+        const event = await this.next();
+        if (!event) return;
+        yield event;
+      }
+    } finally {
+      this.close();
+    }
+  }
+}
+
+/** The ending of a stream whose unsent events passed its byte limit or the process's budget. */
+function tooSlowError(limit: HeldLimit, ownLimit: number): AppError {
+  const why =
+    limit === 'own'
+      ? `The consumer fell more than ${ownLimit} bytes of events behind`
+      : 'The server holds too much for slow consumers and this stream went longest without reading';
+  return new AppError('STREAM_CONSUMER_TOO_SLOW', `${why}; reconnect with the last event id to resume`);
+}

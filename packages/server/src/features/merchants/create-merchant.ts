@@ -1,0 +1,36 @@
+import type { CreateMerchantResponse } from '@partner/shared-schemas';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { AppError } from '../../kernel/errors.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import type { PartnerCaps } from '../partners/caps.js';
+import { rowsOf } from '../webhooks/outbox.js';
+
+/**
+ * Creates a merchant; 409 LIMIT_EXCEEDED once the partner has MAX_MERCHANTS_PER_PARTNER. One
+ * statement: the partner's count (partner_usage) goes up only while below the cap, and the
+ * merchant is inserted only if it did. The count's row lock orders one partner's creates; it costs
+ * the same at any size (counting the partner's merchants each time grew with them).
+ */
+export async function createMerchant(
+  db: Database,
+  partner: AuthenticatedPartner,
+  caps: Pick<PartnerCaps, 'maxMerchants'>,
+  input: { name: string },
+): Promise<CreateMerchantResponse> {
+  const [row] = rowsOf<{ id: string }>(
+    await db.execute(sql`
+      with counted as (
+        insert into partner_usage as u (partner_id, merchants) values (${partner.id}::uuid, 1)
+        on conflict (partner_id) do update set merchants = u.merchants + 1 where u.merchants < ${caps.maxMerchants}
+        returning 1
+      )
+      insert into merchants (partner_id, name)
+      select ${partner.id}::uuid, ${input.name} from counted
+      returning id::text as id`),
+  );
+  if (!row) {
+    throw new AppError('LIMIT_EXCEEDED', `partner has reached MAX_MERCHANTS_PER_PARTNER (${caps.maxMerchants})`);
+  }
+  return { merchantId: row.id };
+}

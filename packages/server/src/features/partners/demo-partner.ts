@@ -1,0 +1,57 @@
+import type { Database } from '../../db/client.js';
+import type { Env } from '../../kernel/env.js';
+import { countPartners } from './key-admin.js';
+import { type OnboardedPartner, onboardPartner } from './onboard-partner.js';
+
+export const DEMO_PARTNER = { name: 'Demo Partner', domain: 'demo-partner.example' } as const;
+
+/**
+ * First start on an empty embedded database: onboard a demo partner so a newcomer's first
+ * command ends in a working call. Never with DATABASE_URL or NODE_ENV=production.
+ */
+export async function onboardDemoPartnerIfEmpty(
+  db: Database,
+  env: Env,
+): Promise<(OnboardedPartner & { banner(url: string): string }) | null> {
+  if ((await countPartners(db)) > 0) return null;
+  const partner = await onboardPartner(db, DEMO_PARTNER, env.TAG_TARGET_HOST);
+  return {
+    ...partner,
+    banner: (url) =>
+      [
+        '',
+        `Partner Tags API on ${url} (embedded database in ${env.DATA_DIR})`,
+        '',
+        'First start: a demo partner was onboarded.',
+        `  partner:  ${partner.name} (${partner.partnerId}), domain ${partner.domain}`,
+        `  API key:  ${partner.apiKey}`,
+        `            shown once; lost it? stop the server, then \`pnpm partner rotate-key ${partner.partnerId}\``,
+        '',
+        'Try it (creates a merchant, answers 201):',
+        `  curl -s -X POST ${url}/v1/partners/merchant \\`,
+        `    -H 'Authorization: Bearer ${partner.apiKey}' \\`,
+        `    -H 'Content-Type: application/json' -d '{"name":"Acme Store"}'`,
+        '',
+        `API reference, every call runnable from the browser: ${url}/docs (document: ${url}/openapi.json)`,
+        '',
+      ].join('\n'),
+  };
+}
+
+/**
+ * The banner of a later start: the key was shown once, at the first start, so say how to get a
+ * new one (the CLI needs the embedded store, so the server must be stopped first).
+ */
+export function restartBanner(url: string, where: string, embedded: boolean): string {
+  return [
+    '',
+    `Partner Tags API on ${url} (${where})`,
+    '',
+    `API reference, every call runnable from the browser: ${url}/docs`,
+    embedded
+      ? 'Need an API key? Keys are shown once. Stop the server, then `pnpm partner list` (partner ids) and\n' +
+        '`pnpm partner rotate-key <partnerId>` (a new key), or `pnpm partner onboard --name ... --domain ...`.'
+      : 'Need an API key? `pnpm partner rotate-key <partnerId>` (ids: `pnpm partner list`), with this DATABASE_URL.',
+    '',
+  ].join('\n');
+}

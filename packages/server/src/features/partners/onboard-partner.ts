@@ -1,0 +1,45 @@
+import { type DnsRecord, DomainInput } from '@partner/shared-schemas';
+import type { Database } from '../../db/client.js';
+import { apiKeys, partners } from '../../db/schema/index.js';
+import { AppError } from '../../kernel/errors.js';
+import { newRecordLabel } from '../tags/domains.js';
+import { cnameRecord } from '../tags/record.js';
+import { generateApiKey } from './key-hash.js';
+import { checkPartnerDomain } from './partner-domain.js';
+
+export interface OnboardedPartner {
+  partnerId: string;
+  name: string;
+  domain: string;
+  /** Shown once: only its hash is stored. */
+  apiKey: string;
+  /** The CNAME the partner publishes once on its own domain; preverified tags live behind it. */
+  record: DnsRecord;
+}
+
+/** The offline onboarding of spec section 1: a partner, its first API key and its CNAME record. */
+export async function onboardPartner(
+  db: Database,
+  input: { name: string; domain: string },
+  tagTargetHost: string,
+): Promise<OnboardedPartner> {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 255) throw new AppError('VALIDATION_ERROR', 'name: must be 1..255 characters');
+  const parsed = DomainInput.safeParse(input.domain);
+  if (!parsed.success) {
+    throw new AppError('VALIDATION_ERROR', `domain: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  const domain = parsed.data;
+  // Registrable, not a public suffix, no overlap with another partner's domain (docs/decisions.md).
+  await checkPartnerDomain(db, domain);
+
+  const key = generateApiKey();
+  const recordName = newRecordLabel();
+  const partnerId = await db.transaction(async (tx) => {
+    const [partner] = await tx.insert(partners).values({ name, domain, recordName }).returning({ id: partners.id });
+    if (!partner) throw new Error('partner insert returned no row');
+    await tx.insert(apiKeys).values({ partnerId: partner.id, keyHash: key.hash, keyPrefix: key.prefix });
+    return partner.id;
+  });
+  return { partnerId, name, domain, apiKey: key.key, record: cnameRecord(recordName, tagTargetHost) };
+}

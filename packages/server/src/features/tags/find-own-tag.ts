@@ -1,0 +1,23 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { merchants, type TagRow, tags } from '../../db/schema/index.js';
+import { AppError } from '../../kernel/errors.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+
+/**
+ * The partner's tag, for the tag operations that take a tagId (verify, snippet): an unknown tag is
+ * 404 TAG_NOT_FOUND, a tag of another partner's merchant 403 ACCESS_DENIED (spec 4.4).
+ */
+export async function findOwnTag(db: Database, partner: AuthenticatedPartner, tagId: string): Promise<TagRow> {
+  const [row] = await db
+    .select({ tag: tags, partnerId: merchants.partnerId })
+    .from(tags)
+    .innerJoin(merchants, eq(merchants.id, tags.merchantId))
+    .where(eq(tags.id, tagId))
+    .limit(1);
+  if (!row) throw new AppError('TAG_NOT_FOUND', `No tag ${tagId}`);
+  if (row.partnerId !== partner.id) {
+    throw new AppError('ACCESS_DENIED', 'This tag belongs to a merchant of another partner');
+  }
+  return row.tag;
+}

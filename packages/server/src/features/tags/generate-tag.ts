@@ -1,0 +1,84 @@
+import { type GenerateTagResponse, TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE } from '@partner/shared-schemas';
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { tags } from '../../db/schema/index.js';
+import { findOwnMerchant } from '../merchants/find-merchant.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { lockPartnerCaps, type PartnerCaps, refuseAtCap } from '../partners/caps.js';
+import { newTargetLabel } from './dns-check.js';
+import { classifyDomain, newRecordLabel } from './domains.js';
+import { restartedRechecks, type TagStateConfig, type Transaction } from './lifecycle/tag-state.js';
+import { cnameRecord } from './record.js';
+import { targetOf } from './tag-view.js';
+
+export type GenerateTagConfig = Pick<TagStateConfig, 'tagTargetHost' | 'schedule'>;
+
+/**
+ * Creates the merchant's tag for the domain's type, or returns the one that exists. The unique
+ * (merchant_id, domain_type) index decides races: concurrent calls insert at most one row and
+ * every caller then reads that row. A new custom tag (each is a background DNS check) is refused
+ * with 409 LIMIT_EXCEEDED once the partner has MAX_CUSTOM_TAGS_PER_PARTNER; an existing one is
+ * still returned.
+ */
+export async function generateTag(
+  db: Database,
+  partner: AuthenticatedPartner,
+  config: GenerateTagConfig,
+  caps: Pick<PartnerCaps, 'maxCustomTags'>,
+  input: { merchantId: string; domain: string },
+): Promise<GenerateTagResponse> {
+  const merchant = await findOwnMerchant(db, partner, input.merchantId);
+  const domainType = classifyDomain(input.domain, partner.domain);
+  const existing = () =>
+    db
+      .select()
+      .from(tags)
+      .where(and(eq(tags.merchantId, merchant.id), eq(tags.domainType, domainType)))
+      .limit(1);
+  const insert = (tx: Database | Transaction) =>
+    tx
+      .insert(tags)
+      .values({
+        partnerId: partner.id,
+        merchantId: merchant.id,
+        domain: input.domain,
+        domainType,
+        // Preverified tags live behind the partner's onboarding record; custom ones get their own.
+        recordName: domainType === 'preverified' ? partner.recordName : newRecordLabel(),
+        status: domainType === 'preverified' ? 'active' : 'inactive',
+        // A custom tag gets its own CNAME target (a wildcard to one tag's target proves nothing for
+        // another) and its first background re-checks (jobs/tag-monitor.ts).
+        ...(domainType === 'custom' ? { targetLabel: newTargetLabel(), ...restartedRechecks(config.schedule) } : {}),
+      })
+      .onConflictDoNothing({ target: [tags.merchantId, tags.domainType] })
+      .returning();
+  // Preverified tags cost no DNS check: no cap, no transaction (one statement, as before).
+  const [created] =
+    domainType === 'preverified'
+      ? await insert(db)
+      : await db.transaction(async (tx) => {
+          await lockPartnerCaps(tx, partner.id);
+          const [own] = await tx
+            .select({ id: tags.id })
+            .from(tags)
+            .where(and(eq(tags.merchantId, merchant.id), eq(tags.domainType, domainType)))
+            .limit(1);
+          if (own) return [];
+          await refuseAtCap(
+            tx,
+            'MAX_CUSTOM_TAGS_PER_PARTNER',
+            caps.maxCustomTags,
+            sql`select 1 from tags where partner_id = ${partner.id}::uuid and domain_type = 'custom'`,
+          );
+          return insert(tx);
+        });
+  const tag = created ?? (await existing())[0];
+  if (!tag) throw new Error('tag vanished between insert and select');
+  return {
+    tagId: tag.id,
+    domain: tag.domain,
+    record: cnameRecord(tag.recordName, targetOf(tag, config.tagTargetHost)),
+    status: tag.status,
+    message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
+  };
+}

@@ -1,0 +1,104 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '../../../db/client.js';
+import { type TagRow, tags } from '../../../db/schema/index.js';
+import { AppError } from '../../../kernel/errors.js';
+import { TtlCache } from '../../../kernel/ttl-cache.js';
+import { TagActivity, type TagEventOutbox } from './tag-activity.js';
+
+/** How long a live tag is trusted without reading it again. Tags that are not live are never cached. */
+export const LIVE_TAG_TTL_MS = 5_000;
+/** How long a tag seen live stays "known live" for `knownWhenUnreachable`. */
+const KNOWN_LIVE_TTL_MS = 24 * 3600 * 1000;
+
+export type LiveTag = Pick<TagRow, 'id' | 'merchantId' | 'status'>;
+
+/** A tag takes events once it is live: preverified at once, custom after a successful verification. */
+export function isLive(tag: Pick<TagRow, 'status'>): boolean {
+  return tag.status === 'active' || tag.status === 'waiting_for_events';
+}
+
+/**
+ * Which tags take events, and the tag lifecycle once they stored some. One per process (in
+ * `AppDeps`), shared by every ingestion route, so the hot path reads no tag row per request.
+ */
+export class TagLiveness {
+  /** Live tags by id. */
+  private readonly live = new TtlCache<string, LiveTag>(50_000);
+  /**
+   * Live tags this process has seen, kept past the cache's TTL: in log mode, a live tag is served
+   * from here while the database does not answer (the collector needs no database to say 202).
+   */
+  private readonly knownLive = new TtlCache<string, LiveTag>(200_000);
+  /** Background re-reads of known tags under way. */
+  private readonly refreshing = new Set<string>();
+  /** The tag lifecycle's writes, at most once per tag per LAST_EVENT_RESOLUTION_MS. */
+  private readonly activity: TagActivity;
+
+  constructor(
+    private readonly db: Database,
+    /** Where a tag's first event writes `tag.activated` (the webhook outbox). */
+    outbox: TagEventOutbox,
+  ) {
+    this.activity = new TagActivity(db, outbox);
+  }
+
+  /**
+   * The tag by id when it is live; cached briefly (only live tags: a verify takes effect at once).
+   * `knownWhenUnreachable` (log mode): a tag this process saw live in the last day is served from
+   * memory at once and re-read in the background (a tag that stopped being live is forgotten by
+   * that re-read), so the collector needs no database round trip, and none while it is away.
+   */
+  async liveTag(tagId: string, options: { knownWhenUnreachable?: boolean } = {}): Promise<LiveTag> {
+    const cached = this.live.get(tagId);
+    if (cached) return cached;
+    if (options.knownWhenUnreachable) {
+      // Log mode: a tag known live is answered at once and re-read in the background, so the
+      // collector never waits for the database (down, or silent until its deadline).
+      const known = this.knownLive.get(tagId);
+      if (known) {
+        if (!this.refreshing.has(tagId)) {
+          this.refreshing.add(tagId);
+          void this.read(tagId)
+            .catch(() => {})
+            .finally(() => this.refreshing.delete(tagId));
+        }
+        return known;
+      }
+    }
+    return this.read(tagId);
+  }
+
+  /** Reads the tag; caches it when live, forgets it otherwise. */
+  private async read(tagId: string): Promise<LiveTag> {
+    const [tag] = await this.db
+      .select({ id: tags.id, merchantId: tags.merchantId, status: tags.status })
+      .from(tags)
+      .where(eq(tags.id, tagId))
+      .limit(1);
+    if (!tag || !isLive(tag)) {
+      this.knownLive.delete(tagId);
+      this.live.delete(tagId);
+    }
+    if (!tag) throw new AppError('TAG_NOT_FOUND', `No tag ${tagId}`);
+    if (!isLive(tag)) {
+      throw new AppError(
+        'TAG_NOT_LIVE',
+        `Tag ${tag.id} is not live yet: a custom-domain tag takes events after a successful DNS verification`,
+      );
+    }
+    this.live.set(tagId, tag, LIVE_TAG_TTL_MS);
+    this.knownLive.set(tagId, tag, KNOWN_LIVE_TTL_MS);
+    return tag;
+  }
+
+  /**
+   * The tag lifecycle after events were stored (features/tags/lifecycle/tag-activity.ts): the tags move to
+   * `active`, and the live tags cached here learn it.
+   */
+  async eventsStored(tagIds: string[]): Promise<void> {
+    for (const id of await this.activity.record(tagIds)) {
+      const live = this.live.get(id);
+      if (live && live.status !== 'active') this.live.set(id, { ...live, status: 'active' }, LIVE_TAG_TTL_MS);
+    }
+  }
+}

@@ -1,0 +1,338 @@
+import { AuthErrorBody, DnsCheckDetails, ErrorCode } from '@partner/shared-schemas';
+import { generateOpenApiDocument } from 'trpc-to-openapi';
+import { z } from 'zod';
+import { ERROR_TABLE, type ErrorReason } from '../kernel/errors.js';
+import { appRouter } from '../routers/_app.js';
+import { allProcedureMeta } from '../transport/rest/procedure-meta.js';
+import { addEventExportOperation } from './export-operation.js';
+import { componentSchema, exampleFor } from './schemas.js';
+import { addEventStreamOperation } from './stream-operation.js';
+
+const REASON_TEXT: Record<ErrorReason, string> = {
+  UNAUTHORIZED: 'missing, malformed, unknown or revoked API key',
+  BEARER_TOKEN_MISSING: 'no bearer token',
+  VALIDATION_ERROR: 'invalid request parameters or body',
+  UNSUPPORTED_MEDIA_TYPE: 'the body is not JSON',
+  DNS_VERIFICATION_FAILED: 'the CNAME record is missing or points elsewhere',
+  TAG_CONFIGURATION_INCOMPLETE: 'tag configuration incomplete',
+  PAYLOAD_TOO_LARGE: 'body over 1 MB',
+  REQUEST_HEADERS_TOO_LARGE: 'request line or headers over 16 KB',
+  URI_TOO_LONG: 'request URL over 8 KB',
+  REQUEST_TIMEOUT: 'request not received in time',
+  ACCESS_DENIED: "the tag belongs to another partner's merchant",
+  MERCHANT_NOT_FOUND: "the merchant does not exist, is another partner's, or has no tag",
+  TAG_NOT_FOUND: 'the tag does not exist',
+  INTEGRATION_NOT_FOUND: 'no tag integration found',
+  NOT_FOUND: 'unknown path',
+  METHOD_NOT_ALLOWED: 'the path does not answer this method (see `Allow`)',
+  WEBHOOK_NOT_FOUND: "the webhook endpoint does not exist, was deleted, or is another partner's",
+  WEBHOOK_DELIVERY_NOT_FOUND: 'the delivery does not exist or belongs to another webhook endpoint',
+  TAG_NOT_LIVE: 'the tag does not take events yet (custom domain not verified)',
+  IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used with another request',
+  LIMIT_EXCEEDED: 'the partner has reached a per-partner cap (the message names it and its value)',
+  RATE_LIMITED: 'too many requests',
+  DATABASE_ERROR: 'a database operation failed (retry with backoff)',
+  DATABASE_UNAVAILABLE: 'the database is not answering; safe to retry after Retry-After seconds',
+  INTERNAL: 'the request could not be processed',
+  SERVICE_UNAVAILABLE: 'a dependency is unavailable (retry with backoff)',
+  NOT_READY: 'the database or the event log is not answering',
+  EXTERNAL_SERVICE_ERROR: 'the DNS verification service is unavailable (retry with backoff)',
+  STREAM_CONSUMER_TOO_SLOW: 'the stream consumer fell too far behind (final `error` event; resume with the last id)',
+};
+
+const BODY_REASONS: ErrorReason[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
+
+/**
+ * Failures the HTTP layer adds to every operation (rate limits, the database deadline) and to
+ * partner POSTs (idempotency).
+ */
+function layerReasons(method: string, isPartnerOperation: boolean): ErrorReason[] {
+  const reasons: ErrorReason[] = ['RATE_LIMITED', 'DATABASE_UNAVAILABLE'];
+  if (method === 'post') reasons.push(...BODY_REASONS);
+  if (method === 'post' && isPartnerOperation) reasons.push('IDEMPOTENCY_KEY_REUSED');
+  return reasons;
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  in: 'header',
+  name: 'Idempotency-Key',
+  required: false,
+  description:
+    'Makes a retried POST safe: the first response for a key is stored for 24 h and replayed for the same ' +
+    'request; the same key with another request answers 409 IDEMPOTENCY_KEY_REUSED.',
+  // The example sits in the schema, not on the parameter: Swagger UI fills "Try it out" inputs from
+  // a parameter example, and one fixed key sent with two different bodies answers 409.
+  schema: { type: 'string', minLength: 1, maxLength: 255, examples: ['0b6f4c1e-7d2a-4e8b-9c3d-5a1f2e6b7c8d'] },
+};
+
+function errorResponses(reasons: ErrorReason[], authenticated: boolean) {
+  const byStatus = new Map<number, ErrorReason[]>();
+  for (const reason of reasons) {
+    const { status } = ERROR_TABLE[reason];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), reason]);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, list] of [...byStatus.entries()].sort(([a], [b]) => a - b)) {
+    const description = list.map((reason) => `${ERROR_TABLE[reason].code}: ${REASON_TEXT[reason]}`).join('; ');
+    const schema =
+      status === 401 && authenticated
+        ? { oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/AuthError' }] }
+        : { $ref: '#/components/schemas/Error' };
+    const [first] = list as [ErrorReason];
+    const example = {
+      message: `${REASON_TEXT[first][0]?.toUpperCase()}${REASON_TEXT[first].slice(1)}`,
+      code: ERROR_TABLE[first].code,
+    };
+    responses[String(status)] = { description, content: { 'application/json': { schema, example } } };
+  }
+  return responses;
+}
+
+/** Every tag an operation may carry, with its description (a tag missing here fails test/openapi-lint.test.ts). */
+export const TAG_DESCRIPTIONS: Record<string, string> = {
+  Merchants: 'The merchants a partner registers; each carries its tags.',
+  Tags: 'Tracking tags for merchant domains: generation, DNS verification of custom domains, the install snippet.',
+  Events: "A merchant's tracking events: one page at a time, or streamed live as Server-Sent Events.",
+  Collection: 'The public collection endpoint: events sent for a live tag, with no partner token.',
+  Webhooks:
+    'Signed event notifications (Standard Webhooks): endpoints, secret rotation, test events and the delivery log with retries.',
+};
+
+const SHARED_HEADERS: Record<string, Record<string, unknown>> = {
+  RequestId: {
+    description:
+      'Identifies this request in the server logs. A valid incoming `x-request-id` (1..128 of `A-Za-z0-9._:-`) is echoed; otherwise one is made.',
+    schema: { type: 'string', maxLength: 128 },
+    example: 'req_5f0c6a1d2b3e4f5a6b7c8d9e0f1a2b3c',
+  },
+  RateLimitLimit: {
+    description:
+      'Requests allowed per rate-limit window for this API key (partner operations) or client address (collection).',
+    schema: { type: 'integer', minimum: 1 },
+    example: 600,
+  },
+  RateLimitRemaining: {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 599,
+  },
+  RateLimitReset: {
+    description: 'Seconds until the current window ends and the budget is restored.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 60,
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying.',
+    schema: { type: 'integer', minimum: 0 },
+    example: 1,
+  },
+  NextLink: {
+    description:
+      'Present when another page follows: `</v1/partners/events?merchantId=...&cursor=...>; rel="next"` (RFC 8288), ' +
+      "this request's filters with `pagination.nextCursor`, every value percent-encoded. It arrives with the response " +
+      'head, so a client can ask for the next page before it has read this one.',
+    schema: { type: 'string' },
+    example:
+      '</v1/partners/events?merchantId=3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c&limit=100&cursor=WzEsMiwiMjAyNi0xMS0yMlQxMDowMDowMC4wMDBaIiwiZXZ0LTEiXQ.q2b1cXy0m2jv3dE5gQnN1A>; rel="next"',
+  },
+  IdempotentReplayed: {
+    description:
+      '`true` when this response is the stored answer to an earlier request with the same `Idempotency-Key` (replayed, not executed again).',
+    schema: { type: 'string', enum: ['true'] },
+    example: 'true',
+  },
+};
+
+const headerRef = (name: keyof typeof SHARED_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers a response of an operation carries. */
+function responseHeaders(status: number, rateLimited: boolean, idempotent: boolean): Record<string, unknown> {
+  const headers: Record<string, unknown> = { 'x-request-id': headerRef('RequestId') };
+  // Rate limits are counted after authentication: every answer but a 401 carries the budget.
+  if (rateLimited && status !== 401) {
+    headers['RateLimit-Limit'] = headerRef('RateLimitLimit');
+    headers['RateLimit-Remaining'] = headerRef('RateLimitRemaining');
+    headers['RateLimit-Reset'] = headerRef('RateLimitReset');
+  }
+  if (status === 429 || status === 503 || (idempotent && status === 409))
+    headers['Retry-After'] = headerRef('RetryAfter');
+  if (idempotent && status >= 200 && status < 300) headers['Idempotent-Replayed'] = headerRef('IdempotentReplayed');
+  return headers;
+}
+
+type Operation = Record<string, unknown>;
+type Doc = ReturnType<typeof generateOpenApiDocument>;
+
+/**
+ * What every operation gets, whoever wrote it (the generated ones and the stream): parameter
+ * descriptions and examples lifted from their schemas, media-type examples for the request and
+ * every response, the response headers, `security: []` on public operations.
+ */
+export function finishOperation(
+  doc: Doc,
+  operation: Operation,
+  options: { rateLimited: boolean; idempotent: boolean; public: boolean },
+): void {
+  const root = doc as unknown as Record<string, unknown>;
+  if (options.public) operation.security = [];
+  for (const parameter of (operation.parameters ?? []) as Array<Record<string, unknown>>) {
+    const schema = (parameter.schema ?? {}) as Record<string, unknown>;
+    if (parameter.description === undefined && typeof schema.description === 'string') {
+      parameter.description = schema.description;
+    }
+    const hasExample =
+      parameter.example !== undefined || parameter.examples !== undefined || schema.examples !== undefined;
+    if (!hasExample) parameter.example = exampleFor(schema, root);
+  }
+  const body = operation.requestBody as { content?: Record<string, Record<string, unknown>> } | undefined;
+  for (const media of Object.values(body?.content ?? {})) {
+    if (media.example === undefined && media.examples === undefined) media.example = exampleFor(media.schema, root);
+  }
+  for (const [statusKey, response] of Object.entries(
+    (operation.responses ?? {}) as Record<string, Record<string, unknown>>,
+  )) {
+    const status = Number(statusKey);
+    response.headers = {
+      ...responseHeaders(status, options.rateLimited, options.idempotent),
+      ...(response.headers as object),
+    };
+    for (const media of Object.values((response.content ?? {}) as Record<string, Record<string, unknown>>)) {
+      if (media.example === undefined && media.examples === undefined) media.example = exampleFor(media.schema, root);
+    }
+  }
+}
+
+/** `DnsCheckDetails` and the schemas it refers to, as components (refs into `#/components/schemas`). */
+function dnsCheckComponents(): Record<string, unknown> {
+  const json = z.toJSONSchema(DnsCheckDetails, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  const defs = (json.$defs ?? {}) as Record<string, Record<string, unknown>>;
+  const rewrite = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value).replaceAll('"#/$defs/', '"#/components/schemas/'));
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(defs)) {
+    const { id: _id, ...rest } = schema;
+    out[name] = rewrite(rest);
+  }
+  return out;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the procedures and corrected where the generator
+ * cannot tell the truth: success statuses (201, 202), the `{ message, code }` error body, each
+ * operation's own error statuses, response headers, examples and descriptions.
+ *
+ * `baseUrl` (PUBLIC_BASE_URL) is written into `servers` when given; otherwise the server URL is
+ * relative (`/`), so the reference at /docs calls whatever origin it was opened at.
+ */
+export function buildOpenApiDocument(baseUrl?: string): Doc {
+  const doc = generateOpenApiDocument(appRouter, {
+    title: 'Partner Tags API',
+    version: '1.0.0',
+    description:
+      'Partners register merchants, generate tracking tags for merchant domains, verify custom domains in DNS ' +
+      'and read the tracking events collected for a merchant. Authenticate with `Authorization: Bearer mp_live_...`.',
+    baseUrl: baseUrl ?? '/',
+  });
+  doc.info = {
+    ...doc.info,
+    license: { name: 'MIT', identifier: 'MIT' },
+    contact: { name: 'Partner Tags API support', email: 'api@partner-tags.example' },
+  };
+  doc.servers = [
+    baseUrl
+      ? { url: baseUrl, description: 'This deployment (PUBLIC_BASE_URL)' }
+      : { url: '/', description: 'The server this document was fetched from' },
+  ];
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
+  schemas.ErrorCode = componentSchema(ErrorCode);
+  schemas.Error = {
+    type: 'object',
+    required: ['message', 'code'],
+    properties: {
+      message: {
+        type: 'string',
+        description: 'Human-readable explanation.',
+        example: 'Invalid request: merchantId: must be a valid UUID',
+      },
+      code: { $ref: '#/components/schemas/ErrorCode' },
+      details: {
+        $ref: '#/components/schemas/DnsCheckDetails',
+        description: 'Machine-readable diagnostics, on failed DNS verifications (422 and 503 of tag verify).',
+      },
+    },
+  };
+  // The diagnostics' component schemas come with the Tag schema (its lastCheck); the details need their own.
+  for (const [name, schema] of Object.entries(dnsCheckComponents())) schemas[name] ??= schema;
+  schemas.AuthError = componentSchema(AuthErrorBody);
+  doc.components = {
+    ...doc.components,
+    schemas: schemas as never,
+    headers: SHARED_HEADERS as never,
+    securitySchemes: {
+      Authorization: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The API key issued at onboarding, `mp_live_...`.',
+      },
+    },
+  };
+
+  for (const { meta } of allProcedureMeta()) {
+    const openapi = meta.openapi;
+    if (!openapi) continue;
+    const method = openapi.method.toLowerCase();
+    const operation = (doc.paths?.[openapi.path] as Record<string, Record<string, unknown>> | undefined)?.[method];
+    if (!operation) continue;
+    const responses = operation.responses as Record<string, Record<string, unknown>>;
+    const success = responses['200'] ?? { description: 'Successful response' };
+    if (meta.successDescription) success.description = meta.successDescription;
+    if (meta.nextLink) success.headers = { ...(success.headers as object), Link: headerRef('NextLink') };
+    const successStatus = String(meta.successStatus ?? 200);
+    const isPartnerOperation = openapi.protect === true;
+    const idempotent = method === 'post' && isPartnerOperation;
+    const reasons = [...(meta.errors ?? []), ...layerReasons(method, isPartnerOperation)];
+    if (idempotent) {
+      operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER];
+    }
+    if (method === 'post' && meta.acceptsTextPlain) {
+      const body = operation.requestBody as { content: Record<string, Record<string, unknown>> };
+      const json = body.content['application/json'];
+      body.content['text/plain'] = {
+        schema: {
+          type: 'string',
+          description:
+            'The same JSON document as `application/json`, sent as `text/plain` (what `navigator.sendBeacon` and CORS-simple requests can send).',
+          contentMediaType: 'application/json',
+          contentSchema: json?.schema,
+        },
+      };
+    }
+    operation.responses = {
+      // 204: no body (the generator always describes one).
+      [successStatus]: successStatus === '204' ? { description: 'No content.' } : success,
+      ...errorResponses(reasons, isPartnerOperation),
+    };
+    finishOperation(doc, operation, { rateLimited: true, idempotent, public: !isPartnerOperation });
+    const textPlain = (operation.requestBody as { content: Record<string, Record<string, unknown>> } | undefined)
+      ?.content?.['text/plain'];
+    if (textPlain)
+      textPlain.example = JSON.stringify(
+        exampleFor((textPlain.schema as Record<string, unknown>).contentSchema, doc as never),
+      );
+  }
+  addEventStreamOperation(doc, errorResponses, (operation) =>
+    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: false }),
+  );
+  addEventExportOperation(doc, errorResponses, (operation) =>
+    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: false }),
+  );
+  const used = new Set<string>();
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
+    for (const operation of Object.values(item)) for (const tag of (operation.tags ?? []) as string[]) used.add(tag);
+  }
+  doc.tags = [...used]
+    .sort()
+    .map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
+  return doc;
+}

@@ -1,0 +1,163 @@
+import type { Database, DatabaseHandle } from '../db/client.js';
+import { EventSubscription } from '../features/events/stream/subscription.js';
+import { AppError } from '../kernel/errors.js';
+import type { Logger } from '../kernel/logger.js';
+import type { HeldBytes } from './held-bytes.js';
+
+/** The channel the `events_notify` trigger (migration 0001) notifies on. */
+export const EVENTS_CHANNEL = 'partner_events';
+
+export interface StreamHubOptions {
+  db: Database;
+  listen: DatabaseHandle['listen'];
+  /** Events a connection may hold unsent before it is cut off as too slow. */
+  bufferLimit: number;
+  /**
+   * Bytes of events a connection may hold unsent (STREAM_BUFFER_BYTES), counted in the process's
+   * budget for slow readers (HELD_BYTES, shared with exports); either passed: cut off as too slow.
+   */
+  bytes?: { limit: number; held: HeldBytes };
+  logger?: Logger;
+}
+
+export interface SubscribeOptions {
+  merchantId: string;
+  /** Event names to keep; empty: all. */
+  names: readonly string[];
+  /** Resume after this seq (the last id the client saw); undefined: only events from now on. */
+  afterSeq?: number | undefined;
+}
+
+/**
+ * One LISTEN per process on `partner_events`; notifications fan out to the subscriptions of the
+ * merchants they name. Each subscription reads its own rows (`seq > last`), so the notification
+ * only says "look": a lost or merged notification delays nothing past the next one, and a re-listen
+ * after a dropped connection wakes every subscription.
+ */
+/** Seconds a stream ended by a shutdown tells its client to wait before reconnecting (another instance). */
+export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+
+/** The final error of every stream open when its server shuts down. */
+export function streamShutdownError(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; reconnect with the last event id', {
+    headers: { 'retry-after': String(SHUTDOWN_RETRY_AFTER_SECONDS) },
+  });
+}
+
+export class StreamHub {
+  readonly db: Database;
+  private readonly listenFn: DatabaseHandle['listen'];
+  private readonly bufferLimit: number;
+  private readonly bytes: StreamHubOptions['bytes'];
+  private readonly logger: Logger | undefined;
+  private readonly byMerchant = new Map<string, Set<EventSubscription>>();
+  private listening: Promise<() => Promise<void>> | null = null;
+  private closed = false;
+
+  constructor(options: StreamHubOptions) {
+    this.db = options.db;
+    this.listenFn = options.listen;
+    this.bufferLimit = options.bufferLimit;
+    this.bytes = options.bytes;
+    this.logger = options.logger;
+  }
+
+  /** Open subscriptions whose start position is fixed (for tests and metrics). */
+  get size(): number {
+    let n = 0;
+    for (const set of this.byMerchant.values()) for (const subscription of set) if (subscription.isStarted) n += 1;
+    return n;
+  }
+
+  private ensureListening(): Promise<() => Promise<void>> {
+    this.listening ??= this.listenFn(
+      EVENTS_CHANNEL,
+      (payload) => this.onPayload(payload),
+      () => this.wakeAll(),
+    ).catch((error: unknown) => {
+      this.listening = null;
+      throw error;
+    });
+    return this.listening;
+  }
+
+  private onPayload(payload: string): void {
+    for (const entry of payload.split(',')) {
+      const [merchantId, seq] = entry.split(':');
+      if (!merchantId) continue;
+      const subscribers = this.byMerchant.get(merchantId);
+      if (!subscribers) continue;
+      const maxSeq = seq ? Number(seq) : undefined;
+      for (const subscription of subscribers) subscription.notify(Number.isFinite(maxSeq) ? maxSeq : undefined);
+    }
+  }
+
+  private wakeAll(): void {
+    for (const set of this.byMerchant.values()) for (const subscription of set) subscription.notify();
+  }
+
+  /**
+   * A subscription, ready: listening, and its start position fixed (so an event committed after
+   * this resolves is delivered). Ownership of the merchant is the caller's to check first.
+   */
+  async subscribe(options: SubscribeOptions): Promise<EventSubscription> {
+    if (this.closed) throw streamShutdownError();
+    const subscription = new EventSubscription(
+      this.db,
+      options.merchantId,
+      options.names,
+      this.bufferLimit,
+      (s) => this.remove(s),
+      this.bytes,
+    );
+    let set = this.byMerchant.get(options.merchantId);
+    if (!set) {
+      set = new Set();
+      this.byMerchant.set(options.merchantId, set);
+    }
+    // Registered before listening and before the start position is read: nothing falls in between.
+    set.add(subscription);
+    try {
+      await this.ensureListening();
+      await subscription.start(options.afterSeq);
+    } catch (error) {
+      subscription.close();
+      throw error;
+    }
+    if (this.closed) subscription.fail(streamShutdownError());
+    return subscription;
+  }
+
+  private remove(subscription: EventSubscription): void {
+    const set = this.byMerchant.get(subscription.merchantId);
+    if (!set) return;
+    set.delete(subscription);
+    if (set.size === 0) this.byMerchant.delete(subscription.merchantId);
+  }
+
+  /** True once `close()` began (shutdown): no new subscription, open ones end with SHUTDOWN_RETRY_AFTER_SECONDS. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Ends every subscription and stops listening. Each ends through `fail` with the shutdown error
+   * (503 SERVICE_UNAVAILABLE, Retry-After): the one "end a stream with a final frame" path, the
+   * same as a revoked key's UNAUTHORIZED (open-stream.ts): the REST stream writes its
+   * `event: error` frame, the tRPC subscription its `serialized-error` frame, then each ends.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const set of [...this.byMerchant.values()])
+      for (const subscription of [...set]) subscription.fail(streamShutdownError());
+    const listening = this.listening;
+    this.listening = null;
+    if (!listening) return;
+    try {
+      const unlisten = await listening;
+      await unlisten();
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'event stream: unlisten failed');
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CollectInput } from '@partner/shared-schemas';
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
+import type { AppDeps } from '../../context.js';
+import { ingestEvents } from '../../features/events/ingest/ingest-events.js';
+import { rootDomainOf } from '../../features/tags/domains.js';
+import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
+import { CollectorDirectory, hostOfHeader } from '../../runtime/collector/collector-directory.js';
+import { clientOf } from '../../runtime/rate-limits.js';
+import { bodyBytesRead, readJsonBody } from '../http/body.js';
+import { clientUsesHttps } from '../http/client-address.js';
+import { sendError, sendJson } from '../http/respond.js';
+import { pickEncoding, tagScript } from './tag-script.js';
+
+export const MUID_COOKIE = 'muid';
+const MUID_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+const MUID_VALUE = /^[A-Za-z0-9_-]{8,128}$/;
+const SCRIPT_PATH = /^\/t\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.js$/;
+const SCRIPT_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=86400';
+
+export interface Collector {
+  /**
+   * The collector host a request is addressed to (its `Host` header), or null when it is not one.
+   * Answered from the in-memory host set (runtime/collector/collector-hosts.ts); without it, only the
+   * collector's paths and methods (`GET|HEAD /t/<tagId>.js`, `POST|OPTIONS /e`) look the host up.
+   */
+  match(req: IncomingMessage, pathname: string): Promise<string | null>;
+  /** Answers a request for a collector host: the tag script, `POST /e`, or 404. */
+  handle(req: IncomingMessage, res: ServerResponse, host: string, pathname: string): Promise<void>;
+}
+
+/** True when the page origin lies on the root domain (the root itself or any sub-domain). */
+export function originOnDomain(origin: string, rootDomain: string): boolean {
+  try {
+    const url = new URL(origin);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+    const host = url.hostname.toLowerCase();
+    return host === rootDomain || host.endsWith(`.${rootDomain}`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first-party collector: what a merchant's pages reach on the tag's collector host (the CNAME
+ * to TAG_TARGET_HOST). `GET /t/<tagId>.js` serves the tag script of a tag on that host only;
+ * `POST /e` takes the script's event batches (JSON or the text/plain of sendBeacon) through the
+ * same validation and ingestion path as `POST /v1/collect`, and keeps the visitor's `muid` in a
+ * first-party cookie on the tag's root domain.
+ */
+export function createCollector(deps: AppDeps): Collector {
+  const { collectorHosts } = deps;
+  const directory = new CollectorDirectory(deps.db, collectorHosts);
+  // Hosts that are never collectors: no lookup for the API's own name.
+  const apiHosts = new Set([deps.env.TAG_TARGET_HOST]);
+  if (deps.env.PUBLIC_BASE_URL) apiHosts.add(new URL(deps.env.PUBLIC_BASE_URL).hostname.toLowerCase());
+
+  const serveScript = async (req: IncomingMessage, res: ServerResponse, host: string, tagId: string) => {
+    const tag = await directory.tag(tagId.toLowerCase());
+    if (!tag || tag.collectorHost !== host) throw new AppError('NOT_FOUND', 'Not found');
+    const script = tagScript(tag.tagId);
+    res.setHeader('cache-control', SCRIPT_CACHE_CONTROL);
+    res.setHeader('etag', script.etag);
+    res.setHeader('vary', 'Accept-Encoding');
+    res.setHeader('content-type', 'text/javascript; charset=utf-8');
+    const ifNoneMatch = req.headers['if-none-match'];
+    const opaque = script.etag.replace(/^W\//, '');
+    if (ifNoneMatch?.split(',').some((tag) => tag.trim() === '*' || tag.trim().replace(/^W\//, '') === opaque)) {
+      res.statusCode = 304;
+      res.end();
+      return;
+    }
+    const encoding = pickEncoding(req.headers['accept-encoding']);
+    const body = encoding === 'br' ? script.brotli : encoding === 'gzip' ? script.gzip : script.body;
+    if (encoding) res.setHeader('content-encoding', encoding);
+    res.setHeader('content-length', body.length);
+    res.statusCode = 200;
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+
+  /** CORS for `/e`: only pages on the host's own root domain. Returns the headers to answer with. */
+  const corsHeaders = (req: IncomingMessage, host: string): Record<string, string> => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return {};
+    const root = rootDomainOf(host) ?? host;
+    if (!originOnDomain(origin, root)) {
+      throw new AppError('ACCESS_DENIED', `Origin ${origin} may not send events to this tag`);
+    }
+    return {
+      'access-control-allow-origin': origin,
+      'access-control-allow-credentials': 'true',
+      // The tag reads Retry-After to time its re-send after a 429 or 503.
+      'access-control-expose-headers': 'Retry-After',
+      vary: 'Origin',
+    };
+  };
+
+  const collect = async (req: IncomingMessage, res: ServerResponse, host: string, cors: Record<string, string>) => {
+    const client = clientOf(req, res);
+    await deps.limits.limitCollector(client); // the collector policy of every way in (runtime/rate-limits.ts)
+    const body = await readJsonBody(req);
+    await deps.limits.chargeReadBytes(client, bodyBytesRead(req));
+    const input = CollectInput.parse(body);
+    const tag = await directory.tag(input.tagId.toLowerCase());
+    if (!tag || tag.collectorHost !== host) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId} on ${host}`);
+
+    const given = parseCookies(req.headers.cookie ?? '')[MUID_COOKIE];
+    const muid = given && MUID_VALUE.test(given) ? given : randomUUID();
+    // The first-party cookie names the visitor: a body `muid` counts only when there is no cookie.
+    const result = await ingestEvents(deps, input, { muid, muidWins: muid === given });
+    const headers: Record<string, string> = { ...cors };
+    if (muid !== given) {
+      headers['set-cookie'] = serializeCookie(MUID_COOKIE, muid, {
+        domain: tag.rootDomain,
+        path: '/',
+        maxAge: MUID_MAX_AGE_SECONDS,
+        sameSite: 'lax',
+        secure: clientUsesHttps(req), // X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY)
+        httpOnly: true,
+      });
+    }
+    sendJson(res, 202, result, headers);
+  };
+
+  return {
+    async match(req, pathname) {
+      const host = hostOfHeader(req.headers.host);
+      if (!host || apiHosts.has(host)) return null;
+      // The in-memory host set (runtime/collector/collector-hosts.ts) answers every request at no cost.
+      const known = collectorHosts.has(host);
+      if (known !== undefined) return known ? host : null;
+      // Without it (LISTEN failed, over its bound): the cheap checks first, so that only the
+      // collector's own paths and methods cost a database lookup of the host.
+      const method = req.method ?? 'GET';
+      const isScript = (method === 'GET' || method === 'HEAD') && SCRIPT_PATH.test(pathname);
+      const isBatch = pathname === '/e' && (method === 'POST' || method === 'OPTIONS');
+      if (!isScript && !isBatch) return null;
+      try {
+        return (await directory.isCollectorHost(host)) ? host : null;
+      } catch (error) {
+        // The database is away: answer as the API (health checks keep working; the API reports it).
+        deps.logger.warn({ err: error, host }, 'collector host lookup failed');
+        return null;
+      }
+    },
+
+    async handle(req, res, host, pathname) {
+      let cors: Record<string, string> = {};
+      try {
+        const method = req.method ?? 'GET';
+        const script = SCRIPT_PATH.exec(pathname);
+        if (script && (method === 'GET' || method === 'HEAD')) {
+          await serveScript(req, res, host, script[1]!);
+        } else if (pathname === '/e' && (method === 'POST' || method === 'OPTIONS')) {
+          res.setHeader('cache-control', 'no-store');
+          cors = corsHeaders(req, host);
+          if (method === 'OPTIONS') {
+            res.writeHead(204, {
+              ...cors,
+              'access-control-allow-methods': 'POST',
+              'access-control-allow-headers': 'content-type',
+              'access-control-max-age': '600',
+            });
+            res.end();
+          } else {
+            await collect(req, res, host, cors);
+          }
+        } else {
+          throw new AppError('NOT_FOUND', 'Not found');
+        }
+      } catch (error) {
+        const appError = toAppError(error);
+        if (isServerFailure(appError)) deps.logger.error({ err: error, host }, 'collector request failed');
+        for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
+        if (!req.complete) req.resume();
+        sendError(res, appError);
+      }
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '../../kernel/errors.js';
+import { exceedsJsonDepth, MAX_BODY_BYTES, TOO_DEEP_MESSAGE } from '../../kernel/request-limits.js';
+
+/** Content types read as JSON: none at all, `application/json` (any parameters), `*+json` and `text/plain`. */
+function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return true;
+  const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || type.endsWith('+json') || type === 'text/plain';
+}
+
+/** Bytes of each body read by `readBody` (the collectors charge a chunked body's size once read). */
+const bytesRead = new WeakMap<IncomingMessage, number>();
+
+/** The size of the body `readBody` read from `req` (0 when none was read). */
+export function bodyBytesRead(req: IncomingMessage): number {
+  return bytesRead.get(req) ?? 0;
+}
+
+/** Reads the whole body (at most `limit` bytes) as text; 413 past the limit. */
+export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      req.resume();
+      reject(new AppError('PAYLOAD_TOO_LARGE', 'Request body too large (limit 1 MB)'));
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.removeAllListeners('data');
+        req.resume();
+        reject(new AppError('PAYLOAD_TOO_LARGE', 'Request body too large (limit 1 MB)'));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      bytesRead.set(req, size);
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', (error) =>
+      reject(new AppError('VALIDATION_ERROR', 'The request body could not be read', { cause: error })),
+    );
+  });
+}
+
+/** Reads and parses a JSON body. Empty body -> `{}` so missing fields are reported by name. */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  if (!isJsonContentType(req.headers['content-type'])) {
+    req.resume();
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+  }
+  const text = await readBody(req, limit);
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new AppError('VALIDATION_ERROR', 'Malformed JSON in request body');
+  }
+  if (exceedsJsonDepth(parsed)) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  return parsed;
+}

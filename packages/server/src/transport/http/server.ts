@@ -1,0 +1,206 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AppDeps } from '../../context.js';
+import type { DatabaseHandle } from '../../db/client.js';
+import { AppError, errorResponse, toAppError } from '../../kernel/errors.js';
+import { buildOpenApiDocument } from '../../openapi/document.js';
+import { createCollector } from '../collector/collector-handler.js';
+import { sendUnrouted } from '../rest/allowed-methods.js';
+import { EVENT_EXPORT_PATH, handleEventExport } from '../rest/event-export.js';
+import { EVENT_STREAM_PATH, handleEventStream } from '../rest/event-stream.js';
+import { createRestHandler } from '../rest/rest-handler.js';
+import { createTrpcHandler, TRPC_PREFIX } from '../trpc/trpc-handler.js';
+import { createProxyTrust, setProxyTrust } from './client-address.js';
+import { DOCS_PATH, handleDocs } from './docs.js';
+import { createRouteTemplates, handleMetrics, METRICS_PATH, observeRequest } from './metrics-endpoint.js';
+import { requestIdOf } from './request-id.js';
+import { parseRequestPath, type RequestPath } from './request-path.js';
+import { sendError, sendJson } from './respond.js';
+
+type TracedRequest = IncomingMessage & { requestId: string };
+
+/**
+ * Shutdown (app.ts `close`): once `draining`, every response still to be sent carries
+ * `Connection: close`, and a request arriving on a kept-alive socket is answered 503
+ * SERVICE_UNAVAILABLE with Retry-After and `Connection: close` (never a reset).
+ */
+export interface DrainState {
+  draining: boolean;
+  /** Responses whose request was read and not yet answered. */
+  readonly inFlight: Set<ServerResponse>;
+}
+
+export function createDrainState(): DrainState {
+  return { draining: false, inFlight: new Set() };
+}
+
+/** Starts the drain: responses not yet begun will close their connection. */
+export function startDrain(state: DrainState): void {
+  state.draining = true;
+  for (const res of state.inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+}
+
+const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['x-content-type-options', 'nosniff'],
+  ['referrer-policy', 'no-referrer'],
+  ['x-frame-options', 'DENY'],
+];
+
+/**
+ * `/readyz`: the database and the event log reported separately. Ready (200) when what this
+ * process needs answers: direct mode, the database; log mode, the log (the collectors need
+ * nothing else; a database outage then only delays storage and is reported as `down`), and for a
+ * process running writers (ROLE writer) the database too.
+ */
+async function readiness(
+  deps: AppDeps,
+  database: DatabaseHandle,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const [db, log] = await Promise.all([
+    database.ping(1500).then(
+      () => 'up' as const,
+      () => 'down' as const,
+    ),
+    deps.eventLog ? deps.eventLog.ping(1500).then((ok) => (ok ? ('up' as const) : ('down' as const))) : 'off',
+  ]);
+  const role = deps.env.ROLE;
+  const needed: string[] = deps.eventLog ? (role === 'writer' ? [log, db] : [log]) : [db];
+  const ready = needed.every((state) => state === 'up');
+  const checks = { database: db, log };
+  if (ready) return { status: 200, body: { status: 'ready', checks } };
+  const what = log === 'down' ? 'The event log is not answering' : 'The database is not answering';
+  const { status, body } = errorResponse(new AppError('NOT_READY', what));
+  return { status, body: { ...body, status: 'unavailable', checks } };
+}
+
+function notFound(res: ServerResponse): void {
+  sendError(res, new AppError('NOT_FOUND', 'Not found'));
+}
+
+/**
+ * The one request listener: request id and security headers on every response, an access log
+ * line per request (never headers or bodies), then routing to health, the OpenAPI document,
+ * tRPC at /trpc and REST at /v1.
+ */
+export function createRequestListener(
+  deps: AppDeps,
+  database: DatabaseHandle,
+  baseUrl: string | undefined,
+  options: { collectorOnly?: boolean; drain?: DrainState } = {},
+) {
+  const collector = createCollector(deps);
+  const rest = createRestHandler(deps);
+  const trpc = createTrpcHandler(deps);
+  const routeTemplate = createRouteTemplates();
+  // TRUST_PROXY (env.ts): who may tell us the client's address and scheme (transport/http/client-address.ts).
+  const proxyTrust = deps.env.TRUST_PROXY.kind === 'off' ? null : createProxyTrust(deps.env.TRUST_PROXY);
+  let openApiJson: string | undefined;
+
+  return async (incoming: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const req = incoming as TracedRequest;
+    req.requestId = requestIdOf(req);
+    if (proxyTrust) setProxyTrust(req, proxyTrust);
+    res.setHeader('x-request-id', req.requestId);
+    for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+    const started = performance.now();
+    const drain = options.drain;
+    if (drain) {
+      if (drain.draining) {
+        res.setHeader('connection', 'close');
+        const refuse = () =>
+          sendError(
+            res,
+            new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry shortly', {
+              headers: { 'retry-after': '1' },
+            }),
+          );
+        // Answered once the body is in: a socket closed with bytes of it still unread is reset
+        // (RST) by the kernel, and the client gets ECONNRESET instead of this 503 (a client that
+        // writes headers and body apart met it under load). The grace period bounds a body that
+        // never ends.
+        if (req.complete) refuse();
+        else req.once('end', refuse).resume();
+        return;
+      }
+      drain.inFlight.add(res);
+    }
+    // The path is worked out once, here, before anything else (over 8 KB: 414 at once).
+    let path: RequestPath | undefined;
+    let collectorRequest = options.collectorOnly === true;
+    // One listener per request: 'close' follows 'finish' for an answered request and comes alone
+    // for one the client abandoned (counted by neither the metrics nor the access log, as before).
+    res.on('close', () => {
+      drain?.inFlight.delete(res);
+      if (!res.writableFinished) return;
+      observeRequest(
+        deps,
+        req,
+        res,
+        path ? routeTemplate(path.route, collectorRequest) : 'unmatched',
+        collectorRequest,
+        (performance.now() - started) / 1000,
+      );
+      if (!deps.logger.isLevelEnabled('info')) return;
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      // Never the query string; a path refused as too long or malformed is logged by its length.
+      const { requestId, method } = req;
+      const status = res.statusCode;
+      deps.logger.info(
+        path
+          ? { requestId, method, path: path.pathname, status, ms }
+          : { requestId, method, pathLength: req.url?.length ?? 0, status, ms },
+        'request',
+      );
+    });
+
+    try {
+      path = parseRequestPath(req.url);
+      const { pathname, route } = path;
+      // A request for a tag's collector host (its CNAME) is the first-party collector's (http/collector/).
+      const collectorHost = await collector.match(req, pathname);
+      if (collectorHost !== null) collectorRequest = true;
+      if (collectorHost !== null || options.collectorOnly) {
+        if (collectorHost !== null) await collector.handle(req, res, collectorHost, pathname);
+        else notFound(res);
+        return;
+      }
+      const method = req.method ?? 'GET';
+      if (pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) {
+        sendJson(res, 200, { status: 'ok' });
+      } else if (pathname === '/readyz' && (method === 'GET' || method === 'HEAD')) {
+        const { status, body } = await readiness(deps, database);
+        sendJson(res, status, body);
+      } else if (pathname === METRICS_PATH) {
+        // Only with METRICS_TOKEN (else 404); METRICS_PORT serves it without (app.ts).
+        if (!(await handleMetrics(deps, req, res, { open: false }))) notFound(res);
+      } else if (pathname === '/openapi.json' && method === 'GET') {
+        openApiJson ??= JSON.stringify(buildOpenApiDocument(baseUrl));
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.setHeader('cache-control', 'public, max-age=300');
+        res.end(openApiJson);
+      } else if (
+        (pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) &&
+        (method === 'GET' || method === 'HEAD')
+      ) {
+        if (!(await handleDocs(res, pathname, method))) notFound(res);
+      } else if (pathname === TRPC_PREFIX || pathname.startsWith(`${TRPC_PREFIX}/`)) {
+        res.setHeader('cache-control', 'no-store');
+        await trpc(req, res, pathname);
+      } else if (route === EVENT_STREAM_PATH) {
+        await handleEventStream(deps, req, res);
+      } else if (route === EVENT_EXPORT_PATH) {
+        await handleEventExport(deps, req, res);
+      } else if (route.startsWith('/v1/')) {
+        res.setHeader('cache-control', 'no-store');
+        await rest(req, res, path, () => sendUnrouted(res, route, method));
+      } else {
+        // A known path with another method: 405 with Allow; anything else 404.
+        sendUnrouted(res, route, method);
+      }
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'unhandled request failure');
+      if (!res.headersSent)
+        sendError(res, toAppError(error, { retrySafe: req.method === 'GET' || req.method === 'HEAD' }));
+      else res.end();
+    }
+  };
+}

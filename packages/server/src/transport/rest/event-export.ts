@@ -1,0 +1,171 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import zlib from 'node:zlib';
+import { ExportEventsQuery } from '@partner/shared-schemas';
+import type { AppDeps } from '../../context.js';
+import { type EventExport, openEventExport } from '../../features/events/read/export-events.js';
+import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
+import { AppError, errorResponse, isServerFailure, toAppError } from '../../kernel/errors.js';
+import { clientOf } from '../../runtime/rate-limits.js';
+import { drained } from '../http/drained.js';
+import { markRateLimitScope } from '../http/metrics-endpoint.js';
+import { sendError } from '../http/respond.js';
+import { sendUnrouted } from './allowed-methods.js';
+
+/** `GET /v1/partners/events/export`: a merchant's events as NDJSON, streamed. */
+export const EVENT_EXPORT_PATH = '/v1/partners/events/export';
+
+/** How long an export that ended may take to flush its last lines before the socket is destroyed. */
+const FINAL_FLUSH_MS = 30_000;
+
+/** The ending of an export whose reader went longest without reading when the process's budget was passed. */
+function tooSlowError(): AppError {
+  return new AppError(
+    'STREAM_CONSUMER_TOO_SLOW',
+    'The server holds too much for slow readers and this export went longest without reading; resume with afterId',
+  );
+}
+
+/** gzip when the client accepts it (`Accept-Encoding: gzip`, not `gzip;q=0`). */
+function acceptsGzip(req: IncomingMessage): boolean {
+  const header = req.headers['accept-encoding'];
+  const value = (Array.isArray(header) ? header.join(',') : (header ?? '')).toLowerCase();
+  return value.split(',').some((part) => {
+    const [coding, ...params] = part.trim().split(';');
+    if (coding?.trim() !== 'gzip') return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * Authenticates, validates and checks the merchant before the first byte (failures are the usual
+ * JSON `{ message, code }`), then writes one NDJSON line per event (exactly the list's JSON for
+ * it) and a final `{"complete":true,"count":N,"cursor":"..."}` line. Backpressure: the next batch
+ * is read only after the socket (or the gzip stream) took the previous one, so a slow reader slows
+ * the reads and memory stays at about one batch. A failure after the first byte ends the body with
+ * `{"complete":false,"count":N,"error":{message,code}}` instead: a body without `complete: true`
+ * at the end is cut, and `afterId` (the last line's `id`) resumes it. Such endings: the key
+ * revoked or expired (UNAUTHORIZED, the streams' key watch), the process's budget for slow readers
+ * passed with this export among the largest holders (STREAM_CONSUMER_TOO_SLOW, HELD_BYTES).
+ * Concurrent exports are capped per partner and per process: 429 RATE_LIMITED with Retry-After.
+ */
+export async function handleEventExport(
+  deps: AppDeps,
+  req: IncomingMessage & { requestId: string },
+  res: ServerResponse,
+): Promise<void> {
+  res.setHeader('cache-control', 'no-store');
+  if (req.method !== 'GET') {
+    sendUnrouted(res, EVENT_EXPORT_PATH, req.method ?? '');
+    return;
+  }
+  let exported: EventExport;
+  let partner: AuthenticatedPartner;
+  let releaseSlot = () => {};
+  // Bytes read for this export and not yet written out, in the process's budget (HELD_BYTES):
+  // over it, this export may be the one ended (it holds about two batches at most, by construction).
+  let stopped: AppError | null = null;
+  let onStopped = () => {};
+  const stopping = new Promise<void>((resolve) => {
+    onStopped = resolve;
+  });
+  const stop = (error: AppError) => {
+    stopped ??= error;
+    onStopped();
+  };
+  const hold = deps.heldBytes.open(Number.POSITIVE_INFINITY, () => stop(tooSlowError()));
+  let unwatch = () => {};
+  // Everything this export holds is given back when its socket is gone (also a client that left early).
+  res.once('close', () => {
+    unwatch();
+    hold.close();
+    releaseSlot();
+  });
+  try {
+    // One call of the key's budget, as every /v1/partners call (runtime/rate-limits.ts).
+    partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const parsed = ExportEventsQuery.safeParse(Object.fromEntries(url.searchParams));
+    if (!parsed.success) throw toAppError(parsed.error);
+    // Over a cap (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS): 429 before anything is read.
+    // The slot is held until the socket closes: a stalled reader's last batch is still held.
+    try {
+      releaseSlot = deps.exportCaps.take(partner.id);
+    } catch (refused) {
+      markRateLimitScope(res, 'exports');
+      throw refused;
+    }
+    exported = await openEventExport(deps.db, partner, parsed.data, deps.cursorKey, {
+      batchBytes: deps.env.EXPORT_BATCH_BYTES,
+      hold,
+    });
+  } catch (error) {
+    releaseSlot();
+    hold.close();
+    const appError = toAppError(error, { retrySafe: true });
+    if (isServerFailure(appError)) {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed to open');
+    }
+    sendError(res, appError);
+    return;
+  }
+
+  const gzip = acceptsGzip(req);
+  res.writeHead(200, {
+    'content-type': 'application/x-ndjson; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no',
+    vary: 'Accept-Encoding',
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+  });
+  // Level 1: the export is CPU-bound on the server; level 1 keeps most of gzip's gain on NDJSON.
+  const out: NodeJS.WritableStream = gzip ? zlib.createGzip({ level: 1 }) : res;
+  if (gzip) (out as zlib.Gzip).pipe(res);
+  let closed = false;
+  const onClose = () => {
+    closed = true;
+    onStopped();
+  };
+  res.on('close', onClose);
+  // A revoked or expired key ends the export as it ends the key's streams (key-watch.ts).
+  if (partner.key && !res.destroyed) unwatch = deps.keys.watch(partner.key, stop);
+  let count = 0;
+  let tail: string;
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await exported.batches.next();
+      if (stopped) throw stopped;
+      if (next.done) {
+        tail = `${JSON.stringify(next.value)}\n`;
+        finished = true;
+        break;
+      }
+      if (closed) return;
+      count += next.value.count;
+      // The write's callback: the batch's bytes are out, its buffer may hold a later batch.
+      if (!out.write(next.value.lines, next.value.release)) await Promise.race([drained(out, res), stopping]);
+      if (closed) return;
+      if (stopped) throw stopped;
+    }
+  } catch (error) {
+    const appError = toAppError(error);
+    // A key revoked mid-way and a reader too far behind are expected endings, not failures.
+    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED') {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed');
+    }
+    tail = `${JSON.stringify({ complete: false, count, error: errorResponse(appError).body })}\n`;
+  } finally {
+    res.off('close', onClose);
+    if (!finished) await exported.batches.return(undefined as never).catch(() => {});
+    if (closed && gzip) (out as zlib.Gzip).destroy();
+  }
+  if (closed) return;
+  out.end(tail);
+  // A reader that never reads again would hold the socket, its slot and its last batch forever.
+  if (stopped && !res.writableFinished) {
+    const timer = setTimeout(() => res.destroy(), FINAL_FLUSH_MS);
+    timer.unref();
+    res.once('finish', () => clearTimeout(timer));
+  }
+}

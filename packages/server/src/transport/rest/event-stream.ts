@@ -1,0 +1,113 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StreamEventsQuery } from '@partner/shared-schemas';
+import type { AppDeps } from '../../context.js';
+import { openEventStream } from '../../features/events/stream/open-stream.js';
+import type { EventSubscription, StreamedEvent } from '../../features/events/stream/subscription.js';
+import { errorResponse, isServerFailure, toAppError } from '../../kernel/errors.js';
+import { clientOf } from '../../runtime/rate-limits.js';
+import { drained } from '../http/drained.js';
+import { sendError } from '../http/respond.js';
+import { sendUnrouted } from './allowed-methods.js';
+
+/** `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription. */
+export const EVENT_STREAM_PATH = '/v1/partners/events/stream';
+
+/** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
+const FINAL_FLUSH_MS = 30_000;
+
+/** One SSE frame for an event: `id` is its `seq`, the resume position. */
+export function eventFrame(event: StreamedEvent): string {
+  return `id: ${event.seq}\nevent: event\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * The final frame of a stream that ends with an error: `event: error` with the `{ message, code }`
+ * body; an error that says when to come back (Retry-After: a shutdown, a cap) also sets the SSE
+ * reconnection delay (`retry:`, ms), which EventSource clients honour.
+ */
+export function errorFrame(error: unknown): string {
+  const appError = toAppError(error, { retrySafe: true });
+  const { body } = errorResponse(appError);
+  const retryAfter = Object.entries(appError.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];
+  const retry = retryAfter !== undefined && /^\d+$/.test(retryAfter) ? `retry: ${Number(retryAfter) * 1000}\n` : '';
+  return `${retry}event: error\ndata: ${JSON.stringify(body)}\n\n`;
+}
+
+/**
+ * Authenticates, checks the merchant is the partner's (404 otherwise) and opens the subscription
+ * before any byte of the stream: every failure up to there is a normal JSON `{ message, code }`.
+ * Then frames flow with backpressure (a full socket stops the writer, so unsent events wait in the
+ * subscription's bounded buffer), a `: ping` comment every STREAM_PING_MS, and a final
+ * `event: error` frame when the stream fails (STREAM_CONSUMER_TOO_SLOW, a database error).
+ */
+export async function handleEventStream(
+  deps: AppDeps,
+  req: IncomingMessage & { requestId: string },
+  res: ServerResponse,
+): Promise<void> {
+  res.setHeader('cache-control', 'no-store');
+  if (req.method !== 'GET') {
+    sendUnrouted(res, EVENT_STREAM_PATH, req.method ?? '');
+    return;
+  }
+  let subscription: EventSubscription;
+  try {
+    // Opening a stream is one call of the key's budget, as every /v1/partners call (runtime/rate-limits.ts).
+    const partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
+    const query = Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams);
+    const header = req.headers['last-event-id'];
+    // The query as it came: openEventStream validates it (StreamEventsQuery) like the tRPC input.
+    const input = { ...query, lastEventId: (Array.isArray(header) ? header[0] : header) ?? query.lastEventId };
+    subscription = await openEventStream(deps, partner, input as StreamEventsQuery);
+  } catch (error) {
+    // Opening a stream only reads: an unavailable database is a retryable 503.
+    const appError = toAppError(error, { retrySafe: true });
+    if (isServerFailure(appError)) {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed to open');
+    }
+    sendError(res, appError);
+    return;
+  }
+
+  const onClose = () => subscription.close();
+  res.on('close', onClose);
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  req.socket.setNoDelay(true);
+  res.write(': connected\n\n');
+  const ping = setInterval(() => {
+    if (res.writableLength === 0) res.write(': ping\n\n');
+  }, deps.env.STREAM_PING_MS);
+  try {
+    for await (const event of subscription) {
+      if (res.destroyed) break;
+      // A full socket: wait until it drains, or until the subscription ends (overflow, shutdown).
+      if (!res.write(eventFrame(event))) await Promise.race([drained(res, res), subscription.ended]);
+    }
+  } catch (error) {
+    const appError = toAppError(error);
+    // A slow consumer, a key revoked or expired mid-stream (key-watch.ts) and a shutdown are expected endings.
+    const shutdown = appError.reason === 'SERVICE_UNAVAILABLE' && deps.streams.isClosed;
+    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED' && !shutdown) {
+      deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed');
+    }
+    if (!res.destroyed) res.write(errorFrame(appError));
+  } finally {
+    clearInterval(ping);
+    res.off('close', onClose);
+    subscription.close();
+    res.end();
+    if (!res.destroyed) {
+      // A consumer that never reads again would hold the socket (and its bounded backlog) forever.
+      if (!res.writableFinished) {
+        const timer = setTimeout(() => res.destroy(), FINAL_FLUSH_MS);
+        timer.unref();
+        res.once('finish', () => clearTimeout(timer));
+      }
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { type AppDeps, type Context, requestContext } from '../../context.js';
+import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
+import { type AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
+import { appRouter } from '../../routers/_app.js';
+import { appErrorOf } from '../../routers/procedures.js';
+import type { IdempotencyClaim } from '../../runtime/idempotency-store.js';
+import { clientOf, type RateLimitClient } from '../../runtime/rate-limits.js';
+import { bodyBytesRead, readJsonBody } from '../http/body.js';
+import { rejectReservedQueryKeys } from '../http/guards.js';
+import { applyIdempotency } from '../http/idempotency-header.js';
+import type { RequestPath } from '../http/request-path.js';
+import { restErrorBody, sendError, sendJson } from '../http/respond.js';
+import { procedureMeta } from './procedure-meta.js';
+
+interface RestRequest extends IncomingMessage {
+  body?: unknown;
+  requestId: string;
+  partner?: AuthenticatedPartner;
+  collectorCharged?: boolean;
+  /** The caller as the rate-limit policy sees it: made once per request. */
+  client?: RateLimitClient;
+}
+
+const PARTNER_PREFIX = '/v1/partners';
+
+/** `POST /v1/collect` (case and trailing slashes ignored: the route of transport/http/request-path.ts). */
+const COLLECT_ROUTE = '/v1/collect';
+
+/**
+ * A request that may be repeated without harm: a read, or a write carrying an Idempotency-Key
+ * (decides 503 vs DATABASE_ERROR when the database stops answering mid-statement; errors.ts).
+ */
+function isRetrySafe(req: IncomingMessage): boolean {
+  return req.method === 'GET' || req.method === 'HEAD' || req.headers['idempotency-key'] !== undefined;
+}
+
+/**
+ * The spec's REST paths, served by trpc-to-openapi from the same procedures as /trpc. Around it:
+ * the partner is authenticated before anything else, the body is read here (1 MB, any JSON
+ * content type, malformed JSON -> 400), and every error body is written as `{ message, code }`
+ * from the one error table.
+ */
+export function createRestHandler(deps: AppDeps) {
+  const failures = new WeakMap<IncomingMessage, AppError>();
+
+  const openApiHandler = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req, res }): Context => {
+      const restReq = req as RestRequest;
+      return requestContext(deps, {
+        requestId: restReq.requestId,
+        authorization: req.headers.authorization,
+        partner: restReq.partner ?? null,
+        client: restReq.client ?? clientOf(req, res as ServerResponse),
+        collectorCharged: restReq.collectorCharged === true,
+      });
+    },
+    responseMeta: ({ errors, paths }) => {
+      const [error] = errors;
+      if (error) return { status: restErrorBody(appErrorOf(error)).status };
+      return { status: procedureMeta(paths?.[0])?.successStatus ?? 200 };
+    },
+    onError: ({ error, req }) => {
+      const appError = appErrorOf(error, { retrySafe: isRetrySafe(req) });
+      failures.set(req, appError);
+      if (isServerFailure(appError)) {
+        deps.logger.error({ err: error, requestId: (req as RestRequest).requestId }, 'request failed');
+      }
+    },
+  });
+
+  return async (req: IncomingMessage, res: ServerResponse, path: RequestPath, notFound: () => void) => {
+    const restReq = req as RestRequest;
+    let claim: IdempotencyClaim | null = null;
+    try {
+      const method = req.method ?? 'GET';
+      if (path.route.startsWith(PARTNER_PREFIX)) {
+        // The rate-limit policy of every transport (runtime/rate-limits.ts), applied before the body is read.
+        restReq.client = clientOf(req, res);
+        restReq.partner = await deps.limits.authenticate(req.headers.authorization, restReq.client);
+      } else if (method === 'POST' && path.route === COLLECT_ROUTE) {
+        restReq.client = clientOf(req, res);
+        await deps.limits.limitCollector(restReq.client);
+        restReq.collectorCharged = true;
+      }
+      rejectReservedQueryKeys(req.url);
+      if (method === 'POST' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') {
+        restReq.body = await readJsonBody(req);
+        req.headers['content-type'] = 'application/json';
+        if (restReq.collectorCharged && restReq.client)
+          await deps.limits.chargeReadBytes(restReq.client, bodyBytesRead(req));
+      }
+      if (method === 'POST' && restReq.partner) {
+        const outcome = await applyIdempotency(deps, req, restReq.partner.id, path.route, restReq.body);
+        if (outcome && 'replay' in outcome) {
+          const { status, body } = outcome.replay;
+          const headers = { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' };
+          write(res, res.end.bind(res), { status, headers, body, ours: true });
+          return;
+        }
+        claim = outcome?.claim ?? null;
+      }
+    } catch (error) {
+      const appError = toAppError(error, { retrySafe: isRetrySafe(req) });
+      if (isServerFailure(appError)) {
+        deps.logger.error({ err: error, requestId: restReq.requestId }, 'request failed');
+      }
+      sendError(res, appError);
+      return;
+    }
+
+    // The one finishing step: trpc-to-openapi produces the response (status, headers, body) and
+    // ends it; that end is taken here, once. Its error body is replaced by ours (from the error it
+    // reported), an idempotent request's answer is stored before anything leaves, then it is written.
+    const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    let finished = false;
+    res.end = ((chunk?: unknown) => {
+      if (finished) return end(chunk);
+      finished = true;
+      const failure = failures.get(req);
+      const response: FinalResponse =
+        failure && !res.headersSent
+          ? errorAnswer(failure)
+          : { status: res.statusCode, headers: {}, body: chunk, ours: false };
+      if (claim) void claim.finish(response.status, textOf(response.body)).then(() => write(res, end, response));
+      else write(res, end, response);
+      return res;
+    }) as typeof res.end;
+
+    await openApiHandler(req, res, notFound);
+  };
+}
+
+export { sendJson };
+
+/** A REST response ready to leave: what trpc-to-openapi produced, or our error answer in its place. */
+interface FinalResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Our error answer's text, or the adapter's chunk as it gave it. */
+  body: unknown;
+  /** Written here (an error answer, a replay): content-length is set from the body. */
+  ours: boolean;
+}
+
+function errorAnswer(failure: AppError): FinalResponse {
+  const { status, body } = restErrorBody(failure);
+  return { status, headers: { ...failure.headers }, body: JSON.stringify(body), ours: true };
+}
+
+function textOf(body: unknown): string {
+  return typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
+}
+
+/** Writes a final response through the adapter's real `end`: status, headers (ours: content-length too). */
+function write(res: ServerResponse, end: (chunk?: unknown) => ServerResponse, response: FinalResponse): void {
+  if (!res.headersSent) {
+    res.statusCode = response.status;
+    for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
+    if (response.ours) res.setHeader('content-length', Buffer.byteLength(textOf(response.body)));
+  }
+  end(response.body);
+}
