@@ -1,7 +1,7 @@
 /**
  * `pnpm loadtest`: 60 s of mixed reads and writes at 64 connections against a real server
  * process on loopback (autocannon), after a 15 s warm-up at full load (V8 sizes its heap in the
- * first seconds, so RSS "at start" is read once it is steady: see docs/decisions.md). Prints
+ * first seconds, so RSS "at start" is read once it is steady: see docs/decisions/performance.md). Prints
  * throughput, p50/p99 latency,
  * errors and the server's RSS at start and end as JSON; exits 1 when any request failed or RSS
  * grew by more than 20%. LOADTEST_DURATION, LOADTEST_CONNECTIONS, LOADTEST_WARMUP and

@@ -49,7 +49,7 @@ describe('POST /v1/partners/tag/generate: domain types', () => {
       record: {
         type: 'CNAME',
         name: expect.stringMatching(/^edge-[a-z0-9]+$/),
-        // Its own target under the target host (docs/decisions.md, "Tag monitor and domain proof").
+        // Its own target under the target host (docs/decisions/dns-verification.md, "Per-tag CNAME target").
         value: expect.stringMatching(new RegExp(`^[a-z0-9]{12}\\.${server.dns.targetHost.replaceAll('.', '\\.')}$`)),
         ttl: 300,
       },

@@ -11,7 +11,7 @@ export const TEST_API_KEY_PREFIX = 'mp_test_';
 
 /**
  * Generate: a domain without protocol or `www.`, letters/digits/hyphens per label, ending in an
- * alphabetic TLD. The spec's pattern plus punycode TLDs (`xn--p1ai`), see docs/decisions.md.
+ * alphabetic TLD. The spec's pattern plus punycode TLDs (`xn--p1ai`), see docs/decisions/tags-and-domains.md.
  */
 export const ROOT_DOMAIN_PATTERN = /^(?!.*:\/\/)(?!www\.)([a-zA-Z0-9-]+\.)+([a-zA-Z]{2,}|xn--[a-zA-Z0-9-]{2,})$/;
 

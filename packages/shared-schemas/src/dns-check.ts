@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { Timestamp } from './common.js';
 
 /**
- * Why a DNS check of a tag's record failed (docs/decisions.md, "Tag monitor and domain proof"):
+ * Why a DNS check of a tag's record failed (docs/decisions/dns-verification.md):
  * - `RECORD_NOT_FOUND`: the record name has no CNAME (NXDOMAIN or no data).
  * - `WRONG_TARGET`: the CNAME (or the chain it starts) ends somewhere other than the tag's target.
  * - `NOT_A_CNAME`: the name answers A/AAAA records of its own (a flattened or proxied record).

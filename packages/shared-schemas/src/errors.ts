@@ -3,7 +3,7 @@ import { DnsCheckDetails } from './dns-check.js';
 
 /**
  * Every `code` an error body can carry. The first nine are the spec's (section 7); the rest are
- * our additions for conditions the spec does not cover (see docs/decisions.md).
+ * our additions for conditions the spec does not cover (see docs/decisions/errors-and-statuses.md).
  */
 export const ErrorCode = z
   .enum([

@@ -11,7 +11,7 @@ export const TagSnippetInput = z
   .meta({ id: 'TagSnippetInput' });
 export type TagSnippetInput = z.input<typeof TagSnippetInput>;
 
-/** How to install a tag: the HTML a merchant pastes into every page (an additive endpoint, decisions.md). */
+/** How to install a tag: the HTML a merchant pastes into every page (an additive endpoint, docs/decisions/tags-and-domains.md). */
 export const TagSnippetResponse = z
   .object({
     tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),

@@ -10,7 +10,7 @@ export type TagStatus = z.infer<typeof TagStatus>;
 export const DomainType = z.enum(['preverified', 'custom']).meta({ id: 'DomainType' });
 export type DomainType = z.infer<typeof DomainType>;
 
-/** A tag as listed inside a merchant (spec 2.2), with the verification flags exposed (decisions.md). */
+/** A tag as listed inside a merchant (spec 2.2), with the verification flags exposed (docs/decisions/tags-and-domains.md). */
 export const TagSummary = z
   .object({
     hostname: z.string().meta({ description: 'Domain where the tag is installed.', example: 'acme-store.com' }),

@@ -9,7 +9,7 @@ export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** Standard Webhooks secret prefix: `whsec_` + base64 of the key bytes. */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
-/** The events a webhook endpoint can receive (docs/decisions.md, "Webhooks"). */
+/** The events a webhook endpoint can receive (docs/decisions/webhooks.md). */
 export const WEBHOOK_EVENT_TYPES = [
   'tag.verified',
   'tag.activated',

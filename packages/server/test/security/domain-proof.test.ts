@@ -1,6 +1,6 @@
 // Issue 18, finding 7: domain claims by wildcard, answers for another name, CNAME chains.
 // Each test reproduces the audit's finding through the real HTTP transport and the loopback DNS
-// server, and failed on the code before the fix (commit message and docs/decisions.md,
+// server, and failed on the code before the fix (commit message and docs/decisions/dns-verification.md, from
 // "Tag monitor and domain proof").
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -76,7 +76,7 @@ describe('SIGTERM during a 64-connection collector load (kept-alive sockets)', a
       // Exactly 64 connections, opened once and kept alive (fetch's global pool would grow past 64
       // and open new connections during the load: one that the kernel completes in the instant
       // before the listener closes is reset by the kernel, a race no server can close; the
-      // load balancer's part, docs/decisions.md "Drained shutdown").
+      // load balancer's part, docs/decisions/operations.md "Drained shutdown").
       // Every connection the pool opens, counted (a failure's report says how many were open then:
       // more than 64 before SIGTERM would mean the pool replaced a socket, and a reset could then be
       // the accept-queue race above rather than the server's).
