@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 
+// perf-budget: hot-list-trusted-output (docs/performance-budget.md)
 /** Defined `true` by the production build (tsup.config.ts); undefined when running from sources. */
 declare const __TRUST_HOT_LIST_OUTPUTS__: boolean | undefined;
 
@@ -13,8 +14,8 @@ const trusted = typeof __TRUST_HOT_LIST_OUTPUTS__ !== 'undefined' && __TRUST_HOT
  * - from sources (tests, `pnpm dev`) every answer is parsed AND must come out of the parse
  *   unchanged: an answer the schema would strip, default or transform fails there, loudly;
  * - the compiled server (`node dist/main.js`) returns the service's answer as it is: parsing a
- *   page of 100 events was 6.5% of the API's CPU on the merchant list (profile in bench/README.md),
- *   and the checks above show it changes nothing.
+ *   page is a measurable share of the API's CPU (docs/performance-budget.md), and the checks above
+ *   show it changes nothing.
  * Only the hot lists: every other procedure's answer is parsed everywhere.
  */
 export function hotListOutput<T extends z.ZodType>(schema: T): T {
