@@ -97,7 +97,7 @@ async function openPostgres(
     // Names this process's connections in pg_stat_activity (the LISTEN one included); every
     // statement ends within statement_timeout. JIT off: the API's statements read few rows, but a
     // claim whose LATERAL limit the planner cannot see is costed past jit_above_cost, and compiling
-    // it took 0.2-1 s a claim (docs/decisions.md, "JIT off for the API's connections").
+    // it took 0.2-1 s a claim (docs/decisions/database-access.md, "JIT off").
     connection: { application_name: `partner-tags:${process.pid}`, statement_timeout: statementTimeoutMs, jit: 'off' },
     // The client-side deadline (patched postgres.js): also covers a connection that went silent.
     query_timeout: statementTimeoutMs + DEADLINE_MARGIN_MS,

@@ -59,7 +59,7 @@ export function inlineParams(text: string, params: readonly unknown[]): string |
  * caller reads rows instead. `into`: the buffer to read into (a larger one replaces it if needed;
  * 1 MB when none is given). A caller reading batch after batch passes the buffer of a batch it is done
  * with: a new buffer per batch (a megabyte or more, outside V8's heap) made V8 run a full
- * collection every few batches (13-18 in a 1M-event export, docs/decisions.md).
+ * collection every few batches (13-18 in a 1M-event export, docs/decisions/export.md).
  */
 export async function copyRows(
   db: Database,

@@ -1,5 +1,5 @@
 /**
- * Every wait on the database has a deadline (docs/decisions.md, "Production operations"):
+ * Every wait on the database has a deadline (docs/decisions/database-access.md):
  * - server side, `statement_timeout` (DB_STATEMENT_TIMEOUT, set on every pooled connection):
  *   PostgreSQL cancels a statement that runs too long (SQLSTATE 57014);
  * - client side, a per-query timer of statement_timeout + DEADLINE_MARGIN_MS (the patched

@@ -10,7 +10,7 @@
  * An endpoint whose attempts keep holding their slot to the deadline unanswered also backs off
  * (`cooling`): after the n-th such attempt in a row none of its deliveries is claimed here for
  * min(base x 2^(n-1), maxBackoffMs), so its rows stop taking slots from everyone else's
- * (docs/decisions.md, "Security round 2"); its deliveries wait, none is dropped.
+ * (docs/decisions/webhooks.md, "Earned per-endpoint limit"); its deliveries wait, none is dropped.
  */
 export class EndpointAnswers {
   /** Endpoint id -> whether its last attempt was answered; insertion order is recency. */

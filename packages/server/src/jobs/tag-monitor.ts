@@ -33,7 +33,7 @@ export interface TagMonitorOptions {
  * only decides when this process looks (a quarter of the shortest interval, 100 ms to 5 s); with
  * several processes each due check runs once. A claim lasts a run's deadline plus a margin.
  *
- * Fairness between partners (docs/decisions.md, "Security round 2"): a check is claimed for each
+ * Fairness between partners (docs/decisions/fairness-between-partners.md): a check is claimed for each
  * free slot of CONCURRENCY, partners taking turns (the claim counts the checks each partner runs here), a
  * partner never runs more than PARTNER_SHARE at once, and a domain whose checks keep failing for
  * want of an answer (RESOLVER_UNAVAILABLE) backs off as a whole: its other due checks move to the

@@ -180,7 +180,7 @@ export const EnvSchema = z.object({
   ),
   /**
    * Bytes the process may hold for slow readers, event streams and exports together (256 MiB); over
-   * it, the readers holding the most are ended (docs/decisions.md, memory held for slow readers).
+   * it, the readers holding the most are ended (docs/decisions/held-memory.md).
    */
   HELD_BYTES: z.preprocess(
     emptyAsUndefined,
@@ -322,7 +322,7 @@ export const EnvSchema = z.object({
   WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(32)),
   WEBHOOK_ENDPOINT_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100).default(4)),
   /**
-   * Webhooks: requests in flight per partner and process at most (docs/decisions.md, "Security round
+   * Webhooks: requests in flight per partner and process at most (docs/decisions/fairness-between-partners.md, from "Security round
    * 2: fairness between partners"); below it, each partner's share is WEBHOOK_CONCURRENCY / partners with work.
    */
   WEBHOOK_PARTNER_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(16)),

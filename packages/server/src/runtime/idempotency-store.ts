@@ -42,7 +42,7 @@ export function requestFingerprint(method: string, route: string, body: unknown)
  * What may be stored for a replay: the body with any top-level `secret` (a webhook endpoint's create
  * and rotate-secret) replaced by `null` and `secretOmitted: true`. Secrets are never written to the
  * idempotency table (it is kept 24 h and read by every replay); the first response carries the
- * secret, a replay tells the client it is not there (docs/decisions.md, "Security round 2: issue
+ * secret, a replay tells the client it is not there (docs/decisions/idempotency.md, from "Security round 2: issue
  * 30 low and info findings"). Applied when storing and again when replaying (rows stored before).
  */
 export function withoutSecrets(body: string): string {

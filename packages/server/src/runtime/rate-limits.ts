@@ -52,7 +52,7 @@ function bodyBytesOf(req: IncomingMessage): number {
 
 /**
  * The one rate-limit policy, the same for every way in (REST, /trpc with each call of a batch
- * counted, the event streams, the browser collector): see docs/decisions.md, "Security round".
+ * counted, the event streams, the browser collector): see docs/decisions/rate-limits-and-quotas.md.
  */
 export interface RateLimits {
   /**

@@ -18,7 +18,7 @@ export class WebhookLookupBusyError extends Error {
 }
 
 /**
- * Resolves webhook host names (docs/decisions.md, "Security round 3"): A and AAAA through c-ares
+ * Resolves webhook host names (docs/decisions/webhooks.md, "Host resolution"): A and AAAA through c-ares
  * (`dns.promises.Resolver`), never `dns.lookup`, whose getaddrinfo runs on libuv's four-thread pool
  * (shared with file and crypto work) and cannot be cancelled: a timeout there only stops waiting,
  * the thread stays blocked. Here a lookup past its budget is cancelled (`resolver.cancel()`), the

@@ -5,7 +5,7 @@ import type { Transaction } from '../tags/lifecycle/tag-state.js';
 import { rowsOf } from '../webhooks/outbox.js';
 
 /**
- * What one partner may own or do (docs/decisions.md, "Security round 2: fairness between partners").
+ * What one partner may own or do (docs/decisions/fairness-between-partners.md).
  * Every background queue is shared by all partners, so these bound what one partner can put there.
  */
 export interface PartnerCaps {

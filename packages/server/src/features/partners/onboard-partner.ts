@@ -30,7 +30,7 @@ export async function onboardPartner(
     throw new AppError('VALIDATION_ERROR', `domain: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
   }
   const domain = parsed.data;
-  // Registrable, not a public suffix, no overlap with another partner's domain (docs/decisions.md).
+  // Registrable, not a public suffix, no overlap with another partner's domain (docs/decisions/partners-and-merchants.md).
   await checkPartnerDomain(db, domain);
 
   const key = generateApiKey();

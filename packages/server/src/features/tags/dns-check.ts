@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DnsCheckDetails, DnsCheckReason, DnsRecordSeen, ExpectedDnsRecord } from '@partner/shared-schemas';
 import { type AnswerRecord, type DnsResolver, DnsUnavailableError } from '../../runtime/dns-resolver.js';
 
-/** CNAMEs followed from the record name before giving up (docs/decisions.md, "CNAME chains"). */
+/** CNAMEs followed from the record name before giving up (docs/decisions/dns-verification.md, "CNAME chains"). */
 export const MAX_CNAME_CHAIN = 4;
 
 /** The columns a check needs. */
@@ -101,7 +101,7 @@ function unique(records: AnswerRecord[]): DnsRecordSeen[] {
 const PROPAGATION = 'DNS changes can take from a few minutes up to 48 hours to propagate.';
 
 /**
- * Checks a custom tag's record in DNS (docs/decisions.md, "Tag monitor and domain proof"):
+ * Checks a custom tag's record in DNS (docs/decisions/dns-verification.md):
  * 1. `<record>.<domain>` must be a CNAME to the tag's own target, directly or through at most
  *    MAX_CNAME_CHAIN CNAMEs, each answer owned by the name asked;
  * 2. a random name under the domain must NOT reach the target host (a wildcard proves nothing).

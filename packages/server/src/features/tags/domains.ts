@@ -58,7 +58,7 @@ export function classifyDomain(domain: string, partnerDomain: string): DomainTyp
 /**
  * A fresh CNAME label: `edge-` and six random base-36 characters. Neutral on purpose: block lists
  * match labels such as track, analytics, stats or pixel, and a per-tag random part defeats
- * lists of fixed names (docs/decisions.md).
+ * lists of fixed names (docs/decisions/tags-and-domains.md).
  */
 export function newRecordLabel(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';

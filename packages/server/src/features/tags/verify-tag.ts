@@ -26,7 +26,7 @@ export async function verifyTag(
   const tag = await findOwnTag(db, partner, input.tagId);
 
   if (tag.domainType === 'preverified') {
-    // Preverified tags are live from creation: nothing to check in DNS (docs/decisions.md).
+    // Preverified tags are live from creation: nothing to check in DNS (docs/decisions/dns-verification.md).
     if (!isUnderDomain(input.subdomain, partner.domain)) {
       throw new AppError('VALIDATION_ERROR', `subdomain: ${input.subdomain} is not under ${partner.domain}`);
     }

@@ -1,7 +1,7 @@
 import { WEBHOOK_DELIVERY_ERRORS, type WebhookDeliveryError } from '@partner/shared-schemas';
 
 /**
- * A failed attempt as the API reports it: a class, never the error's text (docs/decisions.md,
+ * A failed attempt as the API reports it: a class, never the error's text (docs/decisions/webhooks.md, from
  * "Security round 2: issue 30 low and info findings"). Raw text (resolved addresses, certificate
  * names, the peer's messages) let a partner use its endpoint URL as a probe of hosts and ports;
  * the detail goes to the server's log only.

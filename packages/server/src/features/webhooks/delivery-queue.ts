@@ -74,7 +74,7 @@ export interface ClaimOptions {
 
 /**
  * The claim's statement (exported for the tests that read its plan). Fairness between partners
- * (docs/decisions.md, "Security round 2"): each candidate gets a turn, its rank among its partner's
+ * (docs/decisions/fairness-between-partners.md): each candidate gets a turn, its rank among its partner's
  * candidates (oldest due first) plus the claims that partner already holds here; candidates are
  * taken by turn, then due time, so partners alternate and the one holding most waits. A partner's
  * share is min(perPartner, ceil(slots / partners with candidates or claims held)): a partner past

@@ -15,7 +15,7 @@ export interface RetentionPass {
 }
 
 /**
- * One pass of webhook retention (WEBHOOK_RETENTION; docs/decisions.md, Webhooks, "Retention"): of the
+ * One pass of webhook retention (WEBHOOK_RETENTION; docs/decisions/webhooks.md, "Retention"): of the
  * messages created more than `retentionMs` ago, deletes at most `batch` finished deliveries, then at
  * most `batch` messages that have no delivery left, and endpoints their partner deleted before the
  * cutoff that have no delivery left (a deleted endpoint answers 404 from the moment it is deleted; its

@@ -5,7 +5,7 @@ import { AppError } from '../../kernel/errors.js';
 import { WebhookHostResolver, WebhookLookupBusyError } from '../../runtime/webhook-host-resolver.js';
 
 /**
- * Webhook URL safety (docs/decisions.md, "Webhooks"): a partner-supplied URL must never make the
+ * Webhook URL safety (docs/decisions/webhooks.md, "URL safety"): a partner-supplied URL must never make the
  * server call into its own network. Only `https`, no credentials, and only public unicast
  * addresses: loopback, private (RFC 1918, ULA), link-local (cloud metadata 169.254.169.254,
  * fd00:ec2::254), carrier-grade NAT, multicast, documentation and other reserved ranges are

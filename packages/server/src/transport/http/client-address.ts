@@ -11,7 +11,7 @@ import type { TrustProxy } from '../../kernel/env.js';
  * the socket is TLS; no header is ever read. With TRUST_PROXY on, `proxy-addr` (the library
  * Express uses) walks `X-Forwarded-For` from the right, past every trusted hop, to the first
  * untrusted address; `X-Forwarded-Proto` (its first value) decides https, but only when the socket's
- * peer itself is a trusted proxy. Decision: docs/decisions.md, "TRUST_PROXY".
+ * peer itself is a trusted proxy. Decision: docs/decisions/rate-limits-and-quotas.md, "TRUST_PROXY".
  */
 export interface ProxyTrust {
   /** The client address of a request. */
@@ -86,7 +86,7 @@ const MAX_OTHER_KEY = 64;
  * The key of an address's budgets (collector, auth failures): IPv4 as is, an IPv4-mapped IPv6
  * address as its IPv4, IPv6 by its /64 (what one subscriber is given: every /128 in it shares one
  * budget), a hop with a port (`1.2.3.4:5678`, `[2001:db8::1]:443`) without it, anything else (a
- * forwarded hop that is no address) as sent, cut short. docs/decisions.md, "Security round 2".
+ * forwarded hop that is no address) as sent, cut short. docs/decisions/rate-limits-and-quotas.md.
  */
 export function addressBudgetKey(ip: string): string {
   if (isIPv4(ip)) return ip;

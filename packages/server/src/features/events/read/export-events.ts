@@ -20,7 +20,7 @@ export const EXPORT_BATCH = 2_000;
 /**
  * Events per keyset batch read with COPY (PostgreSQL): still one short statement each (about 20 ms
  * here), and memory holds a batch as bytes only (about 1.2 MB), never as rows or strings. Fewer,
- * larger batches lose less between statements (docs/decisions.md, export on PostgreSQL).
+ * larger batches lose less between statements (docs/decisions/export.md).
  */
 export const COPY_BATCH = 10_000;
 /** Default bytes a batch aims at (EXPORT_BATCH_BYTES): 10,000 ordinary events (about 1.2 MB) still fit. */

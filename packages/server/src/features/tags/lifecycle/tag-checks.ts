@@ -22,7 +22,7 @@ export interface ClaimedCheck {
  * processes never pick the same row) and stamped with a fresh lease token valid for `leaseMs`. No
  * row stays locked while DNS is asked; a claim whose process died expires and is taken again.
  *
- * Partners take turns (docs/decisions.md, "Security round 2"): the statement walks the partners
+ * Partners take turns (docs/decisions/fairness-between-partners.md): the statement walks the partners
  * with custom tags on `tags_partner_custom_due_idx` (one index descent each), reads each one's
  * oldest due rows (at most `limit`, passing over rows under a live lease), and gives each row a
  * turn: its rank within its partner plus the checks that partner runs here now. Rows go by turn,

@@ -10,7 +10,7 @@ import { readTagWithPartner, toTagView } from '../tag-view.js';
 /** A transaction of the app's database. */
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
-/** The tag webhooks (docs/decisions.md, "Tag state machine"). */
+/** The tag webhooks (docs/decisions/tag-monitor.md). */
 export type TagEventType = 'tag.verified' | 'tag.activated' | 'tag.disconnected' | 'tag.reconnected';
 
 /** Writes one tag event in the caller's transaction (the webhook outbox), `data` the tag as GET returns it. */
