@@ -21,6 +21,7 @@ export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
 export { parseRateLimit, type RateLimit } from './core/rate-limit.js';
 export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
 export type { Sleep } from './core/retry.js';
+export type { DnsCheckDetails, DnsCheckReason, DnsRecordSeen, ExpectedDnsRecord } from './resources/dns-check.js';
 export {
   EventExport,
   type EventExportOptions,
@@ -39,7 +40,6 @@ export {
   type EventSendParams,
   type EventSendResponse,
   Events,
-  type TrackingEvent,
 } from './resources/events.js';
 export {
   type Merchant,
@@ -49,11 +49,7 @@ export {
   Merchants,
 } from './resources/merchants.js';
 export {
-  type DnsCheckDetails,
-  type DnsCheckReason,
   type DnsRecord,
-  type DnsRecordSeen,
-  type ExpectedDnsRecord,
   type Tag,
   type TagCheck,
   type TagGenerateParams,
@@ -65,6 +61,7 @@ export {
   type TagVerifyParams,
   type TagVerifyResponse,
 } from './resources/tags.js';
+export type { TrackingEvent } from './resources/tracking-event.js';
 export {
   type UnwrapOptions,
   unwrapWebhook,

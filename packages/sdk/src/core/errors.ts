@@ -20,7 +20,7 @@ export type ErrorCode =
   | 'WEBHOOK_DELIVERY_NOT_FOUND'
   | 'LIMIT_EXCEEDED';
 
-import type { DnsCheckDetails } from '../resources/tags.js';
+import type { DnsCheckDetails } from '../resources/dns-check.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';
 
 /** A documented {@link ErrorCode}, or any other code a newer server may send. */

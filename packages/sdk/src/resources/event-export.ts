@@ -2,7 +2,7 @@ import { APIConnectionError, PartnerError } from '../core/errors.js';
 import { makeAPIError } from '../core/make-error.js';
 import type { HeadersRecord, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
-import type { TrackingEvent } from './events.js';
+import type { TrackingEvent } from './tracking-event.js';
 
 export interface EventExportParams {
   merchantId: string;

@@ -1,7 +1,7 @@
 import type { HeadersRecord, Transport } from '../core/request.js';
 import { reconnectingSSE } from '../core/sse.js';
 import { buildQuery } from '../internal/query.js';
-import type { TrackingEvent } from './events.js';
+import type { TrackingEvent } from './tracking-event.js';
 
 /** A streamed event: the event list's fields plus `seq`, its ingestion-order id. */
 export interface StreamedEvent extends TrackingEvent {

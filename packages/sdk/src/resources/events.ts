@@ -5,18 +5,7 @@ import { makeIdempotencyKey } from '../internal/idempotency.js';
 import { buildQuery } from '../internal/query.js';
 import { EventExport, type EventExportOptions, type EventExportParams } from './event-export.js';
 import { EventStream, type EventStreamOptions, type EventStreamParams } from './event-stream.js';
-
-/** A tracking event (spec 2.4). */
-export interface TrackingEvent {
-  id: string;
-  /** Tracking user id: the same value across events identifies one user. */
-  muid: string;
-  event_name: string;
-  /** ISO 8601, UTC. */
-  event_time: string;
-  /** A JSON document serialised as a string: `JSON.parse` it. */
-  raw_data: string;
-}
+import type { TrackingEvent } from './tracking-event.js';
 
 export interface EventListParams {
   merchantId: string;
