@@ -7,6 +7,7 @@ export * from './merchant.js';
 export * from './normalize.js';
 export * from './pagination.js';
 export * from './snippet.js';
+export * from './stats.js';
 export * from './tag.js';
 export * from './text.js';
 export * from './webhook.js';

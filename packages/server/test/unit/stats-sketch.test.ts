@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import {
+  addMuid,
+  emptyRegisters,
+  encodeSparse,
+  estimate,
+  HLL_M,
+  mergeInto,
+  type SparseEntries,
+} from '../../src/features/stats/sketch.js';
+
+function sketchOf(from: number, to: number): Uint8Array {
+  const entries: SparseEntries = new Map();
+  for (let i = from; i < to; i++) addMuid(entries, `muid_${i}`);
+  const registers = emptyRegisters();
+  mergeInto(registers, encodeSparse(entries));
+  return registers;
+}
+
+describe('visitor sketch', () => {
+  it('is empty with no visitors and exact for a handful', () => {
+    expect(estimate(emptyRegisters())).toBe(0);
+    expect(estimate(sketchOf(0, 1))).toBe(1);
+    expect(estimate(sketchOf(0, 10))).toBe(10);
+  });
+
+  it.each([100, 1_000, 10_000, 40_000, 80_000, 300_000])('estimates %i distinct muids within 2%%', (n) => {
+    const estimated = estimate(sketchOf(0, n));
+    expect(Math.abs(estimated - n) / n).toBeLessThan(0.02);
+  });
+
+  it('merges sparse and dense forms as the union, repeats counting once', () => {
+    const union = emptyRegisters();
+    const a = sketchOf(0, 30_000);
+    mergeInto(union, a); // dense
+    const entries: SparseEntries = new Map();
+    for (let i = 20_000; i < 50_000; i++) addMuid(entries, `muid_${i}`);
+    mergeInto(union, encodeSparse(entries)); // sparse
+    expect(a.length).toBe(HLL_M);
+    expect(Math.abs(estimate(union) - 50_000) / 50_000).toBeLessThan(0.02);
+  });
+});
