@@ -15,7 +15,7 @@ import { checkWebhookUrlSyntax, safeLookup } from '../features/webhooks/url-safe
 import type { Env } from '../kernel/env.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
-import type { WebhookHostResolver } from '../runtime/webhook-host-resolver.js';
+import { WebhookHostResolver } from '../runtime/webhook-host-resolver.js';
 import { EndpointAnswers } from './endpoint-answers.js';
 import { createPollLoop } from './poll-loop.js';
 
@@ -72,7 +72,11 @@ export function createWebhookDeliveryWorker(
   const perEndpoint = config.WEBHOOK_ENDPOINT_CONCURRENCY;
   // A claim may wait in this process behind its endpoint's other requests: the lease covers that.
   const leaseMs = 3 * timeoutMs + 5_000;
-  const safety = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS, resolver };
+  // Without the app's resolver: DNS_TIMEOUT_MS's default, a few lookups at once.
+  const safety = {
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_URLS,
+    resolver: resolver ?? new WebhookHostResolver({ timeoutMs: 3000, maxInFlight: 4 }),
+  };
   const agent = new Agent({
     connect: { lookup: safeLookup(safety) as never, timeout: timeoutMs },
     headersTimeout: timeoutMs,

@@ -3,6 +3,7 @@ import dgram from 'node:dgram';
 import { getServers } from 'node:dns';
 import { isIP } from 'node:net';
 import dnsPacket from 'dns-packet';
+import { DnsUnavailableError } from '../kernel/lookup-errors.js';
 
 /** The record types the tag checks ask for. */
 export type QueryType = 'CNAME' | 'A' | 'AAAA';
@@ -29,17 +30,6 @@ export interface DnsResolver {
   query(name: string, type: QueryType, timeoutMs?: number): Promise<DnsAnswer>;
   /** The budget of one query (DNS_TIMEOUT_MS). */
   readonly timeoutMs: number;
-}
-
-/** DNS is not answering (as opposed to answering "no such record"). */
-export class DnsUnavailableError extends Error {
-  override name = 'DnsUnavailableError';
-  constructor(
-    readonly detail: string,
-    options?: { cause?: unknown },
-  ) {
-    super(`DNS resolver unavailable (${detail})`, options);
-  }
 }
 
 export interface DnsResolverOptions {

@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
 import net from 'node:net';
+import { WebhookLookupBusyError } from '../kernel/lookup-errors.js';
 
 export interface WebhookHostResolverOptions {
   /** `ip[:port]` entries (DNS_SERVERS); empty or undefined: the system's resolvers. */
@@ -9,12 +10,6 @@ export interface WebhookHostResolverOptions {
   timeoutMs: number;
   /** Lookups in flight at once (WEBHOOK_DNS_CONCURRENCY); as many more may wait for a slot. */
   maxInFlight: number;
-}
-
-/** Every lookup slot is taken and as many lookups already wait: refused at once. */
-export class WebhookLookupBusyError extends Error {
-  override name = 'WebhookLookupBusyError';
-  readonly code = 'EWEBHOOKDNSBUSY';
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { blockedAddressReason, checkWebhookUrlSyntax, safeLookup } from '../../src/features/webhooks/url-safety.js';
+import { WebhookHostResolver } from '../../src/runtime/webhook-host-resolver.js';
 
 const strict = { allowPrivate: false };
 
@@ -57,9 +58,12 @@ describe('webhook URL safety', () => {
   });
 
   it('the connection lookup refuses a name that resolves to a private address (send-time check)', async () => {
+    const resolver = new WebhookHostResolver({ timeoutMs: 3000, maxInFlight: 4 });
     const lookup = (allowPrivate: boolean) =>
       new Promise<{ error: Error | null; addresses: string | LookupAddress[] }>((resolve) =>
-        safeLookup({ allowPrivate })('localhost', { all: true }, (error, addresses) => resolve({ error, addresses })),
+        safeLookup({ allowPrivate, resolver })('localhost', { all: true }, (error, addresses) =>
+          resolve({ error, addresses }),
+        ),
       );
     const refused = await lookup(false);
     expect(refused.error?.message).toMatch(/refused: localhost resolves to a non-public address/);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DnsCheckDetails, DnsCheckReason, DnsRecordSeen, ExpectedDnsRecord } from '@partner/shared-schemas';
-import { type AnswerRecord, type DnsResolver, DnsUnavailableError } from '../../runtime/dns-resolver.js';
+import { DnsUnavailableError } from '../../kernel/lookup-errors.js';
+import type { AnswerRecord, DnsResolver } from '../../runtime/dns-resolver.js';
 
 /** CNAMEs followed from the record name before giving up (docs/decisions/dns-verification.md, "CNAME chains"). */
 export const MAX_CNAME_CHAIN = 4;

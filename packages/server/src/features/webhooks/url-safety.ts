@@ -2,7 +2,8 @@ import type { LookupAddress, LookupOptions } from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../../kernel/errors.js';
-import { WebhookHostResolver, WebhookLookupBusyError } from '../../runtime/webhook-host-resolver.js';
+import { WebhookLookupBusyError } from '../../kernel/lookup-errors.js';
+import type { WebhookHostResolver } from '../../runtime/webhook-host-resolver.js';
 
 /**
  * Webhook URL safety (docs/decisions/webhooks.md, "URL safety"): a partner-supplied URL must never make the
@@ -16,13 +17,8 @@ import { WebhookHostResolver, WebhookLookupBusyError } from '../../runtime/webho
  */
 export interface UrlSafetyOptions {
   allowPrivate: boolean;
-  /** The app's bounded, cancellable resolver (AppDeps.webhookResolver); absent: a private one per check. */
-  resolver?: WebhookHostResolver | undefined;
-}
-
-/** Without the app's resolver (a direct caller): DNS_TIMEOUT_MS's default, a few lookups at once. */
-function resolverOf(options: UrlSafetyOptions): WebhookHostResolver {
-  return options.resolver ?? new WebhookHostResolver({ timeoutMs: 3000, maxInFlight: 4 });
+  /** The app's bounded, cancellable resolver (AppDeps.webhookResolver). */
+  resolver: WebhookHostResolver;
 }
 
 /** The reason an address is refused, or null when it is a public unicast address. */
@@ -82,7 +78,7 @@ function bareHost(url: URL): string {
  * Checks what can be checked without DNS: absolute URL, scheme, no credentials, and a literal
  * IP host or `localhost` name against the address rules. Returns the normalised URL.
  */
-export function checkWebhookUrlSyntax(raw: string, options: UrlSafetyOptions): URL {
+export function checkWebhookUrlSyntax(raw: string, options: Pick<UrlSafetyOptions, 'allowPrivate'>): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -121,16 +117,14 @@ export async function checkWebhookUrl(raw: string, options: UrlSafetyOptions): P
   const url = checkWebhookUrlSyntax(raw, options);
   const host = bareHost(url);
   if (!options.allowPrivate && net.isIP(host) === 0) {
-    const addresses = await resolverOf(options)
-      .resolve(host)
-      .catch((error: unknown) => {
-        if (error instanceof WebhookLookupBusyError) {
-          throw new AppError('SERVICE_UNAVAILABLE', 'Too many webhook URL checks at once; retry shortly', {
-            headers: { 'Retry-After': '1' },
-          });
-        }
-        return [];
-      });
+    const addresses = await options.resolver.resolve(host).catch((error: unknown) => {
+      if (error instanceof WebhookLookupBusyError) {
+        throw new AppError('SERVICE_UNAVAILABLE', 'Too many webhook URL checks at once; retry shortly', {
+          headers: { 'Retry-After': '1' },
+        });
+      }
+      return [];
+    });
     for (const { address } of addresses) {
       const reason = blockedAddressReason(address);
       if (reason) {
@@ -159,7 +153,7 @@ const LOOPBACK_ADDRESSES: LookupAddress[] = [
  * exactly where the check looked (no second resolution to rebind).
  */
 export function safeLookup(options: UrlSafetyOptions) {
-  const resolver = resolverOf(options);
+  const { resolver } = options;
   return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
     const host = normaliseHost(hostname);
     let pending: Promise<LookupAddress[]>;
