@@ -1,99 +1,101 @@
-// The layer rules of docs/ARCHITECTURE.md, held by reading the sources: every import of every file
-// is resolved and checked. A new file is covered as soon as it exists.
-import { readdirSync, readFileSync } from 'node:fs';
+// The layer rules of docs/ARCHITECTURE.md, held by dependency-cruiser (/.dependency-cruiser.cjs, also
+// `pnpm check:deps` in CI): every import of every file under packages/*/src is resolved and checked,
+// transitively where a rule says "reaches". A new file is covered as soon as it exists.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const PACKAGES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const SERVER_SRC = path.join(PACKAGES, 'server/src');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+const SERVER_SRC = 'packages/server/src';
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && /\.(ts|mts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
-    .map((entry) => path.join(entry.parentPath, entry.name))
-    .filter((file) => !file.includes(`${path.sep}script${path.sep}`)); // the browser tag script
+/** Cruises `dirs` (relative to `baseDir`) with the repository's rules. */
+async function cruiseWithRules(baseDir: string, dirs: string[]): Promise<ICruiseResult> {
+  const options = await extractDepcruiseOptions(path.join(ROOT, '.dependency-cruiser.cjs'));
+  const tsConfig = extractTSConfig(path.join(ROOT, 'packages/server/tsconfig.json'));
+  const { output } = await cruise(dirs, { ...options, baseDir }, {}, { tsConfig });
+  if (typeof output === 'string') throw new Error(`dependency-cruiser returned text: ${output}`);
+  return output;
 }
 
-/** Every module specifier a file imports or re-exports (static and dynamic). */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const specifiers: string[] = [];
-  const pattern =
-    /(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm;
-  for (const match of text.matchAll(pattern)) specifiers.push((match[1] ?? match[2] ?? match[3]) as string);
-  return specifiers;
-}
-
-interface Import {
-  file: string;
-  specifier: string;
-  /** The absolute path for relative specifiers; the package name otherwise. */
-  target: string;
-}
-
-function importsUnder(dir: string): Import[] {
-  return sourceFiles(dir).flatMap((file) =>
-    importsOf(file).map((specifier) => ({
-      file: path.relative(PACKAGES, file),
-      specifier,
-      target: specifier.startsWith('.') ? path.resolve(path.dirname(file), specifier) : specifier,
-    })),
+const show = (violations: IViolation[]) =>
+  violations.map((v) =>
+    [`${v.rule.name}: ${v.from} -> ${v.to}`, ...(v.cycle ?? v.via ?? []).map((step) => step.name)].join(' > '),
   );
-}
 
-const inside = (target: string, dir: string) => target === dir || target.startsWith(`${dir}${path.sep}`);
-const show = (list: Import[]) => list.map((i) => `${i.file} imports ${i.specifier}`);
+describe('import rules (docs/ARCHITECTURE.md, .dependency-cruiser.cjs)', () => {
+  let tree: ICruiseResult;
+  beforeAll(async () => {
+    const sources = readdirSync(path.join(ROOT, 'packages'))
+      .map((name) => `packages/${name}/src`)
+      .filter((dir) => existsSync(path.join(ROOT, dir)));
+    tree = await cruiseWithRules(ROOT, sources);
+  }, 60_000);
 
-describe('import rules (docs/ARCHITECTURE.md)', () => {
-  it('routers never import transports (transport/)', () => {
-    const bad = importsUnder(path.join(SERVER_SRC, 'routers')).filter((i) =>
-      inside(i.target, path.join(SERVER_SRC, 'transport')),
-    );
-    expect(show(bad)).toEqual([]);
+  it('no file of packages/*/src breaks a rule or is part of an import cycle', () => {
+    expect(show(tree.summary.violations)).toEqual([]);
   });
 
   it('the error table (kernel/errors.ts) never imports tRPC: its codes are mapped in src/routers/procedures.ts only', () => {
-    const bad = importsOf(path.join(SERVER_SRC, 'kernel/errors.ts')).filter((specifier) =>
-      specifier.startsWith('@trpc/'),
-    );
-    expect(bad).toEqual([]);
-  });
-
-  it('features never import @trpc/server or transports (transport/)', () => {
-    const bad = importsUnder(path.join(SERVER_SRC, 'features')).filter(
-      (i) => i.target.startsWith('@trpc/') || inside(i.target, path.join(SERVER_SRC, 'transport')),
-    );
-    expect(show(bad)).toEqual([]);
-  });
-
-  it('transports (transport/) never import db/schema or drizzle', () => {
-    const bad = importsUnder(path.join(SERVER_SRC, 'transport')).filter(
-      (i) => i.target.startsWith('drizzle-orm') || inside(i.target, path.join(SERVER_SRC, 'db/schema')),
-    );
-    expect(show(bad)).toEqual([]);
-  });
-
-  it('shared-schemas imports only zod (and its own files)', () => {
-    const dir = path.join(PACKAGES, 'shared-schemas/src');
-    const bad = importsUnder(dir).filter(
-      (i) => !(i.target === 'zod' || i.target.startsWith('zod/') || inside(i.target, dir)),
-    );
-    expect(show(bad)).toEqual([]);
-  });
-
-  it('the SDK never imports the server', () => {
-    const bad = importsUnder(path.join(PACKAGES, 'sdk/src')).filter(
-      (i) => i.target.startsWith('@partner/server') || inside(i.target, path.join(PACKAGES, 'server')),
-    );
-    expect(show(bad)).toEqual([]);
+    const errors = tree.modules.find((m) => m.source === `${SERVER_SRC}/kernel/errors.ts`);
+    expect(errors).toBeDefined();
+    expect(errors?.dependencies.filter((d) => d.module.startsWith('@trpc/')).map((d) => d.module)).toEqual([]);
   });
 
   it('reads the sources it checks (the rules are not vacuous)', () => {
-    expect(importsUnder(path.join(SERVER_SRC, 'routers')).length).toBeGreaterThan(20);
-    expect(importsUnder(path.join(SERVER_SRC, 'features')).some((i) => i.target.startsWith('drizzle-orm'))).toBe(true);
-    expect(
-      importsUnder(path.join(SERVER_SRC, 'transport')).some((i) => inside(i.target, path.join(SERVER_SRC, 'features'))),
-    ).toBe(true);
+    const importsOf = (dir: string) =>
+      tree.modules.filter((m) => m.source.startsWith(`${SERVER_SRC}/${dir}/`)).flatMap((m) => m.dependencies);
+    expect(importsOf('routers').length).toBeGreaterThan(20);
+    expect(importsOf('features').some((d) => d.module.startsWith('drizzle-orm'))).toBe(true);
+    expect(importsOf('transport').some((d) => d.resolved.startsWith(`${SERVER_SRC}/features/`))).toBe(true);
+    expect(tree.modules.some((m) => m.source.startsWith('packages/sdk/src/'))).toBe(true);
+    expect(tree.modules.some((m) => m.source.startsWith('packages/shared-schemas/src/'))).toBe(true);
+  });
+});
+
+describe('the import rules bite (planted breaks in a copy of the layout)', () => {
+  let dir: string;
+  let planted: ICruiseResult;
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'import-rules-'));
+    const files: Record<string, string> = {
+      'kernel/cycle-a.ts': "import { b } from './cycle-b.js';\nexport const a = (): number => b() + 1;\n",
+      'kernel/cycle-b.ts': "import { a } from './cycle-a.js';\nexport const b = (): number => a() - 1;\n",
+      // A router that reaches transport/ only through a use case.
+      'routers/x.ts': "import { y } from '../features/y.js';\nexport const x = y;\n",
+      'features/y.ts': "import { z } from '../transport/z.js';\nexport const y = z;\n",
+      'transport/z.ts': 'export const z = 1;\n',
+    };
+    for (const [file, text] of Object.entries(files)) {
+      const target = path.join(dir, SERVER_SRC, file);
+      mkdirSync(path.dirname(target), { recursive: true });
+      writeFileSync(target, text);
+    }
+    planted = await cruiseWithRules(dir, [SERVER_SRC]);
+  }, 60_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports the planted cycle', () => {
+    const cycles = planted.summary.violations.filter((v) => v.rule.name === 'no-circular');
+    expect(cycles.map((v) => [v.from, ...(v.cycle ?? []).map((step) => step.name)])).toEqual([
+      [`${SERVER_SRC}/kernel/cycle-a.ts`, `${SERVER_SRC}/kernel/cycle-b.ts`, `${SERVER_SRC}/kernel/cycle-a.ts`],
+    ]);
+  });
+
+  it('reports a router that reaches transport/ through another file', () => {
+    const router = planted.modules.find((m) => m.source === `${SERVER_SRC}/routers/x.ts`);
+    expect(router?.dependencies.map((d) => d.resolved)).toEqual([`${SERVER_SRC}/features/y.ts`]);
+    const reached = planted.summary.violations.filter((v) => v.rule.name === 'routers-never-reach-transport');
+    expect(reached.map((v) => [v.from, v.to])).toEqual([
+      [`${SERVER_SRC}/routers/x.ts`, `${SERVER_SRC}/transport/z.ts`],
+    ]);
+    expect(reached[0]?.via?.map((step) => step.name)).toEqual([
+      `${SERVER_SRC}/features/y.ts`,
+      `${SERVER_SRC}/transport/z.ts`,
+    ]);
   });
 });
