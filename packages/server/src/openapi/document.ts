@@ -3,10 +3,9 @@ import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorReason } from '../kernel/errors.js';
 import { appRouter } from '../routers/_app.js';
-import { allProcedureMeta } from '../transport/rest/procedure-meta.js';
-import { addEventExportOperation } from './export-operation.js';
+import { allProcedureMeta } from '../routers/procedure-meta.js';
+import { addRouteOperations, routePaths } from './route-operations.js';
 import { componentSchema, exampleFor } from './schemas.js';
-import { addEventStreamOperation } from './stream-operation.js';
 
 const REASON_TEXT: Record<ErrorReason, string> = {
   UNAUTHORIZED: 'missing, malformed, unknown or revoked API key',
@@ -164,7 +163,7 @@ type Operation = Record<string, unknown>;
 type Doc = ReturnType<typeof generateOpenApiDocument>;
 
 /**
- * What every operation gets, whoever wrote it (the generated ones and the stream): parameter
+ * What every operation gets, procedure or route (routes/definitions.ts): parameter
  * descriptions and examples lifted from their schemas, media-type examples for the request and
  * every response, the response headers, `security: []` on public operations.
  */
@@ -232,6 +231,7 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
       'Partners register merchants, generate tracking tags for merchant domains, verify custom domains in DNS ' +
       'and read the tracking events collected for a merchant. Authenticate with `Authorization: Bearer mp_live_...`.',
     baseUrl: baseUrl ?? '/',
+    paths: routePaths(),
   });
   doc.info = {
     ...doc.info,
@@ -321,11 +321,9 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
         exampleFor((textPlain.schema as Record<string, unknown>).contentSchema, doc as never),
       );
   }
-  addEventStreamOperation(doc, errorResponses, (operation) =>
-    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: false }),
-  );
-  addEventExportOperation(doc, errorResponses, (operation) =>
-    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: false }),
+  // The routes that are not procedures (routes/definitions.ts): every one is charged to a budget.
+  addRouteOperations(doc, errorResponses, (operation, route) =>
+    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: route.auth !== 'partner' }),
   );
   const used = new Set<string>();
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {

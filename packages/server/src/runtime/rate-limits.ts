@@ -1,4 +1,3 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { type AuthenticatedPartner, bearerToken } from '../features/partners/authenticate.js';
@@ -6,14 +5,14 @@ import { hashApiKey, isWellFormedApiKey } from '../features/partners/key-hash.js
 import type { Env } from '../kernel/env.js';
 import { AppError, statusOf } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
-import { MAX_BODY_BYTES } from '../kernel/request-limits.js';
 import { errorCode, maskUrl, StartupError } from '../kernel/startup-error.js';
-import { addressBudgetKey, clientAddress } from '../transport/http/client-address.js';
+import { addressBudgetKey } from '../transport/http/client-address.js';
 import type { ApiKeys } from './keys/api-keys.js';
 
 /**
  * Who a call comes from, as the rate-limit policy sees it: the client address, and where the
- * `RateLimit-*` headers of a successful charge go (the HTTP response; nowhere for in-process callers).
+ * `RateLimit-*` headers of a successful charge go (the HTTP response; nowhere for in-process
+ * callers). An HTTP request's is made by transport/http/request-client.ts.
  */
 export interface RateLimitClient {
   ip: string;
@@ -26,29 +25,8 @@ export interface RateLimitClient {
   unchargedBytes: number;
 }
 
-/** The client of an HTTP request (the socket's peer) answering on `res`. */
-export function clientOf(req: IncomingMessage, res: ServerResponse): RateLimitClient {
-  return {
-    ip: clientIp(req),
-    setHeader: (name, value) => {
-      if (!res.headersSent) res.setHeader(name, value);
-    },
-    unchargedBytes: bodyBytesOf(req),
-  };
-}
-
 /** `RateLimitClient.unchargedBytes` of a body whose size is known only once read. */
 export const UNKNOWN_BODY_BYTES = -1;
-
-/** The body size a request announces before any of it is read (Content-Length). */
-function bodyBytesOf(req: IncomingMessage): number {
-  const declared = req.headers['content-length'];
-  if (declared !== undefined) {
-    const bytes = Number(declared);
-    return Number.isFinite(bytes) && bytes >= 0 ? Math.min(bytes, MAX_BODY_BYTES) : MAX_BODY_BYTES;
-  }
-  return req.headers['transfer-encoding'] === undefined ? 0 : UNKNOWN_BODY_BYTES;
-}
 
 /**
  * The one rate-limit policy, the same for every way in (REST, /trpc with each call of a batch
@@ -94,11 +72,6 @@ function limitHeaders(limit: number, result: RateLimiterRes): Record<string, str
     'RateLimit-Remaining': String(Math.max(0, result.remainingPoints)),
     'RateLimit-Reset': String(Math.max(0, Math.ceil(result.msBeforeNext / 1000))),
   };
-}
-
-/** The client address of a request: the socket's peer, or per TRUST_PROXY (transport/http/client-address.ts). */
-export function clientIp(req: IncomingMessage): string {
-  return clientAddress(req);
 }
 
 /**

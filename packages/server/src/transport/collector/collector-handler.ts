@@ -7,9 +7,9 @@ import { ingestEvents } from '../../features/events/ingest/ingest-events.js';
 import { rootDomainOf } from '../../features/tags/domains.js';
 import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { CollectorDirectory, hostOfHeader } from '../../runtime/collector/collector-directory.js';
-import { clientOf } from '../../runtime/rate-limits.js';
 import { bodyBytesRead, readJsonBody } from '../http/body.js';
 import { clientUsesHttps } from '../http/client-address.js';
+import { clientOf } from '../http/request-client.js';
 import { sendError, sendJson } from '../http/respond.js';
 import { pickEncoding, tagScript } from './tag-script.js';
 

@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { DOCS_PATH } from '../../routes/definitions.js';
 
 /**
  * The interactive API reference at `GET /docs`: Swagger UI from the `swagger-ui-dist` npm package,
  * served by this server (no CDN), rendering `/openapi.json`. Only the few files the page needs are
  * served, from memory after the first read; the page runs under a self-only Content-Security-Policy.
  */
-export const DOCS_PATH = '/docs';
 
 /** Self only. Swagger UI sets inline `style` attributes (React) and draws some icons as data: URIs. */
 export const DOCS_CSP = [

@@ -2,20 +2,15 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppDeps } from '../../context.js';
 import { AppError, toAppError } from '../../kernel/errors.js';
-import type { RateLimitScope } from '../../kernel/metrics.js';
-import { buildOpenApiDocument } from '../../openapi/document.js';
-import { clientOf } from '../../runtime/rate-limits.js';
-import { allProcedureMeta } from '../rest/procedure-meta.js';
+import { allProcedureMeta } from '../../routers/procedure-meta.js';
+import { METRICS_PATH, ROUTES } from '../../routes/definitions.js';
+import { isApiPath, type RouteDeclaration } from '../../routes/route.js';
 import { TRPC_PREFIX } from '../trpc/trpc-handler.js';
+import { rateLimitScopeOf } from './rate-limit-scope.js';
+import { clientOf } from './request-client.js';
 import { sendError } from './respond.js';
 
-export const METRICS_PATH = '/metrics';
-
-/** The scope of a 429 this response carries, when it is not the per-key or per-address limit. */
-const rateLimitScopes = new WeakMap<ServerResponse, RateLimitScope>();
-export function markRateLimitScope(res: ServerResponse, scope: RateLimitScope): void {
-  rateLimitScopes.set(res, scope);
-}
+export { METRICS_PATH };
 
 interface RoutePattern {
   template: string;
@@ -23,14 +18,17 @@ interface RoutePattern {
 }
 
 /**
- * Route templates for metric labels: every path of the OpenAPI document (`/v1/partners/tag/{tagId}`)
- * plus the fixed paths served beside it. A path that matches none is `unmatched`: label values
- * stay a small fixed set whatever clients send (never a raw path).
+ * Route templates for metric labels: every procedure's REST path (`/v1/partners/tag/{tagId}`) and
+ * every route of routes/definitions.ts (a prefix route by its path). A path that matches none is
+ * `unmatched`: label values stay a small fixed set whatever clients send (never a raw path).
  */
 export function createRouteTemplates(): (route: string, collector: boolean) => string {
   const patterns: RoutePattern[] = [];
-  const doc = buildOpenApiDocument() as { paths?: Record<string, unknown> };
-  for (const template of Object.keys(doc.paths ?? {})) {
+  const templates = new Set<string>();
+  for (const { meta } of allProcedureMeta()) if (meta.openapi) templates.add(meta.openapi.path);
+  const routes: readonly RouteDeclaration[] = ROUTES;
+  for (const { path } of routes.filter(({ path }) => isApiPath(path))) templates.add(path);
+  for (const template of templates) {
     const source = template
       .toLowerCase()
       .split(/\{[^}]+\}/)
@@ -39,15 +37,14 @@ export function createRouteTemplates(): (route: string, collector: boolean) => s
     patterns.push({ template, pattern: new RegExp(`^${source}$`) });
   }
   const procedures = new Set(allProcedureMeta().map(({ path }) => path));
-  const fixed = new Set(['/healthz', '/readyz', '/openapi.json', METRICS_PATH]);
+  const fixed = routes.filter(({ path }) => !isApiPath(path));
   return (route, collector) => {
     if (collector) {
       if (route === '/e') return 'collector /e';
       if (/^\/t\/[^/]+\.js$/.test(route)) return 'collector /t/{tagId}.js';
       return 'collector unmatched';
     }
-    if (fixed.has(route)) return route;
-    if (route === '/docs' || route.startsWith('/docs/')) return '/docs';
+    for (const { path, prefix } of fixed) if (route === path || (prefix && route.startsWith(`${path}/`))) return path;
     if (route === TRPC_PREFIX || route.startsWith(`${TRPC_PREFIX}/`)) {
       const name = route.slice(TRPC_PREFIX.length + 1);
       return procedures.has(name) ? `${TRPC_PREFIX}/${name}` : `${TRPC_PREFIX}/{batch or unknown}`;
@@ -78,7 +75,7 @@ export function observeRequest(
   deps.metrics.http.duration.observe(labels, seconds);
   if (res.statusCode === 429) {
     const scope =
-      rateLimitScopes.get(res) ?? (isTagQuota(res) ? 'tag' : collector || route === '/v1/collect' ? 'address' : 'key');
+      rateLimitScopeOf(res) ?? (isTagQuota(res) ? 'tag' : collector || route === '/v1/collect' ? 'address' : 'key');
     deps.metrics.rateLimitRejections.inc({ scope });
   }
 }
@@ -93,10 +90,37 @@ function sameToken(given: string, expected: string): boolean {
 }
 
 /**
- * GET /metrics: the Prometheus text exposition. On METRICS_PORT it is open (bind that port to a
- * private interface); on the main port only with `Authorization: Bearer <METRICS_TOKEN>`, and
- * without METRICS_TOKEN not at all (404, as any unknown path).
- * Returns false when the request is not one for the metrics (the caller answers 404).
+ * The main port's check of `Authorization: Bearer <METRICS_TOKEN>`: false without METRICS_TOKEN
+ * (the metrics are then not served there: 404, as any unknown path); a wrong token throws 401,
+ * counted with failed API keys (one budget per address: past it, 429 instead).
+ */
+export async function checkMetricsToken(deps: AppDeps, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+  const token = deps.env.METRICS_TOKEN;
+  if (token === undefined) return false;
+  const header = req.headers.authorization ?? '';
+  const given = header.startsWith('Bearer ') ? header.slice(7) : '';
+  if (sameToken(given, token)) return true;
+  await deps.limits.countAuthFailure(clientOf(req, res));
+  throw new AppError('UNAUTHORIZED', 'A valid metrics token is required', {
+    headers: { 'www-authenticate': 'Bearer' },
+  });
+}
+
+/** The Prometheus text exposition (no body for HEAD). */
+export async function sendMetrics(deps: AppDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { contentType, body } = await deps.metrics.render();
+  res.writeHead(200, {
+    'content-type': contentType,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+/**
+ * GET /metrics: on METRICS_PORT it is open (bind that port to a private interface); on the main
+ * port it is the `metrics` route (transport/routes/). Returns false when the request is not one
+ * for the metrics (the caller answers 404).
  */
 export async function handleMetrics(
   deps: AppDeps,
@@ -106,33 +130,13 @@ export async function handleMetrics(
 ): Promise<boolean> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   if (!options.open) {
-    const token = deps.env.METRICS_TOKEN;
-    if (token === undefined) return false;
-    const header = req.headers.authorization ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!sameToken(given, token)) {
-      // Counted with failed API keys (one budget per address): past it, 429 instead of 401.
-      try {
-        await deps.limits.countAuthFailure(clientOf(req, res));
-      } catch (error) {
-        sendError(res, toAppError(error));
-        return true;
-      }
-      sendError(
-        res,
-        new AppError('UNAUTHORIZED', 'A valid metrics token is required', {
-          headers: { 'www-authenticate': 'Bearer' },
-        }),
-      );
+    try {
+      if (!(await checkMetricsToken(deps, req, res))) return false;
+    } catch (error) {
+      sendError(res, toAppError(error));
       return true;
     }
   }
-  const { contentType, body } = await deps.metrics.render();
-  res.writeHead(200, {
-    'content-type': contentType,
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-  });
-  res.end(req.method === 'HEAD' ? undefined : body);
+  await sendMetrics(deps, req, res);
   return true;
 }

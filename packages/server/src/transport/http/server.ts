@@ -1,22 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppDeps } from '../../context.js';
 import type { DatabaseHandle } from '../../db/client.js';
-import { AppError, errorResponse, toAppError } from '../../kernel/errors.js';
-import { buildOpenApiDocument } from '../../openapi/document.js';
+import { AppError, toAppError } from '../../kernel/errors.js';
 import { createCollector } from '../collector/collector-handler.js';
 import { sendUnrouted } from '../rest/allowed-methods.js';
-import { EVENT_EXPORT_PATH, handleEventExport } from '../rest/event-export.js';
-import { EVENT_STREAM_PATH, handleEventStream } from '../rest/event-stream.js';
 import { createRestHandler } from '../rest/rest-handler.js';
+import { createRoutes } from '../routes/index.js';
+import { matchRoute, notFound, type TracedRequest } from '../routes/route.js';
 import { createTrpcHandler, TRPC_PREFIX } from '../trpc/trpc-handler.js';
 import { createProxyTrust, setProxyTrust } from './client-address.js';
-import { DOCS_PATH, handleDocs } from './docs.js';
-import { createRouteTemplates, handleMetrics, METRICS_PATH, observeRequest } from './metrics-endpoint.js';
+import { createRouteTemplates, observeRequest } from './metrics-endpoint.js';
 import { requestIdOf } from './request-id.js';
 import { parseRequestPath, type RequestPath } from './request-path.js';
-import { sendError, sendJson } from './respond.js';
-
-type TracedRequest = IncomingMessage & { requestId: string };
+import { sendError } from './respond.js';
 
 /**
  * Shutdown (app.ts `close`): once `draining`, every response still to be sent carries
@@ -46,40 +42,10 @@ const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /**
- * `/readyz`: the database and the event log reported separately. Ready (200) when what this
- * process needs answers: direct mode, the database; log mode, the log (the collectors need
- * nothing else; a database outage then only delays storage and is reported as `down`), and for a
- * process running writers (ROLE writer) the database too.
- */
-async function readiness(
-  deps: AppDeps,
-  database: DatabaseHandle,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const [db, log] = await Promise.all([
-    database.ping(1500).then(
-      () => 'up' as const,
-      () => 'down' as const,
-    ),
-    deps.eventLog ? deps.eventLog.ping(1500).then((ok) => (ok ? ('up' as const) : ('down' as const))) : 'off',
-  ]);
-  const role = deps.env.ROLE;
-  const needed: string[] = deps.eventLog ? (role === 'writer' ? [log, db] : [log]) : [db];
-  const ready = needed.every((state) => state === 'up');
-  const checks = { database: db, log };
-  if (ready) return { status: 200, body: { status: 'ready', checks } };
-  const what = log === 'down' ? 'The event log is not answering' : 'The database is not answering';
-  const { status, body } = errorResponse(new AppError('NOT_READY', what));
-  return { status, body: { ...body, status: 'unavailable', checks } };
-}
-
-function notFound(res: ServerResponse): void {
-  sendError(res, new AppError('NOT_FOUND', 'Not found'));
-}
-
-/**
  * The one request listener: request id and security headers on every response, an access log
- * line per request (never headers or bodies), then routing to health, the OpenAPI document,
- * tRPC at /trpc and REST at /v1.
+ * line per request (never headers or bodies), then routing: the routes of routes/definitions.ts
+ * (health, the OpenAPI document, the docs, the metrics, the event stream and export), tRPC at
+ * /trpc and the procedures' REST paths at /v1.
  */
 export function createRequestListener(
   deps: AppDeps,
@@ -90,10 +56,10 @@ export function createRequestListener(
   const collector = createCollector(deps);
   const rest = createRestHandler(deps);
   const trpc = createTrpcHandler(deps);
+  const routes = createRoutes(deps, database, baseUrl);
   const routeTemplate = createRouteTemplates();
   // TRUST_PROXY (env.ts): who may tell us the client's address and scheme (transport/http/client-address.ts).
   const proxyTrust = deps.env.TRUST_PROXY.kind === 'off' ? null : createProxyTrust(deps.env.TRUST_PROXY);
-  let openApiJson: string | undefined;
 
   return async (incoming: IncomingMessage, res: ServerResponse): Promise<void> => {
     const req = incoming as TracedRequest;
@@ -164,31 +130,12 @@ export function createRequestListener(
         return;
       }
       const method = req.method ?? 'GET';
-      if (pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) {
-        sendJson(res, 200, { status: 'ok' });
-      } else if (pathname === '/readyz' && (method === 'GET' || method === 'HEAD')) {
-        const { status, body } = await readiness(deps, database);
-        sendJson(res, status, body);
-      } else if (pathname === METRICS_PATH) {
-        // Only with METRICS_TOKEN (else 404); METRICS_PORT serves it without (app.ts).
-        if (!(await handleMetrics(deps, req, res, { open: false }))) notFound(res);
-      } else if (pathname === '/openapi.json' && method === 'GET') {
-        openApiJson ??= JSON.stringify(buildOpenApiDocument(baseUrl));
-        res.setHeader('content-type', 'application/json; charset=utf-8');
-        res.setHeader('cache-control', 'public, max-age=300');
-        res.end(openApiJson);
-      } else if (
-        (pathname === DOCS_PATH || pathname.startsWith(`${DOCS_PATH}/`)) &&
-        (method === 'GET' || method === 'HEAD')
-      ) {
-        if (!(await handleDocs(res, pathname, method))) notFound(res);
+      const matched = matchRoute(routes, path);
+      if (matched) {
+        await matched.run(req, res, path);
       } else if (pathname === TRPC_PREFIX || pathname.startsWith(`${TRPC_PREFIX}/`)) {
         res.setHeader('cache-control', 'no-store');
         await trpc(req, res, pathname);
-      } else if (route === EVENT_STREAM_PATH) {
-        await handleEventStream(deps, req, res);
-      } else if (route === EVENT_EXPORT_PATH) {
-        await handleEventExport(deps, req, res);
       } else if (route.startsWith('/v1/')) {
         res.setHeader('cache-control', 'no-store');
         await rest(req, res, path, () => sendUnrouted(res, route, method));

@@ -1,44 +1,58 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../../kernel/errors.js';
-import { buildOpenApiDocument } from '../../openapi/document.js';
-import { DOCS_PATH } from '../http/docs.js';
+import { allProcedureMeta } from '../../routers/procedure-meta.js';
+import { ROUTES } from '../../routes/definitions.js';
+import type { RouteDeclaration } from '../../routes/route.js';
 import { sendError } from '../http/respond.js';
 
-/** Paths served outside the REST operations, with the methods they answer. */
-const OTHER_ROUTES: Array<[RegExp, string[], boolean?]> = [
-  [/^\/healthz$/, ['GET', 'HEAD']],
-  [/^\/readyz$/, ['GET', 'HEAD']],
-  [/^\/openapi\.json$/, ['GET']],
-  [new RegExp(`^${DOCS_PATH}(/.*)?$`), ['GET', 'HEAD']],
-];
+/** The order methods are listed in `Allow` (the OpenAPI document's order of operations). */
+const HTTP_METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'];
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
-
-/** A path pattern, its methods, and whether it has a `{param}` segment. */
-let routes: Array<[RegExp, string[], boolean?]> | undefined;
-
-/** Every known path pattern with its methods: the REST operations come from the OpenAPI document. */
-function knownRoutes(): Array<[RegExp, string[], boolean?]> {
-  if (routes) return routes;
-  const paths = (buildOpenApiDocument().paths ?? {}) as Record<string, Record<string, unknown>>;
-  const rest: Array<[RegExp, string[], boolean?]> = Object.entries(paths).map(([template, item]) => {
-    const pattern = template
-      .toLowerCase()
-      .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
-      .replace(/\{[^/}]+\}/g, '[^/]+');
-    const methods = HTTP_METHODS.filter((method) => item[method]).map((method) => method.toUpperCase());
-    return [new RegExp(`^${pattern}$`), methods, template.includes('{')];
-  });
-  routes = [...rest, ...OTHER_ROUTES];
-  return routes;
+interface KnownPath {
+  pattern: RegExp;
+  methods: string[];
+  /** Has a `{param}` segment. */
+  templated: boolean;
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+
+/**
+ * Every known path with its methods: the procedures' REST paths from their OpenAPI meta, and the
+ * routes of routes/definitions.ts (a hidden route is unknown).
+ */
+function knownPaths(): KnownPath[] {
+  const byTemplate = new Map<string, Set<string>>();
+  for (const { meta } of allProcedureMeta()) {
+    if (!meta.openapi) continue;
+    const methods = byTemplate.get(meta.openapi.path) ?? new Set();
+    methods.add(meta.openapi.method.toUpperCase());
+    byTemplate.set(meta.openapi.path, methods);
+  }
+  const procedures = [...byTemplate].map(([template, methods]) => ({
+    pattern: new RegExp(`^${escapeRegExp(template.toLowerCase()).replace(/\{[^/}]+\}/g, '[^/]+')}$`),
+    methods: HTTP_METHODS.filter((method) => methods.has(method)),
+    templated: template.includes('{'),
+  }));
+  const routes = (ROUTES as readonly RouteDeclaration[])
+    .filter((route) => !route.hidden)
+    .map((route) => ({
+      pattern: new RegExp(`^${escapeRegExp(route.path)}${route.prefix ? '(/.*)?' : ''}$`),
+      methods: [...route.methods],
+      templated: false,
+    }));
+  return [...procedures, ...routes];
+}
+
+let known: KnownPath[] | undefined;
 
 /** The methods a known path answers, or null for an unknown path. `route`: lower-cased, no trailing slash. */
 export function allowedMethods(route: string): string[] | null {
-  const matches = knownRoutes().filter(([pattern]) => pattern.test(route));
+  known ??= knownPaths();
+  const matches = known.filter(({ pattern }) => pattern.test(route));
   // A literal path (`/v1/partners/tag/generate`) wins over a template it also fits (`/v1/partners/tag/{tagId}`).
-  const literal = matches.filter(([, , templated]) => !templated);
-  const methods = (literal.length > 0 ? literal : matches).flatMap(([, list]) => list);
+  const literal = matches.filter(({ templated }) => !templated);
+  const methods = (literal.length > 0 ? literal : matches).flatMap(({ methods }) => methods);
   return methods.length > 0 ? [...new Set(methods)] : null;
 }
 

@@ -1,18 +1,12 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import zlib from 'node:zlib';
-import { ExportEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../../context.js';
 import { type EventExport, openEventExport } from '../../features/events/read/export-events.js';
-import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
-import { AppError, errorResponse, isServerFailure, toAppError } from '../../kernel/errors.js';
-import { clientOf } from '../../runtime/rate-limits.js';
+import { AppError, errorResponse, toAppError } from '../../kernel/errors.js';
+import type { EVENT_EXPORT_ROUTE } from '../../routes/event-export.js';
 import { drained } from '../http/drained.js';
-import { markRateLimitScope } from '../http/metrics-endpoint.js';
-import { sendError } from '../http/respond.js';
-import { sendUnrouted } from './allowed-methods.js';
-
-/** `GET /v1/partners/events/export`: a merchant's events as NDJSON, streamed. */
-export const EVENT_EXPORT_PATH = '/v1/partners/events/export';
+import { markRateLimitScope } from '../http/rate-limit-scope.js';
+import type { RouteContext } from '../routes/route.js';
 
 /** How long an export that ended may take to flush its last lines before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
@@ -38,7 +32,8 @@ function acceptsGzip(req: IncomingMessage): boolean {
 }
 
 /**
- * Authenticates, validates and checks the merchant before the first byte (failures are the usual
+ * Once the route's prologue authenticated the key and validated the query
+ * (transport/routes/route.ts), checks the merchant before the first byte (failures are the usual
  * JSON `{ message, code }`), then writes one NDJSON line per event (exactly the list's JSON for
  * it) and a final `{"complete":true,"count":N,"cursor":"..."}` line. Backpressure: the next batch
  * is read only after the socket (or the gzip stream) took the previous one, so a slow reader slows
@@ -49,18 +44,11 @@ function acceptsGzip(req: IncomingMessage): boolean {
  * passed with this export among the largest holders (STREAM_CONSUMER_TOO_SLOW, HELD_BYTES).
  * Concurrent exports are capped per partner and per process: 429 RATE_LIMITED with Retry-After.
  */
-export async function handleEventExport(
+export async function exportEvents(
   deps: AppDeps,
-  req: IncomingMessage & { requestId: string },
-  res: ServerResponse,
+  { req, res, partner, query }: RouteContext<typeof EVENT_EXPORT_ROUTE>,
 ): Promise<void> {
-  res.setHeader('cache-control', 'no-store');
-  if (req.method !== 'GET') {
-    sendUnrouted(res, EVENT_EXPORT_PATH, req.method ?? '');
-    return;
-  }
   let exported: EventExport;
-  let partner: AuthenticatedPartner;
   let releaseSlot = () => {};
   // Bytes read for this export and not yet written out, in the process's budget (HELD_BYTES):
   // over it, this export may be the one ended (it holds about two batches at most, by construction).
@@ -81,12 +69,12 @@ export async function handleEventExport(
     hold.close();
     releaseSlot();
   });
+  // A client that left during the prologue: its 'close' has passed, nothing is taken.
+  if (res.closed) {
+    hold.close();
+    return;
+  }
   try {
-    // One call of the key's budget, as every /v1/partners call (runtime/rate-limits.ts).
-    partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const parsed = ExportEventsQuery.safeParse(Object.fromEntries(url.searchParams));
-    if (!parsed.success) throw toAppError(parsed.error);
     // Over a cap (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS): 429 before anything is read.
     // The slot is held until the socket closes: a stalled reader's last batch is still held.
     try {
@@ -95,19 +83,15 @@ export async function handleEventExport(
       markRateLimitScope(res, 'exports');
       throw refused;
     }
-    exported = await openEventExport(deps.db, partner, parsed.data, deps.cursorKey, {
+    exported = await openEventExport(deps.db, partner, query, deps.cursorKey, {
       batchBytes: deps.env.EXPORT_BATCH_BYTES,
       hold,
     });
   } catch (error) {
+    // Answered by the route (transport/routes/route.ts) as `{ message, code }`.
     releaseSlot();
     hold.close();
-    const appError = toAppError(error, { retrySafe: true });
-    if (isServerFailure(appError)) {
-      deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed to open');
-    }
-    sendError(res, appError);
-    return;
+    throw error;
   }
 
   const gzip = acceptsGzip(req);

@@ -1,16 +1,10 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { StreamEventsQuery } from '@partner/shared-schemas';
 import type { AppDeps } from '../../context.js';
 import { openEventStream } from '../../features/events/stream/open-stream.js';
-import type { EventSubscription, StreamedEvent } from '../../features/events/stream/subscription.js';
-import { errorResponse, isServerFailure, toAppError } from '../../kernel/errors.js';
-import { clientOf } from '../../runtime/rate-limits.js';
+import type { StreamedEvent } from '../../features/events/stream/subscription.js';
+import { errorResponse, toAppError } from '../../kernel/errors.js';
+import type { EVENT_STREAM_ROUTE } from '../../routes/event-stream.js';
 import { drained } from '../http/drained.js';
-import { sendError } from '../http/respond.js';
-import { sendUnrouted } from './allowed-methods.js';
-
-/** `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription. */
-export const EVENT_STREAM_PATH = '/v1/partners/events/stream';
+import type { RouteContext } from '../routes/route.js';
 
 /** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
@@ -34,41 +28,18 @@ export function errorFrame(error: unknown): string {
 }
 
 /**
- * Authenticates, checks the merchant is the partner's (404 otherwise) and opens the subscription
- * before any byte of the stream: every failure up to there is a normal JSON `{ message, code }`.
- * Then frames flow with backpressure (a full socket stops the writer, so unsent events wait in the
- * subscription's bounded buffer), a `: ping` comment every STREAM_PING_MS, and a final
- * `event: error` frame when the stream fails (STREAM_CONSUMER_TOO_SLOW, a database error).
+ * Once the route's prologue authenticated the key and validated the query (transport/routes/route.ts),
+ * checks the merchant is the partner's (404 otherwise) and opens the subscription before any byte
+ * of the stream: every failure up to there is a normal JSON `{ message, code }`. Then frames flow
+ * with backpressure (a full socket stops the writer, so unsent events wait in the subscription's
+ * bounded buffer), a `: ping` comment every STREAM_PING_MS, and a final `event: error` frame when
+ * the stream fails (STREAM_CONSUMER_TOO_SLOW, a database error).
  */
-export async function handleEventStream(
+export async function streamEvents(
   deps: AppDeps,
-  req: IncomingMessage & { requestId: string },
-  res: ServerResponse,
+  { req, res, partner, query }: RouteContext<typeof EVENT_STREAM_ROUTE>,
 ): Promise<void> {
-  res.setHeader('cache-control', 'no-store');
-  if (req.method !== 'GET') {
-    sendUnrouted(res, EVENT_STREAM_PATH, req.method ?? '');
-    return;
-  }
-  let subscription: EventSubscription;
-  try {
-    // Opening a stream is one call of the key's budget, as every /v1/partners call (runtime/rate-limits.ts).
-    const partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
-    const query = Object.fromEntries(new URL(req.url ?? '/', 'http://localhost').searchParams);
-    const header = req.headers['last-event-id'];
-    // The query as it came: openEventStream validates it (StreamEventsQuery) like the tRPC input.
-    const input = { ...query, lastEventId: (Array.isArray(header) ? header[0] : header) ?? query.lastEventId };
-    subscription = await openEventStream(deps, partner, input as StreamEventsQuery);
-  } catch (error) {
-    // Opening a stream only reads: an unavailable database is a retryable 503.
-    const appError = toAppError(error, { retrySafe: true });
-    if (isServerFailure(appError)) {
-      deps.logger.error({ err: error, requestId: req.requestId }, 'event stream failed to open');
-    }
-    sendError(res, appError);
-    return;
-  }
-
+  const subscription = await openEventStream(deps, partner, query);
   const onClose = () => subscription.close();
   res.on('close', onClose);
   res.writeHead(200, {

@@ -4,15 +4,16 @@ import { type AppDeps, type Context, requestContext } from '../../context.js';
 import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
 import { type AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { appRouter } from '../../routers/_app.js';
+import { procedureMeta } from '../../routers/procedure-meta.js';
 import { appErrorOf } from '../../routers/procedures.js';
 import type { IdempotencyClaim } from '../../runtime/idempotency-store.js';
-import { clientOf, type RateLimitClient } from '../../runtime/rate-limits.js';
+import type { RateLimitClient } from '../../runtime/rate-limits.js';
 import { bodyBytesRead, readJsonBody } from '../http/body.js';
 import { rejectReservedQueryKeys } from '../http/guards.js';
 import { applyIdempotency } from '../http/idempotency-header.js';
+import { clientOf } from '../http/request-client.js';
 import type { RequestPath } from '../http/request-path.js';
 import { restErrorBody, sendError, sendJson } from '../http/respond.js';
-import { procedureMeta } from './procedure-meta.js';
 
 interface RestRequest extends IncomingMessage {
   body?: unknown;

@@ -8,9 +8,10 @@ import { AppError, errorResponse, isServerFailure, toAppError } from '../../kern
 import { MAX_BODY_BYTES } from '../../kernel/request-limits.js';
 import { appRouter } from '../../routers/_app.js';
 import { appErrorOf, toTrpcError } from '../../routers/procedures.js';
-import { clientOf, type RateLimitClient, UNKNOWN_BODY_BYTES } from '../../runtime/rate-limits.js';
+import { type RateLimitClient, UNKNOWN_BODY_BYTES } from '../../runtime/rate-limits.js';
 import { bodyBytesRead, readBody } from '../http/body.js';
-import { markRateLimitScope } from '../http/metrics-endpoint.js';
+import { markRateLimitScope } from '../http/rate-limit-scope.js';
+import { clientOf } from '../http/request-client.js';
 import { sendError } from '../http/respond.js';
 
 export const TRPC_PREFIX = '/trpc';

@@ -1,6 +1,6 @@
 import type { AnyTRPCProcedure } from '@trpc/server';
-import { appRouter } from '../../routers/_app.js';
-import type { Meta } from '../../routers/procedures.js';
+import { appRouter } from './_app.js';
+import type { Meta } from './procedures.js';
 
 const procedures = appRouter._def.procedures as unknown as Record<string, AnyTRPCProcedure>;
 
