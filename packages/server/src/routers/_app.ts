@@ -2,6 +2,7 @@ import { collectRouter } from './collect/_router.js';
 import { eventsRouter } from './events/_router.js';
 import { merchantRouter } from './merchant/_router.js';
 import { router } from './procedures.js';
+import { statsRouter } from './stats/_router.js';
 import { tagRouter } from './tag/_router.js';
 import { webhooksRouter } from './webhooks/_router.js';
 
@@ -11,6 +12,7 @@ export const appRouter = router({
   events: eventsRouter,
   collect: collectRouter,
   webhooks: webhooksRouter,
+  stats: statsRouter,
 });
 
 export type AppRouter = typeof appRouter;

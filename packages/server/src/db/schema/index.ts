@@ -7,5 +7,6 @@ export * from './merchants.js';
 export * from './partner-usage.js';
 export * from './partners.js';
 export * from './server-secrets.js';
+export * from './stats.js';
 export * from './tags.js';
 export * from './webhooks.js';

@@ -1,0 +1,38 @@
+import { EventNamesFilter, type StatsSummaryResponse } from '@partner/shared-schemas';
+import type { Database } from '../../db/client.js';
+import { findOwnMerchant } from '../merchants/find-merchant.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { previousRange, type StatsRange, statsRange } from './range.js';
+import { readSeries } from './series.js';
+
+export interface StatsSummaryParams {
+  merchantId: string;
+  startDate: string;
+  endDate: string;
+  timezone: string;
+  events?: string | undefined;
+  compare?: 'previous' | undefined;
+}
+
+const rangeOf = (r: StatsRange) => ({ startDate: r.startDate, endDate: r.endDate, timezone: r.timezone });
+
+/** A merchant's totals over a range of local dates (and, asked, over the period before it). */
+export async function statsSummary(
+  db: Database,
+  partner: AuthenticatedPartner,
+  params: StatsSummaryParams,
+): Promise<StatsSummaryResponse> {
+  const names = EventNamesFilter.parse(params.events);
+  await findOwnMerchant(db, partner, params.merchantId);
+  const range = statsRange(params.startDate, params.endDate, params.timezone);
+  const before = params.compare === 'previous' ? previousRange(range) : null;
+  const [totals, previous] = await Promise.all([
+    readSeries(db, params.merchantId, [range.start], range.end, names),
+    before ? readSeries(db, params.merchantId, [before.start], before.end, names) : null,
+  ]);
+  return {
+    range: rangeOf(range),
+    totals: totals[0]!,
+    previous: before && previous ? { range: rangeOf(before), totals: previous[0]! } : null,
+  };
+}

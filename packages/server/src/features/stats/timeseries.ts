@@ -1,0 +1,34 @@
+import { EventNamesFilter, type StatsTimeseriesResponse } from '@partner/shared-schemas';
+import type { Database } from '../../db/client.js';
+import { findOwnMerchant } from '../merchants/find-merchant.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { type Interval, pointStarts, statsRange } from './range.js';
+import { readSeries } from './series.js';
+import { isoInZone } from './zone.js';
+
+export interface StatsTimeseriesParams {
+  merchantId: string;
+  startDate: string;
+  endDate: string;
+  timezone: string;
+  events?: string | undefined;
+  interval: Interval;
+}
+
+/** One point per local hour, day, week or month of the range, zero-filled. */
+export async function statsTimeseries(
+  db: Database,
+  partner: AuthenticatedPartner,
+  params: StatsTimeseriesParams,
+): Promise<StatsTimeseriesResponse> {
+  const names = EventNamesFilter.parse(params.events);
+  await findOwnMerchant(db, partner, params.merchantId);
+  const range = statsRange(params.startDate, params.endDate, params.timezone);
+  const starts = pointStarts(range, params.interval);
+  const totals = await readSeries(db, params.merchantId, starts, range.end, names);
+  return {
+    range: { startDate: range.startDate, endDate: range.endDate, timezone: range.timezone },
+    interval: params.interval,
+    points: totals.map((point, i) => ({ start: isoInZone(range.timezone, starts[i]!), ...point })),
+  };
+}

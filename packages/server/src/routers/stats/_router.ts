@@ -1,0 +1,10 @@
+import { router } from '../procedures.js';
+import { statsBreakdownRoute } from './breakdown.js';
+import { statsSummaryRoute } from './summary.js';
+import { statsTimeseriesRoute } from './timeseries.js';
+
+export const statsRouter = router({
+  summary: statsSummaryRoute,
+  timeseries: statsTimeseriesRoute,
+  breakdown: statsBreakdownRoute,
+});

@@ -1,0 +1,18 @@
+import { StatsBreakdownQuery, StatsBreakdownResponse } from '@partner/shared-schemas';
+import type { Meta } from '../procedures.js';
+
+export const statsBreakdownMeta: Meta = {
+  openapi: {
+    method: 'GET',
+    path: '/v1/partners/stats/breakdown',
+    tags: ['Stats'],
+    summary: 'Stats breakdown',
+    description:
+      'Events and visitors per event name, path, referrer host or utm_* value, largest first, the rest summed in one other row.',
+    protect: true,
+  },
+  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
+};
+
+export const ZStatsBreakdownRequest = StatsBreakdownQuery;
+export const ZStatsBreakdownResponse = StatsBreakdownResponse;

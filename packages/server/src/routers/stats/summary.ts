@@ -1,0 +1,9 @@
+import { statsSummary } from '../../features/stats/summary.js';
+import { partnerProcedure } from '../procedures.js';
+import { statsSummaryMeta, ZStatsSummaryRequest, ZStatsSummaryResponse } from './summary.types.js';
+
+export const statsSummaryRoute = partnerProcedure
+  .meta(statsSummaryMeta)
+  .input(ZStatsSummaryRequest)
+  .output(ZStatsSummaryResponse)
+  .query(({ ctx, input }) => statsSummary(ctx.db, ctx.partner, input));

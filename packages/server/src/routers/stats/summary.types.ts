@@ -1,0 +1,18 @@
+import { StatsSummaryQuery, StatsSummaryResponse } from '@partner/shared-schemas';
+import type { Meta } from '../procedures.js';
+
+export const statsSummaryMeta: Meta = {
+  openapi: {
+    method: 'GET',
+    path: '/v1/partners/stats/summary',
+    tags: ['Stats'],
+    summary: 'Stats summary',
+    description:
+      "A merchant's totals over inclusive local dates: events, visitors (estimated), page views, purchases and revenue per currency; with compare=previous, the period before too.",
+    protect: true,
+  },
+  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
+};
+
+export const ZStatsSummaryRequest = StatsSummaryQuery;
+export const ZStatsSummaryResponse = StatsSummaryResponse;

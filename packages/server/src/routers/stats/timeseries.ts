@@ -1,0 +1,9 @@
+import { statsTimeseries } from '../../features/stats/timeseries.js';
+import { partnerProcedure } from '../procedures.js';
+import { statsTimeseriesMeta, ZStatsTimeseriesRequest, ZStatsTimeseriesResponse } from './timeseries.types.js';
+
+export const statsTimeseriesRoute = partnerProcedure
+  .meta(statsTimeseriesMeta)
+  .input(ZStatsTimeseriesRequest)
+  .output(ZStatsTimeseriesResponse)
+  .query(({ ctx, input }) => statsTimeseries(ctx.db, ctx.partner, input));
