@@ -6,7 +6,7 @@ import type { Env } from '../kernel/env.js';
 import { AppError, statusOf } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
 import { errorCode, maskUrl, StartupError } from '../kernel/startup-error.js';
-import { addressBudgetKey } from '../transport/http/client-address.js';
+import { addressBudgetKey } from './address-budget-key.js';
 import type { ApiKeys } from './keys/api-keys.js';
 
 /**

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { isIPv4 } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
@@ -77,27 +76,4 @@ export function clientAddress(req: IncomingMessage): string {
 /** True when the client's connection is https (TLS here, or X-Forwarded-Proto from a trusted proxy). */
 export function clientUsesHttps(req: IncomingMessage): boolean {
   return (trustOf.get(req) ?? UNTRUSTED).https(req);
-}
-
-/** What a forwarded hop that is not an address keys as, at most (the store never gets a long header). */
-const MAX_OTHER_KEY = 64;
-
-/**
- * The key of an address's budgets (collector, auth failures): IPv4 as is, an IPv4-mapped IPv6
- * address as its IPv4, IPv6 by its /64 (what one subscriber is given: every /128 in it shares one
- * budget), a hop with a port (`1.2.3.4:5678`, `[2001:db8::1]:443`) without it, anything else (a
- * forwarded hop that is no address) as sent, cut short. docs/decisions/rate-limits-and-quotas.md.
- */
-export function addressBudgetKey(ip: string): string {
-  if (isIPv4(ip)) return ip;
-  if (ipaddr.IPv6.isValid(ip)) {
-    const parsed = ipaddr.IPv6.parse(ip);
-    if (parsed.isIPv4MappedAddress()) return parsed.toIPv4Address().toString();
-    const [a, b, c, d] = parsed.parts;
-    return `${a!.toString(16)}:${b!.toString(16)}:${c!.toString(16)}:${d!.toString(16)}::/64`;
-  }
-  const withPort = /^(?:\[([^\]]+)\]|(\d{1,3}(?:\.\d{1,3}){3})):\d{1,5}$/.exec(ip);
-  const bare = withPort?.[1] ?? withPort?.[2];
-  if (bare && (isIPv4(bare) || ipaddr.IPv6.isValid(bare))) return addressBudgetKey(bare);
-  return ip.length > MAX_OTHER_KEY ? ip.slice(0, MAX_OTHER_KEY) : ip;
 }
