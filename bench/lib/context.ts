@@ -11,8 +11,8 @@ import { type SeedMerchant, seedEvents } from './seed.js';
 import { since } from './stats.js';
 
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export const SERVER_DIR = path.resolve(BENCH_DIR, '../packages/server');
-export const TARGET_HOST = 'tags.partner-tags.example';
+const SERVER_DIR = path.resolve(BENCH_DIR, '../packages/server');
+const TARGET_HOST = 'tags.partner-tags.example';
 /** The API server, the bare server and the bench sign and read cursors with this key. */
 export const BENCH_CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdef';
 export const BENCH_CURSOR_KEY = Buffer.from(BENCH_CURSOR_SECRET, 'utf8');

@@ -50,7 +50,7 @@ export function cpuPerRequest(before: number | null, after: number | null, reque
 }
 
 /** Local ports of the TCP connections process `pid` holds to `remotePort`, from /proc (Linux); null elsewhere. */
-export function connectionPortsOf(pid: number, remotePort: number): number[] | null {
+function connectionPortsOf(pid: number, remotePort: number): number[] | null {
   try {
     const inodes = new Set<string>();
     for (const fd of readdirSync(`/proc/${pid}/fd`)) {

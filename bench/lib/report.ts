@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ON_REQUEST_ONLY, SECTION_NAMES, type SectionName, type Settings } from './config.js';
+import { ON_REQUEST_ONLY, SECTION_NAMES, type Settings } from './config.js';
 
 /** Writes `bench-<stamp>.md`, `bench-<stamp>.json` (git-ignored) and `latest.md` under `outDir`. */
 export function writeReport(settings: Settings, stamp: string, markdown: string, json: unknown): string {
@@ -13,5 +13,3 @@ export function writeReport(settings: Settings, stamp: string, markdown: string,
     fs.writeFileSync(path.join(settings.outDir, 'latest.md'), markdown);
   return md;
 }
-
-export type { SectionName };

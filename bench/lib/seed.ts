@@ -3,7 +3,7 @@ import type { Sql } from 'postgres';
 import { Progress } from './progress.js';
 
 /** 12 event names with a realistic skew (page views dominate, purchases are rare). */
-export const EVENT_MIX: ReadonlyArray<readonly [string, number]> = [
+const EVENT_MIX: ReadonlyArray<readonly [string, number]> = [
   ['PageView', 0.4],
   ['ViewContent', 0.16],
   ['Search', 0.09],
@@ -17,7 +17,7 @@ export const EVENT_MIX: ReadonlyArray<readonly [string, number]> = [
   ['SignUp', 0.02],
   ['RemoveFromCart', 0.02],
 ];
-export const DAYS = 90;
+const DAYS = 90;
 const DAY_MS = 86_400_000;
 
 /** The last whole UTC day of the seeded window ends at this instant (today's midnight). */

@@ -12,7 +12,7 @@ import type { SeedMerchant } from '../lib/seed.js';
 import { int, ratio, since } from '../lib/stats.js';
 import type { Section } from './types.js';
 
-export interface ExportRun {
+interface ExportRun {
   events: number;
   seconds: number;
   perSecond: number;

@@ -14,7 +14,7 @@ import { runSenders } from '../lib/senders.js';
 import { int, quantile, ratio, since } from '../lib/stats.js';
 import { mark, type Section } from './types.js';
 
-export interface BatchedIngestion {
+interface BatchedIngestion {
   events: number;
   batch: number;
   concurrency: number;
@@ -29,7 +29,7 @@ export interface BatchedIngestion {
   error?: string;
 }
 
-export interface SendersIngestion {
+interface SendersIngestion {
   senders: number;
   batch: number;
   seconds: number;

@@ -67,7 +67,7 @@ const base = (merchantId: string): ListEventsParams => ({
   sortBy: 'event_time',
 });
 
-export const SHAPES: Shape[] = [
+const SHAPES: Shape[] = [
   { key: 'page1', label: 'page 1, limit 100, default sort', kind: 'shallow', params: base },
   {
     key: 'names30d',
@@ -101,7 +101,7 @@ export const SHAPES: Shape[] = [
   },
 ];
 
-export interface ShapeResult {
+interface ShapeResult {
   key: string;
   label: string;
   kind: ShapeKind;
@@ -121,7 +121,7 @@ export interface ShapeResult {
   rows: number;
 }
 
-export interface ScaleResult {
+interface ScaleResult {
   events: number;
   seed: SeedFigures | null;
   shapes: ShapeResult[];
@@ -129,7 +129,7 @@ export interface ScaleResult {
   plans: Record<string, string>;
 }
 
-export interface SdkIteration {
+interface SdkIteration {
   events: number;
   pageSize: number;
   /**
@@ -302,7 +302,7 @@ async function measureSdk(ctx: BenchContext): Promise<SdkIteration> {
   };
 }
 
-export function queryString(params: ListEventsParams | Record<string, string | number | undefined>): string {
+function queryString(params: ListEventsParams | Record<string, string | number | undefined>): string {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
   return search.toString();

@@ -18,7 +18,7 @@ import { int, ratio } from '../lib/stats.js';
 import type { Section } from './types.js';
 
 /** The pinned baseline: the last commit before the round that lost the mixed load's throughput (bench/README.md). */
-export const LOAD_BASELINE_REF = '129bee5';
+const LOAD_BASELINE_REF = '129bee5';
 const CONNECTIONS = 64;
 const SPREAD_MERCHANTS = 100;
 /** Throughput of this tree / the baseline's, hot row (the loadtest's mix). */

@@ -11,7 +11,7 @@ import { log } from '../lib/log.js';
 import { quantile, ratio } from '../lib/stats.js';
 import type { Section } from './types.js';
 
-export interface OrderingCost {
+interface OrderingCost {
   writers: number;
   statements: number;
   rows: number;
@@ -20,7 +20,7 @@ export interface OrderingCost {
   ratio: number;
 }
 
-export interface DeliveryLatency {
+interface DeliveryLatency {
   samples: number;
   deliveredP50: number;
   deliveredP95: number;

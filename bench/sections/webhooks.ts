@@ -33,7 +33,7 @@ import { log } from '../lib/log.js';
 import { int, ms, quantile, ratio } from '../lib/stats.js';
 import { mark, type Section } from './types.js';
 
-export const RECHECK_SCHEDULE = '1s,2s,4s';
+const RECHECK_SCHEDULE = '1s,2s,4s';
 const ENDPOINTS = 8;
 /** Alone / beside-a-dead-endpoint pairs; the median pair is reported. */
 const ROUNDS = 3;
@@ -52,13 +52,13 @@ const CLAIM = { limit: 8, perEndpoint: 4, leaseMs: 35_000, skipEndpoints: [] as 
 /** The claim with the largest backlog against none: the cost must not follow the dead endpoint's due rows. */
 const CLAIM_RATIO_TARGET = 1.5;
 
-export interface DeliveryRun {
+interface DeliveryRun {
   deliveries: number;
   seconds: number;
   perSecond: number;
 }
 
-export interface ClaimCost {
+interface ClaimCost {
   liveDue: number;
   liveEndpoints: number;
   limit: number;

@@ -33,8 +33,8 @@ export interface ClientOptions {
   prefetchPages?: boolean | undefined;
 }
 
-export const DEFAULT_MAX_RETRIES = 2;
-export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 function checkCount(name: string, value: number, min: number): number {
   if (typeof value !== 'number' || Number.isNaN(value) || value < min) {

@@ -1,7 +1,7 @@
 // The contract of `@partner/server/testing` that the SDK's integration tests use, declared here so
 // the SDK does not type-check the server's sources.
 
-export interface PartnerInfo {
+interface PartnerInfo {
   partnerId: string;
   apiKey: string;
   domain: string;

@@ -32,7 +32,7 @@ export interface WithResponse<T> {
 }
 
 /** The metadata of a response: its request id and rate-limit state. @internal */
-export function responseMeta(raw: Pick<RawResponse, 'response' | 'receivedAt'>): Omit<WithResponse<never>, 'data'> {
+function responseMeta(raw: Pick<RawResponse, 'response' | 'receivedAt'>): Omit<WithResponse<never>, 'data'> {
   return {
     response: raw.response,
     requestId: raw.response.headers.get('x-request-id'),

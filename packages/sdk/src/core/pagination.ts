@@ -90,7 +90,7 @@ function pageFrom<T>(source: PageSource<T>, page: number, fetched: Fetched, prev
 }
 
 /** Fetches page `page` and wraps it. @internal */
-export async function loadPage<T>(
+async function loadPage<T>(
   source: PageSource<T>,
   page: number,
   previousKey: string | null,

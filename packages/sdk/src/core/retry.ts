@@ -1,11 +1,11 @@
 import { APIUserAbortError } from './errors.js';
 
 /** First backoff delay: 0.5 s. */
-export const INITIAL_RETRY_DELAY_MS = 500;
+const INITIAL_RETRY_DELAY_MS = 500;
 /** Backoff delays never exceed 8 s. */
-export const MAX_RETRY_DELAY_MS = 8_000;
+const MAX_RETRY_DELAY_MS = 8_000;
 /** A server-sent `retry-after-ms` / `Retry-After` is honoured only when between 0 and 60 s. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 
 const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 

@@ -102,7 +102,7 @@ export class SSEParser {
 }
 
 /** Reads a `fetch` response body as SSE messages. */
-export async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEMessage> {
+async function* readSSE(body: ReadableStream<Uint8Array>): AsyncGenerator<SSEMessage> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const parser = new SSEParser();
@@ -132,12 +132,6 @@ export interface ReconnectOptions {
   lastEventId?: string | undefined;
   /** The wait between reconnections (default: a timer). */
   sleep?: Sleep | undefined;
-}
-
-/** The error a stream sent as its last message (`event: error`). */
-export interface StreamErrorMessage {
-  message: string;
-  code: string;
 }
 
 /**

@@ -312,7 +312,7 @@ function authArbitrary(keyA: string): fc.Arbitrary<string | undefined> {
 }
 
 /** The request arbitrary for every endpoint of the service. */
-export function requestArbitrary(t: FuzzTarget): fc.Arbitrary<FuzzRequest> {
+function requestArbitrary(t: FuzzTarget): fc.Arbitrary<FuzzRequest> {
   const merchantId = fc.oneof(
     { weight: 4, arbitrary: fc.constant(t.merchantA) },
     { weight: 3, arbitrary: fc.constant(t.merchantB) },
@@ -559,7 +559,7 @@ export function sendRaw(base: string, req: FuzzRequest, timeoutMs = 10_000): Pro
 }
 
 /** The first property the response breaks, or null. */
-export function violation(t: FuzzTarget, req: FuzzRequest, res: FuzzResponse): string | null {
+function violation(t: FuzzTarget, req: FuzzRequest, res: FuzzResponse): string | null {
   if (res.status >= 500) return `5xx (${res.status}): ${res.text.slice(0, 300)}`;
   if (/\n\s+at\s|node_modules|\.ts:\d+/.test(res.text)) return 'stack trace in the body';
   const sent = `${req.path}\n${JSON.stringify(req.headers)}\n${req.body?.toString() ?? ''}`;

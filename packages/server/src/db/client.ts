@@ -26,7 +26,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export interface DeadlineOptions {
+interface DeadlineOptions {
   /** statement_timeout of pooled connections (ms); the client deadline adds DEADLINE_MARGIN_MS. Default 5000. */
   statementTimeoutMs?: number;
   /** statement_timeout of the migrations' connection (ms). Default 300000. */

@@ -41,7 +41,7 @@ export function literal(value: unknown): string | null {
  * inlined value stays as it is); null when one cannot be. For statements built here with drizzle's
  * `sql`, whose own text never holds `$` followed by a digit outside a placeholder.
  */
-export function inlineParams(text: string, params: readonly unknown[]): string | null {
+function inlineParams(text: string, params: readonly unknown[]): string | null {
   let failed = false;
   const out = text.replace(/\$(\d+)/g, (_, n: string) => {
     const value = literal(params[Number(n) - 1]);

@@ -18,7 +18,7 @@ function packageRoot(): string {
 }
 
 /** Repository root (two levels above packages/server): `.data/`, the embedded database's default home, lives there. */
-export const REPO_ROOT = path.resolve(packageRoot(), '../..');
+const REPO_ROOT = path.resolve(packageRoot(), '../..');
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 

@@ -115,7 +115,7 @@ const CONNECTION_ERROR =
   /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|CONNECTION_|CONNECT_TIMEOUT|QUERY_DEADLINE|57P0|08)/;
 
 /** Seconds a client is told to wait (Retry-After) when the database is unavailable. */
-export const DATABASE_RETRY_AFTER_SECONDS = 2;
+const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /**
  * The database is unreachable or did not answer within its deadline (db/deadline.ts): a connection
@@ -181,7 +181,7 @@ export function isConnectionError(error: unknown): boolean {
  * query drizzle runs that fails is wrapped in a DrizzleQueryError (whose `name` is plain `Error`,
  * so it is recognised by class), whatever the driver threw: a closed PGlite, an ended pool.
  */
-export function isDatabaseError(error: unknown): boolean {
+function isDatabaseError(error: unknown): boolean {
   return causes(error).some((e) => {
     if (!(e instanceof Error)) return false;
     if (e instanceof DrizzleQueryError || e.name === 'PostgresError') return true;

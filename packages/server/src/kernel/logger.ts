@@ -8,7 +8,7 @@ const MAX_MESSAGE = 300;
 /** How deep a chain of causes is followed. */
 const MAX_CAUSES = 4;
 
-export interface LoggedError {
+interface LoggedError {
   type: string;
   message: string;
   /** A driver's or the error table's code (PostgreSQL SQLSTATE, AppError reason, tRPC code). */
@@ -34,7 +34,7 @@ function byteLength(value: unknown): number {
  * in its message, so a failed statement is logged as `Failed query` with the number and size of
  * its parameters (finding 5 of the security round: one 969 KB request wrote 7.7 MB of log).
  */
-export function serializeError(error: unknown, depth = 0): LoggedError {
+function serializeError(error: unknown, depth = 0): LoggedError {
   if (!(error instanceof Error)) {
     return { type: typeof error, message: `(a thrown ${typeof error}, ${byteLength(error)} bytes)` };
   }

@@ -47,14 +47,14 @@ export interface Metrics {
 
 type MetricConfig<C> = Omit<C, 'registers'>;
 
-export interface HttpMetrics {
+interface HttpMetrics {
   /** Requests answered, by templated route (never a raw path), method and status. */
   requests: Counter<'route' | 'method' | 'status'>;
   /** Time from the request's arrival to the end of its response (seconds). */
   duration: Histogram<'route' | 'method' | 'status'>;
 }
 
-export interface IngestMetrics {
+interface IngestMetrics {
   /**
    * Collector events by outcome: `accepted` (answered 202, queued for writing), `stored` (written),
    * `rejected` (refused: invalid, unknown or not-live tag, queue full, database down).
@@ -62,11 +62,11 @@ export interface IngestMetrics {
   events: Counter<'outcome'>;
 }
 
-export type IngestOutcome = 'accepted' | 'stored' | 'rejected';
+type IngestOutcome = 'accepted' | 'stored' | 'rejected';
 export type RateLimitScope = 'key' | 'address' | 'streams' | 'exports' | 'tag';
 
 /** Buckets for request latency (seconds): 1 ms to 10 s. */
-export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 export interface MetricsOptions {
   /** Process metrics (CPU, RSS, event loop lag, GC, handles). Default true. */

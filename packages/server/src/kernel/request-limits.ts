@@ -7,7 +7,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * a far deeper one (a 1 MB body holds 500 000 levels) overflows the stack of the JSON.stringify
  * calls further down (tRPC, event storage) and would answer 500 instead of 400.
  */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 /** True when `value` nests arrays or objects deeper than `max` levels. Iterative: safe at any depth. */
 export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {

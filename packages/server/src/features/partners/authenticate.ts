@@ -28,7 +28,7 @@ export interface AuthenticatedKey {
 }
 
 /** Thrown when no bearer token was sent at all: answered with the spec's `{statusCode, message, error}` body. */
-export class BearerTokenMissingError extends AppError {
+class BearerTokenMissingError extends AppError {
   constructor() {
     super('BEARER_TOKEN_MISSING', BEARER_TOKEN_REQUIRED_MESSAGE);
   }

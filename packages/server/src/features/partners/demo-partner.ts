@@ -3,7 +3,7 @@ import type { Env } from '../../kernel/env.js';
 import { countPartners } from './key-admin.js';
 import { type OnboardedPartner, onboardPartner } from './onboard-partner.js';
 
-export const DEMO_PARTNER = { name: 'Demo Partner', domain: 'demo-partner.example' } as const;
+const DEMO_PARTNER = { name: 'Demo Partner', domain: 'demo-partner.example' } as const;
 
 /**
  * First start on an empty embedded database: onboard a demo partner so a newcomer's first

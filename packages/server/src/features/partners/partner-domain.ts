@@ -13,7 +13,7 @@ import { RESERVED_TLDS } from '../tags/domains.js';
  * - registrable: ending in a known public suffix (or one of RESERVED_TLDS), not an address;
  * - not inside another partner's domain, nor a parent of one (checked by `checkPartnerDomain`).
  */
-export function partnerDomainRuleBroken(domain: string): string | null {
+function partnerDomainRuleBroken(domain: string): string | null {
   const parsed = parse(domain, { allowPrivateDomains: true });
   if (parsed.isIp) return `domain: ${domain} is an address, not a registrable domain`;
   const tld = domain.slice(domain.lastIndexOf('.') + 1);

@@ -4,7 +4,7 @@ import { DnsUnavailableError } from '../../kernel/lookup-errors.js';
 import type { AnswerRecord, DnsResolver } from '../../runtime/dns-resolver.js';
 
 /** CNAMEs followed from the record name before giving up (docs/decisions/dns-verification.md, "CNAME chains"). */
-export const MAX_CNAME_CHAIN = 4;
+const MAX_CNAME_CHAIN = 4;
 
 /** The columns a check needs. */
 export interface CheckedTag {

@@ -67,8 +67,3 @@ export function newRecordLabel(): string {
   for (const byte of bytes) label += alphabet[byte % alphabet.length];
   return label;
 }
-
-/** Lower-cases and drops the trailing dot of a DNS name. */
-export function canonicalHost(name: string): string {
-  return name.toLowerCase().replace(/\.$/, '');
-}

@@ -1,6 +1,6 @@
 import type { DnsRecord } from '@partner/shared-schemas';
 
-export const RECORD_TTL_SECONDS = 300;
+const RECORD_TTL_SECONDS = 300;
 
 /** The CNAME a domain owner publishes: `<recordName>.<domain>` -> the tag target host. */
 export function cnameRecord(recordName: string, targetHost: string): DnsRecord {

@@ -5,7 +5,7 @@ import { collectorHostOf, scriptUrlOf } from './collector-host.js';
 import { findOwnTag } from './find-own-tag.js';
 
 /** The install snippet: a `ptag` stub that queues calls, then the tag script loaded async. */
-export function snippetHtml(scriptUrl: string): string {
+function snippetHtml(scriptUrl: string): string {
   return (
     '<script>(function(w,d,u){w.ptag=w.ptag||function(){(w.ptag.q=w.ptag.q||[]).push(arguments)};' +
     "var s=d.createElement('script');s.async=true;s.src=u;(d.head||d.documentElement).appendChild(s)})" +

@@ -19,7 +19,7 @@ import { generateWebhookSecret } from './signing.js';
 import { checkWebhookUrl, type UrlSafetyOptions } from './url-safety.js';
 
 /** How long a rotated-out secret keeps signing next to the new one. */
-export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
   return {

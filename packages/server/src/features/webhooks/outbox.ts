@@ -1,7 +1,5 @@
 import type { WebhookEventType } from '@partner/shared-schemas';
 
-export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '@partner/shared-schemas';
-
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { webhookMessages } from '../../db/schema/index.js';

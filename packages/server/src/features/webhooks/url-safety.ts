@@ -40,7 +40,7 @@ export function blockedAddressReason(address: string): string | null {
   return null;
 }
 
-export class UnsafeWebhookAddressError extends Error {
+class UnsafeWebhookAddressError extends Error {
   override name = 'UnsafeWebhookAddressError';
   readonly code = 'EWEBHOOKADDRESS';
 }
@@ -53,7 +53,7 @@ function validation(rule: string): AppError {
 const LOOPBACK_NAMES = new Set(['localhost', 'localhost.localdomain', 'ip6-localhost', 'ip6-loopback']);
 
 /** `host` without brackets or trailing dots, lower case. */
-export function isLocalName(host: string): boolean {
+function isLocalName(host: string): boolean {
   const name = normaliseHost(host);
   return LOOPBACK_NAMES.has(name) || name.endsWith('.localhost');
 }
@@ -62,7 +62,7 @@ export function isLocalName(host: string): boolean {
  * Lower case, no IPv6 brackets, no trailing dots: `localhost.` and `foo.localhost..` are the same
  * names as `localhost` and `foo.localhost` (a fully qualified name), and every rule sees that form.
  */
-export function normaliseHost(host: string): string {
+function normaliseHost(host: string): string {
   return host
     .replace(/^\[(.*)\]$/, '$1')
     .replace(/\.+$/, '')

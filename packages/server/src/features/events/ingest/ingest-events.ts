@@ -27,7 +27,7 @@ export interface IngestDeps {
 }
 
 /** Charges a live tag's events and stored bytes; throws 429 RATE_LIMITED when over a quota. */
-export interface TagQuotas {
+interface TagQuotas {
   chargeTag(tagKey: string, events: number, bytes: number): Promise<void>;
 }
 

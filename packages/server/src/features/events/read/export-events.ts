@@ -16,7 +16,7 @@ import {
 import { lastLineOfCopy, ndjsonFromCopy } from './ndjson-from-copy.js';
 
 /** Events per keyset batch read as rows (PGlite): one short statement each (well inside the statement deadline). */
-export const EXPORT_BATCH = 2_000;
+const EXPORT_BATCH = 2_000;
 /**
  * Events per keyset batch read with COPY (PostgreSQL): still one short statement each (about 20 ms
  * here), and memory holds a batch as bytes only (about 1.2 MB), never as rows or strings. Fewer,
@@ -24,7 +24,7 @@ export const EXPORT_BATCH = 2_000;
  */
 export const COPY_BATCH = 10_000;
 /** Default bytes a batch aims at (EXPORT_BATCH_BYTES): 10,000 ordinary events (about 1.2 MB) still fit. */
-export const EXPORT_BATCH_BYTES = 2_097_152;
+const EXPORT_BATCH_BYTES = 2_097_152;
 /** The row size assumed before the first batch: the largest event (16 KB of data and its fields). */
 const LARGEST_ROW_BYTES = 17_000;
 /**
@@ -34,12 +34,12 @@ const LARGEST_ROW_BYTES = 17_000;
 const COPY_CUT_FACTOR = 2;
 
 /** Rows of `averageBytes` in a batch of `targetBytes`, between 2 and `most`. */
-export function rowsForBytes(targetBytes: number, averageBytes: number, most: number): number {
+function rowsForBytes(targetBytes: number, averageBytes: number, most: number): number {
   return Math.max(2, Math.min(most, Math.floor(targetBytes / Math.max(1, averageBytes))));
 }
 
 /** What an export holds for its reader, counted in the process's budget (runtime/held-bytes.ts). */
-export interface ExportHold {
+interface ExportHold {
   take(bytes: number): void;
   give(bytes: number): void;
 }
@@ -57,7 +57,7 @@ export type ExportEventsParams = Omit<ListEventsParams, 'page' | 'limit'> & {
 };
 
 /** One batch of the export: NDJSON (one line per event, each ending in `\n`) and its size. */
-export interface ExportBatch {
+interface ExportBatch {
   /** The lines as UTF-8 bytes (COPY path) or text (row path), written to the response as they are. */
   lines: string | Buffer;
   count: number;
@@ -69,7 +69,7 @@ export interface ExportBatch {
 }
 
 /** What the export ends with: `{"complete": true, "count": N, "cursor": "..."}`. */
-export interface ExportSummary {
+interface ExportSummary {
   complete: true;
   count: number;
   /** Continues after the last exported event (as `cursor` of a later export or of the list); null when nothing was read. */

@@ -251,7 +251,7 @@ export function dataQuery(
 }
 
 /** The list's filters, validated (400 on bad input). */
-export { type Filters as EventFilters, parseFilters as parseEventFilters };
+export { parseFilters as parseEventFilters };
 
 /** What the list's cursors are bound to: the partner, the merchant, the sort and the filters. */
 export function bindingOf(partnerId: string, params: ListEventsParams, filters: Filters): CursorBinding {

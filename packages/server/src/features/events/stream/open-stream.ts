@@ -9,7 +9,7 @@ import type { AuthenticatedPartner } from '../../partners/authenticate.js';
 import type { EventSubscription } from './subscription.js';
 
 /** Parses a client's `Last-Event-ID`: a non-negative integer (the `seq` of the last event seen). */
-export function parseLastEventId(value: string | undefined | null): number | undefined {
+function parseLastEventId(value: string | undefined | null): number | undefined {
   if (value === undefined || value === null || value.trim() === '') return undefined;
   const trimmed = value.trim();
   if (!/^\d{1,15}$/.test(trimmed)) {

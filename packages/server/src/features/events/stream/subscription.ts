@@ -18,7 +18,7 @@ const LARGEST_EVENT_BYTES = 17_000;
 const READ_SHARE_OF_LIMIT = 8;
 
 /** The bytes an event is counted for while it waits in a stream's queue (its text, about its frame). */
-export function heldSizeOf(event: StreamedEvent): number {
+function heldSizeOf(event: StreamedEvent): number {
   return event.raw_data.length + event.id.length + event.muid.length + event.event_name.length + EVENT_OVERHEAD_BYTES;
 }
 

@@ -5,7 +5,7 @@ import { rowsOf } from '../../webhooks/outbox.js';
 import { emitTagEvents, type TagStateConfig } from './tag-state.js';
 
 /** How long `last_event_at` may lag: a tag row is written at most once per this window per process. */
-export const LAST_EVENT_RESOLUTION_MS = 5_000;
+const LAST_EVENT_RESOLUTION_MS = 5_000;
 
 /** Where `tag.activated` goes: the webhook outbox, with the tag rendered as GET returns it. */
 export type TagEventOutbox = Pick<TagStateConfig, 'tagTargetHost' | 'emit'>;
@@ -17,7 +17,7 @@ export type TagEventOutbox = Pick<TagStateConfig, 'tagTargetHost' | 'emit'>;
  * first event ever (first_event_at was null) writes `tag.activated` into the webhook outbox in the
  * same transaction; the rows are locked first, so with several writers exactly one sees "first".
  */
-export async function recordTagEvents(db: Database, tagIds: readonly string[], outbox: TagEventOutbox): Promise<void> {
+async function recordTagEvents(db: Database, tagIds: readonly string[], outbox: TagEventOutbox): Promise<void> {
   if (tagIds.length === 0) return;
   const ids = sql.join(
     [...tagIds].sort().map((id) => sql`${id}::uuid`),

@@ -6,14 +6,14 @@ import { TtlCache } from '../../../kernel/ttl-cache.js';
 import { TagActivity, type TagEventOutbox } from './tag-activity.js';
 
 /** How long a live tag is trusted without reading it again. Tags that are not live are never cached. */
-export const LIVE_TAG_TTL_MS = 5_000;
+const LIVE_TAG_TTL_MS = 5_000;
 /** How long a tag seen live stays "known live" for `knownWhenUnreachable`. */
 const KNOWN_LIVE_TTL_MS = 24 * 3600 * 1000;
 
 export type LiveTag = Pick<TagRow, 'id' | 'merchantId' | 'status'>;
 
 /** A tag takes events once it is live: preverified at once, custom after a successful verification. */
-export function isLive(tag: Pick<TagRow, 'status'>): boolean {
+function isLive(tag: Pick<TagRow, 'status'>): boolean {
   return tag.status === 'active' || tag.status === 'waiting_for_events';
 }
 

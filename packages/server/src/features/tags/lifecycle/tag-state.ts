@@ -14,10 +14,7 @@ export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type TagEventType = 'tag.verified' | 'tag.activated' | 'tag.disconnected' | 'tag.reconnected';
 
 /** Writes one tag event in the caller's transaction (the webhook outbox), `data` the tag as GET returns it. */
-export type TagEventSink = (
-  tx: Transaction,
-  event: { partnerId: string; type: TagEventType; data: Tag },
-) => Promise<void>;
+type TagEventSink = (tx: Transaction, event: { partnerId: string; type: TagEventType; data: Tag }) => Promise<void>;
 
 /** The monitor's schedule (env: TAG_RECHECK_SCHEDULE, TAG_RECHECK_WINDOW, TAG_HEALTH_INTERVAL). */
 export interface CheckSchedule {
