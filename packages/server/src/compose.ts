@@ -1,0 +1,268 @@
+import type { AppDeps } from './context.js';
+import { type DatabaseHandle, openDatabase } from './db/client.js';
+import { DEADLINE_MARGIN_MS } from './db/deadline.js';
+import { StoreLockedError } from './db/lock.js';
+import { loadCursorKey } from './features/events/read/cursor.js';
+import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
+import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
+import { LogWriter } from './jobs/event-log-writer.js';
+import { logWritersPart, tagMonitorPart, webhookRetentionPart, webhookWorkerPart } from './jobs/parts.js';
+import { createTagMonitor } from './jobs/tag-monitor.js';
+import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
+import { createWebhookRetention } from './jobs/webhook-retention.js';
+import type { Env } from './kernel/env.js';
+import { createLogger, type Logger } from './kernel/logger.js';
+import { createMetrics, type Metrics } from './kernel/metrics.js';
+import {
+  databaseStartupError,
+  embeddedStartupError,
+  errorCode,
+  maskUrl,
+  StartupError,
+} from './kernel/startup-error.js';
+import { CollectorHostSet } from './runtime/collector/collector-hosts.js';
+import { createDnsResolver, type DnsResolver } from './runtime/dns-resolver.js';
+import { EventLog } from './runtime/event-log.js';
+import { logRejectedCounter } from './runtime/event-log-metrics.js';
+import { EventQueue } from './runtime/event-queue.js';
+import { HeldBytes } from './runtime/held-bytes.js';
+import { IdempotencyStore } from './runtime/idempotency-store.js';
+import { ApiKeys } from './runtime/keys/api-keys.js';
+import { Lifecycle } from './runtime/lifecycle.js';
+import {
+  collectorHostWatchPart,
+  databasePart,
+  eventLogPart,
+  eventQueuePart,
+  keyWatchPart,
+  rateLimitsPart,
+  streamHubPart,
+} from './runtime/parts.js';
+import { createRateLimits } from './runtime/rate-limits.js';
+import { StreamCaps } from './runtime/stream-caps.js';
+import { StreamHub } from './runtime/stream-hub.js';
+import { WebhookHostResolver } from './runtime/webhook-host-resolver.js';
+
+export interface ComposeOptions {
+  logger?: Logger;
+  dns?: DnsResolver;
+  /** An already open database (tests share one; the app then never closes it); otherwise opened from the env. */
+  database?: DatabaseHandle;
+  /** The app's metrics registry; default a fresh one per app. */
+  metrics?: Metrics;
+}
+
+/** An app built and not yet started: its dependencies and its parts (no listener yet). */
+export interface ComposedApp {
+  deps: AppDeps;
+  database: DatabaseHandle;
+  /** The parts in start order; `lifecycle.start()` starts them, `lifecycle.stop(graceMs)` stops them. */
+  lifecycle: Lifecycle;
+  /** The log's writers of this process (log mode, ROLE writer or all). */
+  writers: LogWriter[];
+  /** The webhook delivery worker (undefined with WEBHOOK_DELIVERY=off). */
+  webhookWorker?: WebhookDeliveryWorker | undefined;
+}
+
+/**
+ * Opens the database of the env. A failure is a StartupError naming the setting to fix (the URL's
+ * password masked, the error code; for the embedded store the data dir and who holds its lock).
+ */
+export async function openDatabaseFromEnv(env: Env, owner = 'the server'): Promise<DatabaseHandle> {
+  const url = env.DATABASE_URL;
+  if (url) {
+    return openDatabase({
+      kind: 'postgres',
+      url,
+      maxConnections: env.DB_POOL_MAX,
+      statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
+      migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
+    }).catch((error: unknown) => {
+      throw databaseStartupError(error, url);
+    });
+  }
+  return openDatabase({ kind: 'pglite', dataDir: env.DATA_DIR, lockOwner: owner }).catch((error: unknown) => {
+    if (error instanceof StoreLockedError && error.holder.pid !== undefined) {
+      throw new StartupError(
+        `The embedded database in DATA_DIR=${env.DATA_DIR} is locked by ${error.holder.owner ?? 'another process'} (pid ${error.holder.pid}): stop it, or set DATA_DIR or DATABASE_URL`,
+        { cause: error },
+      );
+    }
+    throw embeddedStartupError(error, env.DATA_DIR);
+  });
+}
+
+/**
+ * Builds the app's dependencies and its parts from the env, nothing started, nothing listening (an
+ * in-process caller can use `deps` as they are). The parts are listed in start order; they stop in
+ * reverse, so each stops before what it depends on: the writers before the log they read, all
+ * before the database. A failure releases what was opened.
+ */
+export async function composeApp(env: Env, options: ComposeOptions = {}): Promise<ComposedApp> {
+  const logger = options.logger ?? createLogger(env);
+  const metrics = options.metrics ?? createMetrics();
+  const database = options.database ?? (await openDatabaseFromEnv(env));
+  const lifecycle = new Lifecycle({ logger, metrics });
+  lifecycle.add(databasePart(database, options.database === undefined));
+  try {
+    return await composeParts(env, { logger, metrics, database, lifecycle, dns: options.dns });
+  } catch (error) {
+    await lifecycle.stop(0);
+    throw error;
+  }
+}
+
+interface Base {
+  logger: Logger;
+  metrics: Metrics;
+  database: DatabaseHandle;
+  lifecycle: Lifecycle;
+  dns: DnsResolver | undefined;
+}
+
+async function composeParts(env: Env, { logger, metrics, database, lifecycle, ...options }: Base) {
+  const { db } = database;
+  const tagState = tagStateConfigFromEnv(env);
+  const tagLiveness = new TagLiveness(db, tagState);
+  const keys = new ApiKeys(db);
+  const collectorHosts = new CollectorHostSet();
+  const limits = await createRateLimits(env, logger, keys);
+  lifecycle.add(
+    collectorHostWatchPart(database, collectorHosts, logger),
+    keyWatchPart(database, keys, logger),
+    rateLimitsPart(limits),
+  );
+  warnOfTrustProxy(env, logger);
+  const dns = options.dns ?? createDnsResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
+  if (env.TAG_MONITOR === 'on') {
+    // Background DNS re-checks and health checks (jobs/tag-monitor.ts).
+    lifecycle.add(tagMonitorPart(createTagMonitor({ db, dns, config: tagState, logger, metrics })));
+  }
+  const eventLog = await openEventLog(env, logger);
+  if (eventLog) lifecycle.add(eventLogPart(eventLog));
+  // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
+  const webhookResolver = new WebhookHostResolver({
+    servers: env.DNS_SERVERS,
+    timeoutMs: env.DNS_TIMEOUT_MS,
+    maxInFlight: env.WEBHOOK_DNS_CONCURRENCY,
+  });
+  let webhookWorker: WebhookDeliveryWorker | undefined;
+  if (env.WEBHOOK_DELIVERY === 'on') {
+    webhookWorker = createWebhookDeliveryWorker(database, env, logger, metrics, webhookResolver);
+    const retention = createWebhookRetention({ db, retentionMs: env.WEBHOOK_RETENTION, logger, metrics });
+    lifecycle.add(webhookRetentionPart(retention), webhookWorkerPart(webhookWorker));
+  }
+  const writers =
+    eventLog && env.ROLE !== 'api' ? createLogWriters(env, database, eventLog, tagLiveness, metrics, logger) : [];
+  if (eventLog) lifecycle.add(logWritersPart(writers));
+  // One budget for everything held for slow readers: streams' unsent events and exports' batches.
+  const heldBytes = new HeldBytes(env.HELD_BYTES);
+  const streams = new StreamHub({
+    db,
+    listen: database.listen,
+    bufferLimit: env.STREAM_BUFFER_LIMIT,
+    bytes: { limit: env.STREAM_BUFFER_BYTES, held: heldBytes },
+    logger,
+  });
+  const eventQueue = createEventQueue(env, database, tagLiveness, metrics, logger);
+  lifecycle.add(streamHubPart(streams, heldBytes), eventQueuePart(eventQueue));
+  const deps: AppDeps = {
+    db,
+    streams,
+    env,
+    logger,
+    dns,
+    eventQueue,
+    tagLiveness,
+    idempotency: new IdempotencyStore(db, logger),
+    limits,
+    metrics,
+    streamCaps: new StreamCaps(env.STREAM_MAX_PER_PARTNER, env.STREAM_MAX_PER_PROCESS),
+    exportCaps: new StreamCaps(env.EXPORT_MAX_PER_PARTNER, env.EXPORT_MAX_PER_PROCESS, {
+      many: 'concurrent exports',
+      one: 'export',
+    }),
+    heldBytes,
+    eventLog,
+    cursorKey: await loadCursorKey(db, env.CURSOR_SECRET),
+    tagState,
+    keys,
+    collectorHosts,
+    webhookResolver,
+  };
+  return { deps, database, lifecycle, writers, webhookWorker };
+}
+
+function warnOfTrustProxy(env: Env, logger: Logger): void {
+  if (env.TRUST_PROXY.kind !== 'all') return;
+  // Kept for compatibility; every rate limit keys on an address the client can choose.
+  logger.warn(
+    "TRUST_PROXY=true is deprecated: it believes the left-most X-Forwarded-For hop, which the client writes; set a hop count (TRUST_PROXY=1) or the proxies' addresses/CIDRs",
+  );
+}
+
+function createEventQueue(
+  env: Env,
+  database: DatabaseHandle,
+  tagLiveness: TagLiveness,
+  metrics: Metrics,
+  logger: Logger,
+): EventQueue {
+  const options = {
+    maxPending: env.INGEST_QUEUE_MAX,
+    maxBatch: env.INGEST_BATCH_MAX,
+    flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
+    // One write at a time: event inserts commit one after another anyway (the stream's advisory
+    // lock), and a single writer gathers the largest batches.
+    concurrency: 1,
+    // PGlite runs in process: no silent network to wait on.
+    waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
+    onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
+  };
+  return new EventQueue(database.db, options, tagLiveness, logger);
+}
+
+/** Log mode (EVENT_LOG_URL): the collectors publish to the durable log; writers drain it. */
+async function openEventLog(env: Env, logger: Logger): Promise<EventLog | undefined> {
+  const url = env.EVENT_LOG_URL;
+  if (!url) return undefined;
+  const options = {
+    url,
+    prefix: env.EVENT_LOG_PREFIX,
+    maxBytes: env.EVENT_LOG_MAX_BYTES,
+    maxAgeSeconds: env.EVENT_LOG_MAX_AGE_SECONDS,
+    duplicateWindowSeconds: env.EVENT_LOG_DUPLICATE_WINDOW_SECONDS,
+    replicas: env.EVENT_LOG_REPLICAS,
+    publishTimeoutMs: env.EVENT_LOG_PUBLISH_TIMEOUT_MS,
+    ackWaitSeconds: env.EVENT_LOG_ACK_WAIT_SECONDS,
+    maxAckPending: env.EVENT_LOG_MAX_ACK_PENDING,
+  };
+  return EventLog.open(options, logger).catch((error: unknown) => {
+    throw new StartupError(
+      `Cannot reach NATS at EVENT_LOG_URL=${maskUrl(url)} (${errorCode(error)}): start NATS JetStream there or fix EVENT_LOG_URL`,
+      { cause: error },
+    );
+  });
+}
+
+function createLogWriters(
+  env: Env,
+  database: DatabaseHandle,
+  eventLog: EventLog,
+  tagLiveness: TagLiveness,
+  metrics: Metrics,
+  logger: Logger,
+): LogWriter[] {
+  const rejected = logRejectedCounter(metrics);
+  const options = {
+    maxBatch: env.INGEST_BATCH_MAX,
+    maxMessages: Math.min(1_000, env.EVENT_LOG_MAX_ACK_PENDING),
+    // Log mode: `stored` counts what the writers commit (accepted is counted at publish).
+    onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
+    onRejected: (reason: string) => rejected.inc({ reason }),
+  };
+  return Array.from(
+    { length: env.EVENT_LOG_WRITERS },
+    () => new LogWriter(database.db, eventLog, tagLiveness, options, logger),
+  );
+}

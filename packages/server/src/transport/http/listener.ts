@@ -1,0 +1,130 @@
+import http from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import type { AppDeps } from '../../context.js';
+import type { Env } from '../../kernel/env.js';
+import { AppError, toAppError } from '../../kernel/errors.js';
+import { listenError } from '../../kernel/startup-error.js';
+import type { Part } from '../../runtime/lifecycle.js';
+import { answerClientError } from './client-error.js';
+import { handleMetrics, METRICS_PATH } from './metrics-endpoint.js';
+import { MAX_HEADER_BYTES } from './request-path.js';
+import { sendError } from './respond.js';
+import { type DrainState, startDrain } from './server.js';
+
+/**
+ * An HTTP listener with the slow-client protection every port gets: a client has
+ * HTTP_HEADERS_TIMEOUT_MS to send its headers and HTTP_REQUEST_TIMEOUT_MS for the whole request
+ * (checked every second, not Node's default 30 s), then it is answered 408 `{ message, code }`
+ * through the error table (`answerClientError`) and cut off.
+ */
+export function createListener(env: Env): http.Server {
+  const server = http.createServer({
+    connectionsCheckingInterval: Math.min(1_000, env.HTTP_HEADERS_TIMEOUT_MS),
+    maxHeaderSize: MAX_HEADER_BYTES,
+  });
+  server.keepAliveTimeout = 5_000;
+  server.headersTimeout = env.HTTP_HEADERS_TIMEOUT_MS;
+  server.requestTimeout = Math.max(env.HTTP_REQUEST_TIMEOUT_MS, env.HTTP_HEADERS_TIMEOUT_MS);
+  server.on('clientError', answerClientError);
+  return server;
+}
+
+/**
+ * Listens on `port`; a port in use or not allowed fails with a StartupError naming the setting
+ * (`PORT 3000 is in use: stop the other process or set PORT`).
+ */
+export function listen(server: http.Server, port: number, host: string, setting: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host, setting));
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Stops accepting and resolves once every connection has ended. Unlike `server.close()` (which in
+ * Node 20 closes idle keep-alive sockets at once, so a request a client is sending on one meets a
+ * reset), idle sockets stay open for the keep-alive timeout: a request arriving on one is answered
+ * 503 with `Connection: close` (DrainState), and clients drop idle sockets themselves before that
+ * timeout (Node's `Keep-Alive: timeout=5` hint). Then idle sockets are closed every 50 ms; whatever
+ * is still open after `graceMs` is cut.
+ */
+export function drainServer(server: http.Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let idle: NodeJS.Timeout | undefined;
+    const linger = setTimeout(
+      () => {
+        server.closeIdleConnections();
+        idle = setInterval(() => server.closeIdleConnections(), 50);
+      },
+      Math.min(server.keepAliveTimeout, graceMs),
+    );
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    net.Server.prototype.close.call(server, () => {
+      clearTimeout(linger);
+      clearInterval(idle);
+      clearTimeout(force);
+      resolve();
+    });
+  });
+}
+
+/** The URL clients reach a listener at (`localhost` for a wildcard host). */
+export function urlOf(server: http.Server, host: string): string {
+  const { port } = server.address() as AddressInfo;
+  const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${name.includes(':') ? `[${name}]` : name}:${port}`;
+}
+
+export interface ListenerPart extends Part {
+  readonly server: http.Server;
+}
+
+/**
+ * A listener as a part: listens at start (its request listener made then, so it may use what the
+ * parts before it learnt, e.g. the main port's URL); on stop it stops listening in the first phase
+ * and waits for its connections to end in the drain phase.
+ */
+export function listenerPart(
+  name: string,
+  env: Env,
+  port: { port: number; setting: string },
+  requestListener: () => http.RequestListener,
+): ListenerPart {
+  const server = createListener(env);
+  let drained: Promise<void> | undefined;
+  return {
+    name,
+    server,
+    async start() {
+      server.on('request', requestListener());
+      await listen(server, port.port, env.HOST, port.setting);
+    },
+    stop: {
+      'stop-accepting': ({ graceMs }) => {
+        drained = drainServer(server, graceMs);
+      },
+      drain: () => drained,
+    },
+  };
+}
+
+/** Every response from now on closes its connection; requests on open sockets are answered 503. */
+export function drainStatePart(drain: DrainState): Part {
+  return { name: 'drain-state', stop: { 'stop-accepting': () => startDrain(drain) } };
+}
+
+/** METRICS_PORT: GET /metrics without a token, nothing else (keep this port private). */
+export function metricsOnlyListener(deps: AppDeps): http.RequestListener {
+  return (req, res) => {
+    const pathname = (req.url ?? '/').split('?')[0];
+    const answer = pathname === METRICS_PATH ? handleMetrics(deps, req, res, { open: true }) : Promise.resolve(false);
+    void answer.then(
+      (answered) => answered || sendError(res, new AppError('NOT_FOUND', 'Not found')),
+      (error: unknown) => sendError(res, toAppError(error)),
+    );
+  };
+}

@@ -1,0 +1,96 @@
+// The shutdown order of a started app with every part on (runtime/lifecycle.ts): read from the app's
+// parts list, so a reordering shows here as a test change.
+import { afterAll, describe, expect, it } from 'vitest';
+import { STOP_PHASES, shutdownPlan } from '../src/runtime/lifecycle.js';
+import { startTestServer, type TestServer } from '../src/testing/index.js';
+import { deleteLogStream, NATS_URL, natsAnswers, uniqueLogPrefix } from './helpers/event-log.js';
+
+const available = await natsAnswers();
+if (!available) console.warn(`shutdown-order test skipped: NATS does not answer at ${NATS_URL}`);
+const prefix = uniqueLogPrefix();
+let server: TestServer | undefined;
+
+afterAll(async () => {
+  if (available) await deleteLogStream(prefix);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe.skipIf(!available)('shutdown order', () => {
+  it('starts the parts in list order and stops them in reverse, phase by phase', async () => {
+    server = await startTestServer({
+      env: {
+        EVENT_LOG_URL: NATS_URL,
+        EVENT_LOG_PREFIX: prefix,
+        TAG_MONITOR: 'on',
+        WEBHOOK_DELIVERY: 'on',
+        COLLECTOR_PORT: '0',
+        METRICS_PORT: '0',
+      },
+    });
+    const { app } = server;
+    expect(app.parts.map((part) => part.name)).toEqual([
+      'database',
+      'collector-host-watch',
+      'key-watch',
+      'rate-limits',
+      'tag-monitor',
+      'event-log',
+      'webhook-retention',
+      'webhook-worker',
+      'log-writers',
+      'stream-hub',
+      'event-queue',
+      'drain-state',
+      'http-listener',
+      'collector-listener',
+      'metrics-listener',
+    ]);
+    const expected = [
+      {
+        phase: 'stop-accepting',
+        parts: ['metrics-listener', 'collector-listener', 'http-listener', 'drain-state', 'event-queue', 'tag-monitor'],
+      },
+      { phase: 'close-streams', parts: ['stream-hub'] },
+      { phase: 'drain', parts: ['metrics-listener', 'collector-listener', 'http-listener'] },
+      { phase: 'flush', parts: ['event-queue'] },
+      {
+        phase: 'release',
+        // The shared test database is the test's, not the app's: the app does not close it.
+        parts: [
+          'log-writers',
+          'webhook-worker',
+          'webhook-retention',
+          'event-log',
+          'tag-monitor',
+          'rate-limits',
+          'key-watch',
+          'collector-host-watch',
+        ],
+      },
+    ];
+    expect(shutdownPlan(app.parts)).toEqual(expected);
+
+    // What close() runs, recorded by wrapping every hook.
+    const ran: string[] = [];
+    for (const part of app.parts) {
+      for (const phase of STOP_PHASES) {
+        const hook = part.stop[phase];
+        if (!hook) continue;
+        part.stop[phase] = (context) => {
+          ran.push(`${phase} ${part.name}`);
+          return hook(context);
+        };
+      }
+    }
+    const closing = app.close(2_000);
+    expect(app.server.listening).toBe(false);
+    expect(app.collectorServer?.listening).toBe(false);
+    expect(app.metricsServer?.listening).toBe(false);
+    await closing;
+    expect(ran).toEqual(expected.flatMap(({ phase, parts }) => parts.map((name) => `${phase} ${name}`)));
+    expect(app.deps.streams.isClosed).toBe(true);
+    expect(app.deps.eventLog?.isConnected).toBe(false);
+  });
+});
