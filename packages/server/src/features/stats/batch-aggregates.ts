@@ -1,5 +1,5 @@
 import { bucketOf, dimensionsOf, revenueOf } from './event-facts.js';
-import { addMuid, encodeSparse, type SparseEntries } from './sketch.js';
+import { addRegister, encodeSparseHex, registerOf, type SparseEntries } from './sketch.js';
 
 /** What one event adds to the aggregates: indexes into the batch's groups. */
 export interface RowAggregates {
@@ -33,14 +33,16 @@ export class BatchAggregates {
 
   add(merchantId: string, eventName: string, eventTime: string, muid: string, rawData: string): RowAggregates {
     const ms = bucketOf(eventTime);
-    const bucket = new Date(ms).toISOString();
+    const register = registerOf(muid);
     const key = `${merchantId}\u0000${ms}\u0000${eventName}`;
     let group = this.buckets.get(key);
     if (!group) {
+      const bucket = new Date(ms).toISOString();
       group = { i: this.buckets.size, merchant_id: merchantId, bucket, event_name: eventName, entries: new Map() };
       this.buckets.set(key, group);
     }
-    addMuid(group.entries, muid);
+    addRegister(group.entries, register);
+    const { bucket } = group;
     const out: RowAggregates = { g: group.i, d: null, r: null, a: null };
     if (eventName !== 'PageView' && eventName !== 'Purchase') return out;
     let data: unknown;
@@ -80,54 +82,38 @@ export class BatchAggregates {
         };
         this.dimensions.set(dimensionKey, dimensionGroup);
       }
-      addMuid(dimensionGroup.entries, muid);
+      addRegister(dimensionGroup.entries, register);
       indexes.push(dimensionGroup.i);
     }
     out.d = indexes.join(',');
     return out;
   }
 
-  /** The groups as the statement's JSON parameters, in key order (rows lock in one order). */
+  /**
+   * The groups as the statement's JSON parameters. Their order does not matter for locks: a
+   * statement takes its merchants' `event_seqs` rows before any aggregate row, and aggregate rows
+   * belong to one merchant.
+   */
   payloads(): { buckets: string; dimensions: string; revenue: string } {
-    const byKey = <T extends { merchant_id: string; bucket: string }>(rows: T[], rest: (row: T) => string) =>
-      rows.sort((a, b) =>
-        a.merchant_id < b.merchant_id
-          ? -1
-          : a.merchant_id > b.merchant_id
-            ? 1
-            : cmp(a.bucket + rest(a), b.bucket + rest(b)),
-      );
-    const buckets = byKey([...this.buckets.values()], (g) => g.event_name).map((g) => ({
+    const buckets = [...this.buckets.values()].map((g) => ({
       i: g.i,
       merchant_id: g.merchant_id,
       bucket: g.bucket,
       event_name: g.event_name,
-      v: encodeSparse(g.entries).toString('base64'),
+      v: encodeSparseHex(g.entries),
     }));
-    const dimensions = [...this.dimensions.values()]
-      .sort((a, b) =>
-        cmp(
-          `${a.merchant_id}\u0000${a.dimension}\u0000${a.bucket}\u0000${a.value}`,
-          `${b.merchant_id}\u0000${b.dimension}\u0000${b.bucket}\u0000${b.value}`,
-        ),
-      )
-      .map((g) => ({
-        i: g.i,
-        merchant_id: g.merchant_id,
-        dimension: g.dimension,
-        bucket: g.bucket,
-        value: g.value,
-        v: encodeSparse(g.entries).toString('base64'),
-      }));
-    const revenue = byKey([...this.revenue.values()], (g) => g.currency);
+    const dimensions = [...this.dimensions.values()].map((g) => ({
+      i: g.i,
+      merchant_id: g.merchant_id,
+      dimension: g.dimension,
+      bucket: g.bucket,
+      value: g.value,
+      v: encodeSparseHex(g.entries),
+    }));
     return {
       buckets: JSON.stringify(buckets),
       dimensions: JSON.stringify(dimensions),
-      revenue: JSON.stringify(revenue),
+      revenue: JSON.stringify([...this.revenue.values()]),
     };
   }
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

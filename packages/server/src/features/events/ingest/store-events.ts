@@ -92,20 +92,24 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       select x.g, x.d, x.r, x.a from ins join x on x.merchant_id = ins.merchant_id and x.id = ins.id
     ), stat_b as (
       insert into stat_buckets as t (merchant_id, bucket, event_name, events, visitors)
-      select s.merchant_id, s.bucket, s.event_name, coalesce(c.n, 0), decode(s.v, 'base64')
+      select s.merchant_id, s.bucket, s.event_name, coalesce(c.n, 0), decode(s.v, 'hex')
       from json_to_recordset(${groups.buckets}::json) as s(i int, merchant_id uuid, bucket timestamptz, event_name text, v text)
       left join (select g, count(*) as n from hit group by g) c on c.g = s.i
       on conflict (merchant_id, bucket, event_name) do update
-      set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+      set events = t.events + excluded.events, visitors = case
+        when length(t.visitors) <> 16384 and length(t.visitors) + length(excluded.visitors) <= 6144 then t.visitors || excluded.visitors
+        else stats_hll_merge(t.visitors, excluded.visitors) end
     ), stat_d as (
       insert into stat_dimensions as t (merchant_id, dimension, bucket, value, events, visitors)
-      select s.merchant_id, s.dimension, s.bucket, s.value, coalesce(c.n, 0), decode(s.v, 'base64')
+      select s.merchant_id, s.dimension, s.bucket, s.value, coalesce(c.n, 0), decode(s.v, 'hex')
       from json_to_recordset(${groups.dimensions}::json) as s(i int, merchant_id uuid, dimension text, bucket timestamptz, value text, v text)
       left join (
         select u.i, count(*) as n from hit, unnest(string_to_array(hit.d, ',')::int[]) as u(i) where hit.d is not null group by u.i
       ) c on c.i = s.i
       on conflict (merchant_id, dimension, bucket, value) do update
-      set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+      set events = t.events + excluded.events, visitors = case
+        when length(t.visitors) <> 16384 and length(t.visitors) + length(excluded.visitors) <= 6144 then t.visitors || excluded.visitors
+        else stats_hll_merge(t.visitors, excluded.visitors) end
     ), stat_r as (
       insert into stat_revenue as t (merchant_id, bucket, currency, purchases, amount)
       select s.merchant_id, s.bucket, s.currency, c.n, c.amount

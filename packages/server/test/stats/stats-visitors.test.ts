@@ -1,0 +1,69 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../src/testing/index.js';
+import { collectOk, preverifiedTag, type SentEvent } from '../helpers/fixtures.js';
+import { getStats, query } from './stats-helpers.js';
+
+// Visitors are a HyperLogLog estimate: within 2% of count(distinct muid) on 100k visitors, for
+// the whole range, one day, and a breakdown row, after 100k+ events through /v1/collect.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+const VISITORS = 100_000;
+
+describe('stats: visitors on 100k visitors', () => {
+  it('estimates within 2% of the exact distinct count', async () => {
+    const tag = await preverifiedTag(server);
+    const start = Date.UTC(2026, 4, 1);
+    // Each visitor one page view over three days; every tenth comes back for a second page.
+    const events: SentEvent[] = [];
+    for (let i = 0; i < VISITORS; i++) {
+      const time = new Date(start + ((i * 2_591) % (3 * 86_400_000))).toISOString();
+      events.push({ event_name: 'PageView', muid: `visitor-${i}`, event_time: time, data: { path: `/p${i % 7}` } });
+      if (i % 10 === 0) events.push({ event_name: 'PageView', muid: `visitor-${i}`, event_time: time, data: { path: '/back' } });
+    }
+    const batches: SentEvent[][] = [];
+    for (let i = 0; i < events.length; i += 500) batches.push(events.slice(i, i + 500));
+    for (let i = 0; i < batches.length; i += 4) {
+      await Promise.all(batches.slice(i, i + 4).map((batch) => collectOk(server, tag.tagId, batch)));
+    }
+    const exact = async (where: ReturnType<typeof sql>) =>
+      Number(
+        (
+          await query<{ n: number }>(
+            server,
+            sql`select count(distinct muid)::int as n from events where merchant_id = ${tag.merchantId} and ${where}`,
+          )
+        )[0]!.n,
+      );
+    const within = (estimated: number, actual: number) => Math.abs(estimated - actual) / actual;
+
+    const q = { merchantId: tag.merchantId, startDate: '2026-05-01', endDate: '2026-05-03' };
+    const summary = await getStats(server, 'summary', q);
+    expect(summary.body.totals.events).toBe(events.length);
+    const all = await exact(sql`true`);
+    expect(all).toBe(VISITORS);
+    expect(within(summary.body.totals.visitors, all)).toBeLessThan(0.02);
+
+    const series = await getStats(server, 'timeseries', q);
+    const secondDay = await exact(sql`event_time >= '2026-05-02T00:00:00Z' and event_time < '2026-05-03T00:00:00Z'`);
+    expect(within(series.body.points[1].visitors, secondDay)).toBeLessThan(0.02);
+
+    const paths = await getStats(server, 'breakdown', { ...q, dimension: 'path', limit: 3 });
+    for (const row of paths.body.rows as { value: string; visitors: number }[]) {
+      const n = await exact(sql`raw_data::jsonb->>'path' = ${row.value}`);
+      expect(within(row.visitors, n), row.value).toBeLessThan(0.02);
+    }
+    const others = await exact(
+      sql`raw_data::jsonb->>'path' not in (select json_array_elements_text(${JSON.stringify(paths.body.rows.map((r: { value: string }) => r.value))}::json))`,
+    );
+    expect(within(paths.body.other.visitors, others)).toBeLessThan(0.02);
+    console.log(
+      `visitors: estimated ${summary.body.totals.visitors} of ${all} (${((summary.body.totals.visitors / all - 1) * 100).toFixed(2)}%), ` +
+        `day ${series.body.points[1].visitors} of ${secondDay}, other ${paths.body.other.visitors} of ${others}`,
+    );
+  }, 120_000);
+});
