@@ -26,6 +26,11 @@ export default defineConfig({
     // database (everything else under test/).
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // fast = use cases and procedures through createCaller on one database per file, no HTTP (test/README.md).
+      {
+        extends: true,
+        test: { name: 'fast', include: ['test/fast/**/*.test.ts'], setupFiles: ['test/setup/file-database.ts'] },
+      },
       {
         extends: true,
         test: { name: 'system', include: ['test/system/**/*.test.ts'], setupFiles: ['test/setup/file-database.ts'] },
@@ -35,7 +40,7 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', 'test/system/**', '**/node_modules/**'],
+          exclude: ['test/unit/**', 'test/system/**', 'test/fast/**', '**/node_modules/**'],
           setupFiles: ['test/setup/file-database.ts'],
         },
       },

@@ -136,6 +136,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 export {
+  type Caller,
+  type CallFailure,
+  failureOf,
+  type InProcessApp,
+  type InProcessPartner,
+  startInProcessApp,
+} from './in-process.js';
+export {
   type ReceivedWebhook,
   type ReceiverAnswer,
   startWebhookReceiver,

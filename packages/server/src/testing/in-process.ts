@@ -1,0 +1,133 @@
+// The fast tier's harness (test/fast/): the real app, its real deps and the real appRouter, called
+// in-process through createCaller on a copy of the migrated PGlite template (or TEST_DATABASE_URL's
+// database). One app per test file; tests keep apart by each onboarding its own partner.
+import type { ErrorBody } from '@partner/shared-schemas';
+import { TRPCError } from '@trpc/server';
+import { startApp } from '../app.js';
+import { type AppDeps, requestContext } from '../context.js';
+import { type DatabaseHandle, openDatabase } from '../db/client.js';
+import { onboardPartner } from '../features/partners/onboard-partner.js';
+import { type Env, parseEnv } from '../kernel/env.js';
+import { errorResponse } from '../kernel/errors.js';
+import { createLogger } from '../kernel/logger.js';
+import { appRouter } from '../routers/_app.js';
+import { appErrorOf, createCallerFactory } from '../routers/procedures.js';
+import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
+import { openTestPglite } from './pglite-template.js';
+
+const createCaller = createCallerFactory(appRouter);
+export type Caller = ReturnType<typeof createCaller>;
+
+export interface InProcessPartner {
+  partnerId: string;
+  apiKey: string;
+  domain: string;
+}
+
+export interface InProcessApp {
+  deps: AppDeps;
+  env: Env;
+  database: DatabaseHandle;
+  /** The loopback DNS server the app resolves against (tag verification, webhook hosts). */
+  dns: TestDnsServer & { targetHost: string };
+  /** Onboards a new partner (a unique domain unless given): one per test keeps tests apart. */
+  createPartner(name?: string, domain?: string): Promise<InProcessPartner>;
+  /** A caller with `Bearer <apiKey>` as its Authorization (no key: unauthenticated). */
+  caller(apiKey?: string): Caller;
+  close(): Promise<void>;
+}
+
+let partners = 0;
+
+/** A partner domain no other test of the run uses. */
+function partnerDomain(): string {
+  return `p${process.pid}-${++partners}-${Date.now().toString(36)}.partner-tags-test.com`;
+}
+
+/**
+ * Starts the app in this process for one test file. Built on startApp (its listener on a random
+ * loopback port is never called by these tests) until the deps can be composed without listening.
+ */
+export async function startInProcessApp(options: { env?: Record<string, string> } = {}): Promise<InProcessApp> {
+  const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
+  const dns = await startTestDnsServer();
+  const env = parseEnv({
+    NODE_ENV: 'test',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    TAG_TARGET_HOST: 'tags.partner-tags.example',
+    DNS_SERVERS: dns.address,
+    DNS_TIMEOUT_MS: '1000',
+    // Every in-process call is one client ('in-process'): budgets far above any test's traffic.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
+    WEBHOOK_TEST_CALLS_PER_PARTNER: '1000000',
+    COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+    COLLECT_TAG_BYTES_PER_MINUTE: '0',
+    COLLECT_TAG_EVENTS_PER_DAY: '0',
+    COLLECT_TAG_BYTES_PER_DAY: '0',
+    COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
+    // No background loop: what a test asserts happens in the call it makes.
+    TAG_MONITOR: 'off',
+    WEBHOOK_DELIVERY: 'off',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...options.env,
+  });
+  const database = databaseUrl
+    ? await openDatabase({
+        kind: 'postgres',
+        url: databaseUrl,
+        maxConnections: 10,
+        statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
+        migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
+      })
+    : await openTestPglite();
+  const app = await startApp(env, { database, logger: createLogger(env) });
+  let calls = 0;
+  return {
+    deps: app.deps,
+    env,
+    database,
+    dns: Object.assign(dns, { targetHost: env.TAG_TARGET_HOST }),
+    createPartner: async (name = 'Fast Partner', domain = partnerDomain()) => {
+      const partner = await onboardPartner(database.db, { name, domain }, env.TAG_TARGET_HOST);
+      return { partnerId: partner.partnerId, apiKey: partner.apiKey, domain: partner.domain };
+    },
+    caller: (apiKey?: string) =>
+      createCaller(
+        requestContext(app.deps, {
+          requestId: `fast-${++calls}`,
+          authorization: apiKey === undefined ? undefined : `Bearer ${apiKey}`,
+          partner: null,
+        }),
+      ),
+    close: async () => {
+      await app.close(1000);
+      await database.close();
+      await dns.close();
+    },
+  };
+}
+
+/** What a failed call answers on every transport: its HTTP status and `{ message, code, details? }`. */
+export interface CallFailure extends ErrorBody {
+  status: number;
+  /** tRPC's code (`NOT_FOUND`, `BAD_REQUEST`...). */
+  trpcCode: string;
+}
+
+/** The failure of a call that must fail (a success fails the test). */
+export async function failureOf(call: Promise<unknown>): Promise<CallFailure> {
+  const error = await call.then(
+    (value) => {
+      throw new Error(`expected the call to fail, it answered ${JSON.stringify(value)}`);
+    },
+    (e: unknown) => e,
+  );
+  if (!(error instanceof TRPCError)) throw error;
+  const { status, body } = errorResponse(appErrorOf(error));
+  return { ...body, status, trpcCode: error.code };
+}
