@@ -127,17 +127,25 @@
     ptag.loaded = true;
     w.ptag = ptag;
     // Query strings and fragments often carry tokens (password resets, sessions, e-mail links): the
-    // page view records origin and path only (docs/decisions.md).
-    const bare = (u) => {
+    // page view records origin and path, and of the page's query only the five utm_* campaign
+    // parameters (docs/decisions/collector.md).
+    const bare = (u, utm) => {
       try {
         const x = new URL(u);
-        return x.origin + x.pathname;
+        let q = '';
+        if (utm) {
+          for (const k of ['source', 'medium', 'campaign', 'term', 'content']) {
+            const v = x.searchParams.get(`utm_${k}`);
+            if (v !== null) q += `${q ? '&' : '?'}utm_${k}=${encodeURIComponent(v)}`;
+          }
+        }
+        return x.origin + x.pathname + q;
       } catch {
         return '';
       }
     };
     track('PageView', {
-      url: bare(location.href),
+      url: bare(location.href, true),
       path: location.pathname,
       referrer: bare(d.referrer),
       title: d.title,
