@@ -26,10 +26,19 @@ export default defineConfig({
     // database (everything else under test/).
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      // fast = use cases and procedures through createCaller on one database per file, no HTTP (test/README.md).
+      // fast = use cases and procedures through createCaller on one database per file, no HTTP (test/README.md);
+      // its files in one worker, one after another, sharing the loaded modules: the least CPU on shared cores
+      // (a group of its own, after the others, in a whole run: vitest groups projects by maxWorkers).
       {
         extends: true,
-        test: { name: 'fast', include: ['test/fast/**/*.test.ts'], setupFiles: ['test/setup/file-database.ts'] },
+        test: {
+          name: 'fast',
+          include: ['test/fast/**/*.test.ts'],
+          setupFiles: ['test/setup/file-database.ts'],
+          isolate: false,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         extends: true,

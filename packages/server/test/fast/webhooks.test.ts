@@ -163,11 +163,11 @@ describe('webhooks: isolation between partners', () => {
     const theirs = await partnerCaller();
     const { webhookId } = await theirs.webhooks.create({ url: `https://${PUBLIC_IP}/theirs` });
     for (const call of [
-      mine.webhooks.delete({ webhookId }),
-      mine.webhooks.rotateSecret({ webhookId }),
-      mine.webhooks.delete({ webhookId: randomUUID() }),
+      () => mine.webhooks.delete({ webhookId }),
+      () => mine.webhooks.rotateSecret({ webhookId }),
+      () => mine.webhooks.delete({ webhookId: randomUUID() }),
     ]) {
-      expect(await failureOf(call)).toMatchObject({ status: 404, code: 'WEBHOOK_NOT_FOUND' });
+      expect(await failureOf(call())).toMatchObject({ status: 404, code: 'WEBHOOK_NOT_FOUND' });
     }
     expect((await mine.webhooks.list({})).webhooks).toEqual([]);
     expect((await theirs.webhooks.list({})).webhooks.map((w) => w.webhookId)).toEqual([webhookId]);
