@@ -4,6 +4,7 @@ import { defaultSleep, type Sleep } from './core/retry.js';
 import { readEnv } from './internal/env.js';
 import { Events } from './resources/events.js';
 import { Merchants } from './resources/merchants.js';
+import { Stats } from './resources/stats.js';
 import { Tags } from './resources/tags.js';
 import { Webhooks } from './resources/webhooks.js';
 
@@ -66,6 +67,8 @@ export class PartnerClient {
   readonly events: Events;
   /** `/v1/partners/webhooks/*`, and `unwrap` to verify what they send */
   readonly webhooks: Webhooks;
+  /** A merchant's statistics: `/v1/partners/stats/*`. */
+  readonly stats: Stats;
   readonly #options: ClientOptions;
   readonly #apiKey: string;
 
@@ -101,6 +104,7 @@ export class PartnerClient {
     this.tags = new Tags(transport);
     this.events = new Events(transport);
     this.webhooks = new Webhooks(transport);
+    this.stats = new Stats(transport);
   }
 
   /** The API key in use (a getter, so that logging the client does not print it). */

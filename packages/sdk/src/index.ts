@@ -49,6 +49,23 @@ export {
   Merchants,
 } from './resources/merchants.js';
 export {
+  Stats,
+  type StatsBreakdown,
+  type StatsBreakdownParams,
+  type StatsBreakdownRow,
+  type StatsDimension,
+  type StatsInterval,
+  type StatsParams,
+  type StatsPoint,
+  type StatsRange,
+  type StatsRevenue,
+  type StatsSummary,
+  type StatsSummaryParams,
+  type StatsTimeseries,
+  type StatsTimeseriesParams,
+  type StatsTotals,
+} from './resources/stats.js';
+export {
   type DnsRecord,
   type Tag,
   type TagCheck,

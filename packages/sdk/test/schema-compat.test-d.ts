@@ -19,6 +19,9 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<NonNullable<Sdk.APIError['details']>>().toEqualTypeOf<NonNullable<Schemas.ErrorBody['details']>>();
     expectTypeOf<Sdk.TrackingEvent>().toEqualTypeOf<Schemas.TrackingEvent>();
     expectTypeOf<Sdk.StreamedEvent>().toEqualTypeOf<Schemas.StreamedEvent>();
+    expectTypeOf<Sdk.StatsSummary>().toEqualTypeOf<Schemas.StatsSummaryResponse>();
+    expectTypeOf<Sdk.StatsTimeseries>().toEqualTypeOf<Schemas.StatsTimeseriesResponse>();
+    expectTypeOf<Sdk.StatsBreakdown>().toEqualTypeOf<Schemas.StatsBreakdownResponse>();
   });
 
   it('webhook events: tag.* data is the shared Tag (GET /v1/partners/tag/{tagId})', () => {

@@ -27,6 +27,9 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'webhooks-test': 'webhooks.test',
   'webhooks-deliveries-list': 'webhooks.deliveries.list',
   'webhooks-deliveries-retry': 'webhooks.deliveries.retry',
+  'stats-summary': 'stats.summary',
+  'stats-timeseries': 'stats.timeseries',
+  'stats-breakdown': 'stats.breakdown',
 };
 
 /** SDK methods that are not API operations (helpers that run locally), with why. */

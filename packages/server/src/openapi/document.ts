@@ -95,6 +95,7 @@ export const TAG_DESCRIPTIONS: Record<string, string> = {
   Collection: 'The public collection endpoint: events sent for a live tag, with no partner token.',
   Webhooks:
     'Signed event notifications (Standard Webhooks): endpoints, secret rotation, test events and the delivery log with retries.',
+  Stats: "A merchant's statistics from aggregates kept as events are stored: totals, a time series, top values.",
 };
 
 const SHARED_HEADERS: Record<string, Record<string, unknown>> = {

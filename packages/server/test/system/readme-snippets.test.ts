@@ -302,6 +302,8 @@ describe('README snippets, run as printed against a fresh server', () => {
       /^not verified yet: (422 VALIDATION_ERROR|503 EXTERNAL_SERVICE_ERROR): /m,
     );
     expect(result.stdout, transcript).toMatch(/^\S+ Purchase \{ value: 42 \}$/m);
+    // The statistics of that merchant: the Purchase sent, over the 8 days of the range.
+    expect(result.stdout, transcript).toMatch(/^1 events from 1 visitors, 1 purchases over 8 days$/m);
     // The call shown with its response: the request id and the server's RateLimit-* state were read.
     expect(result.stdout, transcript).toMatch(/^Paste https?:\/\/\S+ \(request \S+; \d+ of \d+ calls left\)$/m);
   });
