@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyRegisters, mergeInto } from '../../src/features/stats/sketch.js';
+import { startTestServer, type TestServer } from '../../src/testing/index.js';
+import { collectOk, preverifiedTag, type SentEvent } from '../helpers/fixtures.js';
+import { query } from './stats-helpers.js';
+
+// Migration 0017 builds the aggregates of the events stored before it in SQL. Its backfill, run
+// again over events stored through the live path, must give the very aggregates storeEvents kept:
+// the same counts, sums and sketch registers.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+const MIGRATION = readFileSync(new URL('../../src/db/migrations/0017_stats.sql', import.meta.url), 'utf8');
+const backfill = MIGRATION.split('--> statement-breakpoint')
+  .map((statement) => statement.trim())
+  .filter((statement) => /CREATE TEMPORARY TABLE|^(--[^\n]*\n)*INSERT INTO/.test(statement));
+
+type Row = Record<string, unknown>;
+
+/** The aggregates as comparable rows: counts and sums as text, sketches as their merged registers. */
+async function snapshot(merchantId: string): Promise<Record<string, string[]>> {
+  const registers = (value: unknown) => {
+    const r = emptyRegisters();
+    mergeInto(r, value as Uint8Array);
+    return Buffer.from(r).toString('base64');
+  };
+  const buckets = await query<Row>(
+    server,
+    sql`select bucket::text as bucket, event_name, events::text as events, visitors from stat_buckets where merchant_id = ${merchantId}`,
+  );
+  const dimensions = await query<Row>(
+    server,
+    sql`select dimension, bucket::text as bucket, value, events::text as events, visitors from stat_dimensions where merchant_id = ${merchantId}`,
+  );
+  const revenue = await query<Row>(
+    server,
+    sql`select bucket::text as bucket, currency, purchases::text as purchases, amount::text as amount from stat_revenue where merchant_id = ${merchantId}`,
+  );
+  const lines = (rows: Row[]) =>
+    rows
+      .map(({ visitors, ...rest }) => JSON.stringify({ ...rest, ...(visitors ? { r: registers(visitors) } : {}) }))
+      .sort();
+  return { buckets: lines(buckets), dimensions: lines(dimensions), revenue: lines(revenue) };
+}
+
+describe('stats: the migration builds the aggregates of stored events', () => {
+  it('gives what the live path kept', async () => {
+    expect(backfill).toHaveLength(4);
+    const tag = await preverifiedTag(server);
+    const base = Date.UTC(2026, 7, 1, 9);
+    const events: SentEvent[] = [];
+    for (let i = 0; i < 600; i++) {
+      const time = new Date(base + i * 97_000).toISOString();
+      const muid = `b${i % 83}`;
+      if (i % 3 === 0) {
+        events.push({
+          event_name: 'PageView',
+          muid,
+          event_time: time,
+          data: {
+            path: i % 9 === 0 ? `/p/${i % 5}` : '/',
+            url:
+              i % 2
+                ? `https://shop.example/x?utm_source=news+${i % 3}&utm_medium=email&utm_campaign=c${i % 4}`
+                : 'https://shop.example/x',
+            referrer: ['', 'https://Google.COM:8443/search', 'http://user@ref.example/a?q=1', 'not a url'][i % 4],
+          },
+        });
+      } else if (i % 5 === 0) {
+        const value = [12.5, '7.25', 0.1, 'n/a', 1e21][i % 5];
+        events.push({
+          event_name: 'Purchase',
+          muid,
+          event_time: time,
+          data: { value, currency: ['eur', 'USD', 'EURO', 'jpy'][i % 4] },
+        });
+      } else {
+        events.push({ event_name: i % 2 ? 'AddToCart' : 'Search', muid, event_time: time, data: [1, 2] });
+      }
+    }
+    for (let i = 0; i < events.length; i += 200) await collectOk(server, tag.tagId, events.slice(i, i + 200));
+    const live = await snapshot(tag.merchantId);
+    expect(live.buckets.length).toBeGreaterThan(50);
+    expect(live.dimensions.length).toBeGreaterThan(50);
+    expect(live.revenue.length).toBeGreaterThan(5);
+
+    await server.app.deps.db.transaction(async (tx) => {
+      await tx.execute(sql`delete from stat_buckets`);
+      await tx.execute(sql`delete from stat_dimensions`);
+      await tx.execute(sql`delete from stat_revenue`);
+      for (const statement of backfill) await tx.execute(sql.raw(statement));
+    });
+    expect(await snapshot(tag.merchantId)).toEqual(live);
+  });
+});
