@@ -3,7 +3,7 @@
 // database). One app per test file; tests keep apart by each onboarding its own partner.
 import type { ErrorBody } from '@partner/shared-schemas';
 import { TRPCError } from '@trpc/server';
-import { startApp } from '../app.js';
+import { composeApp } from '../compose.js';
 import { type AppDeps, requestContext } from '../context.js';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { onboardPartner } from '../features/partners/onboard-partner.js';
@@ -44,17 +44,12 @@ function partnerDomain(): string {
   return `p${process.pid}-${++partners}-${Date.now().toString(36)}.partner-tags-test.com`;
 }
 
-/**
- * Starts the app in this process for one test file. Built on startApp (its listener on a random
- * loopback port is never called by these tests) until the deps can be composed without listening.
- */
+/** Composes and starts the app in this process for one test file: every part but a listener. */
 export async function startInProcessApp(options: { env?: Record<string, string> } = {}): Promise<InProcessApp> {
   const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
   const dns = await startTestDnsServer();
   const env = parseEnv({
     NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     TAG_TARGET_HOST: 'tags.partner-tags.example',
     DNS_SERVERS: dns.address,
@@ -85,10 +80,11 @@ export async function startInProcessApp(options: { env?: Record<string, string> 
         migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
       })
     : await openTestPglite();
-  const app = await startApp(env, { database, logger: createLogger(env) });
+  const { deps, lifecycle } = await composeApp(env, { database, logger: createLogger(env) });
+  await lifecycle.start();
   let calls = 0;
   return {
-    deps: app.deps,
+    deps,
     env,
     database,
     dns: Object.assign(dns, { targetHost: env.TAG_TARGET_HOST }),
@@ -98,14 +94,14 @@ export async function startInProcessApp(options: { env?: Record<string, string> 
     },
     caller: (apiKey?: string) =>
       createCaller(
-        requestContext(app.deps, {
+        requestContext(deps, {
           requestId: `fast-${++calls}`,
           authorization: apiKey === undefined ? undefined : `Bearer ${apiKey}`,
           partner: null,
         }),
       ),
     close: async () => {
-      await app.close(1000);
+      await lifecycle.stop(1000);
       await database.close();
       await dns.close();
     },
