@@ -11,19 +11,16 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Each file starts its own server and database. Most of a file's time is waiting (outages, timers,
-    // other processes), so four at a time on two cores: measured on this machine (PGlite) 235 s with
-    // 2 workers, 158 s with 4, 141 s with 6 (the cores are then saturated: 251 s of CPU in 141 s, and
-    // timing-bound tests start to feel it). TEST_WORKERS overrides it on a bigger machine.
+    // Most of an integration file's time is waiting (outages, timers, other processes): four files at
+    // a time suit two cores (figures in test/README.md). TEST_WORKERS overrides it on a bigger machine.
     maxWorkers: Number(process.env.TEST_WORKERS ?? 4),
     pool: 'forks',
     // With TEST_DATABASE_URL: one migrated template database per run (globalSetup) and a copy of it
     // per test file (setupFiles of the projects with a database), src/testing/test-database.ts.
     globalSetup: ['test/setup/pg-template.ts'],
-    // Three tiers (`pnpm test` runs all; `pnpm test:unit` / `test:integration` / `test:system` one):
-    // unit = pure logic in milliseconds, no database or socket; system = several processes, a
-    // browser, outages, fuzzing, bench smokes; integration = the app over HTTP or createCaller on a
-    // database (everything else under test/).
+    // Four tiers (`pnpm test` runs all; `test:unit` / `test:fast` / `test:integration` / `test:system`
+    // one): unit = pure logic, no database or socket; fast = createCaller in-process; integration =
+    // the app over real HTTP; system = several processes, a browser, outages, fuzzing, bench smokes.
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // fast = use cases and procedures through createCaller on one database per file, no HTTP (test/README.md);
