@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { type AuthenticatedPartner, bearerToken } from '../features/partners/authenticate.js';
 import { hashApiKey, isWellFormedApiKey } from '../features/partners/key-hash.js';
 import type { Env } from '../kernel/env.js';
@@ -8,6 +8,8 @@ import type { Logger } from '../kernel/logger.js';
 import { errorCode, maskUrl, StartupError } from '../kernel/startup-error.js';
 import { addressBudgetKey } from './address-budget-key.js';
 import type { ApiKeys } from './keys/api-keys.js';
+import { limiterMaker, limitHeaders, rateLimited, windowName } from './rate-limiters.js';
+import { TagQuotas } from './tag-quotas.js';
 
 /**
  * Who a call comes from, as the rate-limit policy sees it: the client address, and where the
@@ -66,98 +68,176 @@ export interface RateLimits {
   close(): Promise<void>;
 }
 
-function limitHeaders(limit: number, result: RateLimiterRes): Record<string, string> {
-  return {
-    'RateLimit-Limit': String(limit),
-    'RateLimit-Remaining': String(Math.max(0, result.remainingPoints)),
-    'RateLimit-Reset': String(Math.max(0, Math.ceil(result.msBeforeNext / 1000))),
-  };
-}
-
 /**
  * Rate limits with rate-limiter-flexible: in memory per process, or in Redis (shared by every
  * instance) when REDIS_URL is set. If Redis stops answering, an in-memory limiter of the same
  * budget takes over (the `insuranceLimiter`), so a Redis outage never fails a request.
  */
 export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys): Promise<RateLimits> {
-  let redis: Redis | undefined;
-  if (env.REDIS_URL) {
-    redis = new Redis(env.REDIS_URL, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2000,
-      lazyConnect: true,
-    });
-    let lastError: unknown;
-    redis.on('error', (error: Error) => {
-      lastError = error;
-      logger.warn({ err: error }, 'rate-limit store (Redis) error');
-    });
+  const redis = env.REDIS_URL ? await connectRedis(env.REDIS_URL, logger) : undefined;
+  return new RateLimitPolicy(env, logger, keys, redis);
+}
+
+async function connectRedis(url: string, logger: Logger): Promise<Redis> {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    lazyConnect: true,
+  });
+  let lastError: unknown;
+  redis.on('error', (error: Error) => {
+    lastError = error;
+    logger.warn({ err: error }, 'rate-limit store (Redis) error');
+  });
+  try {
+    await redis.connect();
+  } catch (error) {
+    // A configured Redis that does not answer at start is a configuration error (an outage
+    // later is not: the in-memory limiter takes over while it lasts).
+    redis.disconnect();
+    throw new StartupError(
+      `Cannot reach Redis at REDIS_URL=${maskUrl(url)} (${errorCode(lastError ?? error)}): start Redis there or fix REDIS_URL`,
+      { cause: error },
+    );
+  }
+  return redis;
+}
+
+class RateLimitPolicy implements RateLimits {
+  readonly shared: boolean;
+  private readonly apiKeyLimiter: RateLimiterAbstract | null;
+  private readonly collectLimiter: RateLimiterAbstract | null;
+  private readonly collectBytesLimiter: RateLimiterAbstract | null;
+  private readonly authFailureLimiter: RateLimiterAbstract | null;
+  private readonly keyFailureLimiter: RateLimiterAbstract | null;
+  private readonly tagQuotas: TagQuotas;
+  private readonly perWindow: string;
+  // Keys that authenticated here lately: a throttled address still gets them looked up.
+  private readonly provenKeys = new ProvenKeys();
+
+  constructor(
+    private readonly env: Env,
+    private readonly logger: Logger,
+    private readonly keys: ApiKeys,
+    private readonly redis: Redis | undefined,
+  ) {
+    const make = limiterMaker(env, redis);
+    this.shared = Boolean(redis);
+    this.apiKeyLimiter = make('key', env.RATE_LIMIT_PER_MINUTE);
+    this.collectLimiter = make('ip', env.COLLECT_RATE_LIMIT_PER_MINUTE);
+    this.collectBytesLimiter = make('ipbytes', env.COLLECT_BYTES_PER_ADDRESS_PER_MINUTE);
+    this.authFailureLimiter = make('authfail', env.AUTH_FAILURE_LIMIT_PER_MINUTE);
+    this.keyFailureLimiter = make('keyfail', env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE);
+    this.tagQuotas = new TagQuotas(env, make, Boolean(redis), logger);
+    this.perWindow = windowName(env);
+  }
+
+  async authenticate(
+    authorization: string | string[] | undefined,
+    client: RateLimitClient,
+  ): Promise<AuthenticatedPartner> {
+    const address = addressBudgetKey(client.ip);
+    // An address over its failure budget (carrier NAT: many users, one of them failing) keeps
+    // its known keys; anything else it sends is refused unread until the window ends.
+    const throttled = await this.overLimit(this.authFailureLimiter, this.env.AUTH_FAILURE_LIMIT_PER_MINUTE, address);
+    if (throttled && !this.knownKey(authorization)) throw this.addressThrottled(throttled);
+    const { partner, lookedUp } = await this.lookUpCountingFailures(authorization, address);
+    if (lookedUp !== null) this.provenKeys.add(lookedUp);
+    if (!this.apiKeyLimiter) return partner;
+    // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself
+    // never reaches the store.
+    const budgetKey = partner.key?.id ?? hashApiKey(bearerToken(authorization) ?? '').slice(0, 32);
+    await this.consume(this.apiKeyLimiter, this.env.RATE_LIMIT_PER_MINUTE, budgetKey, client, 'per API key');
+    return partner;
+  }
+
+  async limitCollector(client: RateLimitClient): Promise<void> {
+    const address = addressBudgetKey(client.ip);
+    await this.consume(
+      this.collectLimiter,
+      this.env.COLLECT_RATE_LIMIT_PER_MINUTE,
+      address,
+      client,
+      'per client address',
+    );
+    // Declared bytes are refused before the body is read.
+    if (client.unchargedBytes > 0) await this.chargeBytes(address, client, client.unchargedBytes);
+  }
+
+  async chargeReadBytes(client: RateLimitClient, bytes: number): Promise<void> {
+    if (client.unchargedBytes !== UNKNOWN_BODY_BYTES) return;
+    await this.chargeBytes(addressBudgetKey(client.ip), client, bytes);
+  }
+
+  async chargeTag(tagKey: string, events: number, bytes: number): Promise<void> {
+    await this.tagQuotas.charge(tagKey, events, bytes);
+  }
+
+  async countAuthFailure(client: RateLimitClient): Promise<void> {
+    if (!this.authFailureLimiter) return;
     try {
-      await redis.connect();
+      await this.authFailureLimiter.consume(addressBudgetKey(client.ip), 1);
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) throw this.addressThrottled(outcome);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.redis) return;
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+
+  /**
+   * The key lookup; a 401 counts against the address and the presented key. `lookedUp`: the
+   * truncated hash of a token read from the database (null for a cached one).
+   */
+  private async lookUpCountingFailures(
+    authorization: string | string[] | undefined,
+    address: string,
+  ): Promise<{ partner: AuthenticatedPartner; lookedUp: string | null }> {
+    let lookedUp: string | null = null;
+    try {
+      const partner = await this.keys.authenticate(authorization, async (hash) => {
+        // Only a token that is not in the key cache gets here, before its database read.
+        lookedUp = hash.slice(0, 32);
+        await this.refuseFailingKey(lookedUp);
+      });
+      return { partner, lookedUp };
     } catch (error) {
-      // A configured Redis that does not answer at start is a configuration error (an outage
-      // later is not: the in-memory limiter takes over while it lasts).
-      redis.disconnect();
-      throw new StartupError(
-        `Cannot reach Redis at REDIS_URL=${maskUrl(env.REDIS_URL)} (${errorCode(lastError ?? error)}): start Redis there or fix REDIS_URL`,
-        { cause: error },
+      if (error instanceof AppError && statusOf(error) === 401) {
+        await Promise.all([
+          this.countFailure(this.authFailureLimiter, address),
+          lookedUp === null ? undefined : this.countFailure(this.keyFailureLimiter, lookedUp),
+        ]);
+      }
+      throw error;
+    }
+  }
+
+  private async refuseFailingKey(hash: string): Promise<void> {
+    const limit = this.env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE;
+    const failing = await this.overLimit(this.keyFailureLimiter, limit, hash);
+    if (failing) {
+      throw rateLimited(
+        `Too many failed authentications with this key (limit ${limit} per ${this.perWindow})`,
+        limit,
+        failing,
       );
     }
   }
 
-  const make = (name: string, points: number, duration = env.RATE_LIMIT_WINDOW_SECONDS): RateLimiterAbstract | null => {
-    if (points === 0) return null;
-    const memory = new RateLimiterMemory({ points, duration, keyPrefix: name });
-    if (!redis) return memory;
-    return new RateLimiterRedis({
-      storeClient: redis,
-      points,
-      duration,
-      keyPrefix: `${env.RATE_LIMIT_KEY_PREFIX}:${name}`,
-      insuranceLimiter: memory,
-    });
-  };
-  const apiKeyLimiter = make('key', env.RATE_LIMIT_PER_MINUTE);
-  const collectLimiter = make('ip', env.COLLECT_RATE_LIMIT_PER_MINUTE);
-  const collectBytesLimiter = make('ipbytes', env.COLLECT_BYTES_PER_ADDRESS_PER_MINUTE);
-  const authFailureLimiter = make('authfail', env.AUTH_FAILURE_LIMIT_PER_MINUTE);
-  const keyFailureLimiter = make('keyfail', env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE);
-  const perWindow = env.RATE_LIMIT_WINDOW_SECONDS === 60 ? 'minute' : `${env.RATE_LIMIT_WINDOW_SECONDS} s`;
-  const tagQuotas = (
-    [
-      ['tagev', 'tag-events', env.COLLECT_TAG_EVENTS_PER_MINUTE, 'events', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
-      ['tagbytes', 'tag-bytes', env.COLLECT_TAG_BYTES_PER_MINUTE, 'bytes', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
-      ['tagevday', 'tag-events-day', env.COLLECT_TAG_EVENTS_PER_DAY, 'events', 'day', DAY_SECONDS],
-      ['tagbytesday', 'tag-bytes-day', env.COLLECT_TAG_BYTES_PER_DAY, 'bytes', 'day', DAY_SECONDS],
-    ] as const
-  ).flatMap(([name, policyName, limit, unit, per, duration]) => {
-    if (limit === 0) return [];
-    // Without Redis, plain counters (MemoryWindows): rate-limiter-flexible's would cost a promise,
-    // a result and a timer per quota on every collector batch.
-    const limiter = redis ? make(name, limit, duration) : null;
-    const windows = redis ? null : new MemoryWindows(limit, duration * 1000);
-    // The metrics count a refusal carrying a "tag-..." policy as scope `tag` (transport/http/metrics-endpoint.ts).
-    return [{ limiter, windows, limit, unit, per, policy: `"${policyName}";q=${limit};w=${duration}` }];
-  });
-  // Keys that authenticated here lately: a throttled address still gets them looked up.
-  const provenKeys = new ProvenKeys();
-
-  /** `policy`: the refusing quota as a `RateLimit-Policy` item (`"name";q=limit;w=seconds`), when not the usual budget. */
-  const rateLimited = (message: string, limit: number, outcome: RateLimiterRes, policy?: string): AppError => {
-    const retryAfter = Math.max(1, Math.ceil(outcome.msBeforeNext / 1000));
-    const headers: Record<string, string> = { ...limitHeaders(limit, outcome), 'Retry-After': String(retryAfter) };
-    if (policy) headers['RateLimit-Policy'] = policy;
-    return new AppError('RATE_LIMITED', `${message}; retry after ${retryAfter} s`, { headers });
-  };
-
-  const consume = async (
+  private async consume(
     limiter: RateLimiterAbstract | null,
     limit: number,
     key: string,
     client: RateLimitClient,
     what: string,
-  ): Promise<void> => {
+  ): Promise<void> {
     if (!limiter) return;
     try {
       const result = await limiter.consume(key, 1);
@@ -165,200 +245,76 @@ export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys):
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) {
         // The store failed and no insurance answered: let the request through rather than fail it.
-        logger.warn({ err: outcome }, 'rate limiter failed; request let through');
+        this.logger.warn({ err: outcome }, 'rate limiter failed; request let through');
         return;
       }
-      throw rateLimited(`Rate limit of ${limit} requests per ${perWindow} ${what} exceeded`, limit, outcome);
+      throw rateLimited(`Rate limit of ${limit} requests per ${this.perWindow} ${what} exceeded`, limit, outcome);
     }
-  };
+  }
 
   /** The limiter's state when `key` already used all of `limit` in the window; null otherwise (or when the store failed). */
-  const overLimit = async (
+  private async overLimit(
     limiter: RateLimiterAbstract | null,
     limit: number,
     key: string,
-  ): Promise<RateLimiterRes | null> => {
+  ): Promise<RateLimiterRes | null> {
     if (!limiter) return null;
     try {
       const state = await limiter.get(key);
       return state && state.consumedPoints >= limit ? state : null;
     } catch (error) {
-      logger.warn({ err: error }, 'rate limiter failed; authentication not throttled');
+      this.logger.warn({ err: error }, 'rate limiter failed; authentication not throttled');
       return null;
     }
-  };
+  }
 
-  const addressThrottled = (state: RateLimiterRes): AppError =>
-    rateLimited(
-      `Too many failed authentications from this address (limit ${env.AUTH_FAILURE_LIMIT_PER_MINUTE} per ${perWindow})`,
-      env.AUTH_FAILURE_LIMIT_PER_MINUTE,
+  private addressThrottled(state: RateLimiterRes): AppError {
+    return rateLimited(
+      `Too many failed authentications from this address (limit ${this.env.AUTH_FAILURE_LIMIT_PER_MINUTE} per ${this.perWindow})`,
+      this.env.AUTH_FAILURE_LIMIT_PER_MINUTE,
       state,
     );
+  }
 
-  const countFailure = async (limiter: RateLimiterAbstract | null, key: string): Promise<void> => {
+  private async countFailure(limiter: RateLimiterAbstract | null, key: string): Promise<void> {
     if (!limiter) return;
     // Over the limit `consume` rejects: this attempt is answered 401 anyway, the next ones 429.
     await limiter.consume(key, 1).catch(() => {});
-  };
+  }
 
   /**
    * True for a token this process knows to be a key: in the verified-key cache, or authenticated
    * here lately. Asked only for a throttled address (one hash then), so that its flood of unknown
    * tokens costs no database read while the valid keys of its other users keep working.
    */
-  const knownKey = (authorization: string | string[] | undefined): boolean => {
+  private knownKey(authorization: string | string[] | undefined): boolean {
     const token = bearerToken(authorization);
     if (token === null || !isWellFormedApiKey(token)) return false;
     const hash = hashApiKey(token);
-    return keys.cache.get(hash) !== undefined || provenKeys.has(hash);
-  };
+    return this.keys.cache.get(hash) !== undefined || this.provenKeys.has(hash);
+  }
 
-  const chargeBytes = async (address: string, client: RateLimitClient, bytes: number): Promise<void> => {
+  private async chargeBytes(address: string, client: RateLimitClient, bytes: number): Promise<void> {
     client.unchargedBytes = 0;
-    if (bytes === 0 || !collectBytesLimiter) return;
+    if (bytes === 0 || !this.collectBytesLimiter) return;
     try {
-      await collectBytesLimiter.consume(address, bytes);
+      await this.collectBytesLimiter.consume(address, bytes);
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) {
-        logger.warn({ err: outcome }, 'rate limiter failed; request let through');
+        this.logger.warn({ err: outcome }, 'rate limiter failed; request let through');
         return;
       }
-      const limit = env.COLLECT_BYTES_PER_ADDRESS_PER_MINUTE;
+      const limit = this.env.COLLECT_BYTES_PER_ADDRESS_PER_MINUTE;
       throw rateLimited(
-        `Collector byte limit of ${limit} bytes per ${perWindow} per client address exceeded`,
+        `Collector byte limit of ${limit} bytes per ${this.perWindow} per client address exceeded`,
         limit,
         outcome,
       );
     }
-  };
-
-  return {
-    shared: Boolean(redis),
-    authenticate: async (authorization, client) => {
-      const address = addressBudgetKey(client.ip);
-      // An address over its failure budget (carrier NAT: many users, one of them failing) keeps
-      // its known keys; anything else it sends is refused unread until the window ends.
-      const throttled = await overLimit(authFailureLimiter, env.AUTH_FAILURE_LIMIT_PER_MINUTE, address);
-      if (throttled && !knownKey(authorization)) throw addressThrottled(throttled);
-      let lookedUp: string | null = null;
-      let partner: AuthenticatedPartner;
-      try {
-        partner = await keys.authenticate(authorization, async (hash) => {
-          // Only a token that is not in the key cache gets here, before its database read.
-          lookedUp = hash.slice(0, 32);
-          const failing = await overLimit(keyFailureLimiter, env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE, lookedUp);
-          if (failing) {
-            throw rateLimited(
-              `Too many failed authentications with this key (limit ${env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE} per ${perWindow})`,
-              env.AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE,
-              failing,
-            );
-          }
-        });
-      } catch (error) {
-        if (error instanceof AppError && statusOf(error) === 401) {
-          await Promise.all([
-            countFailure(authFailureLimiter, address),
-            lookedUp === null ? undefined : countFailure(keyFailureLimiter, lookedUp),
-          ]);
-        }
-        throw error;
-      }
-      if (lookedUp !== null) provenKeys.add(lookedUp);
-      if (!apiKeyLimiter) return partner;
-      // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself
-      // never reaches the store.
-      const budgetKey = partner.key?.id ?? hashApiKey(bearerToken(authorization) ?? '').slice(0, 32);
-      await consume(apiKeyLimiter, env.RATE_LIMIT_PER_MINUTE, budgetKey, client, 'per API key');
-      return partner;
-    },
-    limitCollector: async (client) => {
-      const address = addressBudgetKey(client.ip);
-      await consume(collectLimiter, env.COLLECT_RATE_LIMIT_PER_MINUTE, address, client, 'per client address');
-      // Declared bytes are refused before the body is read.
-      if (client.unchargedBytes > 0) await chargeBytes(address, client, client.unchargedBytes);
-    },
-    chargeReadBytes: async (client, bytes) => {
-      if (client.unchargedBytes !== UNKNOWN_BODY_BYTES) return;
-      await chargeBytes(addressBudgetKey(client.ip), client, bytes);
-    },
-    chargeTag: async (tagKey, events, bytes) => {
-      if (tagQuotas.length === 0) return;
-      if (!redis) {
-        // In memory: every quota checked first, then charged, so a refused batch counts nowhere.
-        const now = Date.now();
-        let refused: (typeof tagQuotas)[number] | null = null;
-        let wait = 0;
-        for (const quota of tagQuotas) {
-          const ms = quota.windows!.wait(tagKey, quota.unit === 'events' ? events : bytes, now);
-          if (ms > wait) {
-            wait = ms;
-            refused = quota;
-          }
-        }
-        if (refused) {
-          const left = refused.windows!.remaining(tagKey, now);
-          throw rateLimited(
-            `Collector quota of ${refused.limit} ${refused.unit} per ${refused.per} for this tag exceeded`,
-            refused.limit,
-            new RateLimiterRes(left, wait, refused.limit - left, false),
-            refused.policy,
-          );
-        }
-        for (const quota of tagQuotas) quota.windows!.take(tagKey, quota.unit === 'events' ? events : bytes, now);
-        return;
-      }
-      const outcomes = await Promise.allSettled(
-        tagQuotas.map(({ limiter, unit }) => limiter!.consume(tagKey, unit === 'events' ? events : bytes)),
-      );
-      let refusal: { quota: (typeof tagQuotas)[number]; outcome: RateLimiterRes } | null = null;
-      outcomes.forEach((settled, index) => {
-        if (settled.status === 'fulfilled') return;
-        if (!(settled.reason instanceof RateLimiterRes)) {
-          logger.warn({ err: settled.reason }, 'rate limiter failed; tag quota not charged');
-          return;
-        }
-        // The longest wait: the batch fits only once every refusing quota has room again.
-        if (!refusal || settled.reason.msBeforeNext > refusal.outcome.msBeforeNext) {
-          refusal = { quota: tagQuotas[index]!, outcome: settled.reason };
-        }
-      });
-      if (!refusal) return;
-      // A refused batch is not stored: give its points back everywhere (the day's budget is not
-      // spent by refusals, and a smaller batch still fits what is left).
-      tagQuotas.forEach(({ limiter, unit }, index) => {
-        if (outcomes[index]!.status === 'fulfilled' || outcomes[index]!.reason instanceof RateLimiterRes) {
-          limiter!.reward(tagKey, unit === 'events' ? events : bytes).catch(() => {});
-        }
-      });
-      const { quota, outcome } = refusal as { quota: (typeof tagQuotas)[number]; outcome: RateLimiterRes };
-      throw rateLimited(
-        `Collector quota of ${quota.limit} ${quota.unit} per ${quota.per} for this tag exceeded`,
-        quota.limit,
-        outcome,
-        quota.policy,
-      );
-    },
-    countAuthFailure: async (client) => {
-      if (!authFailureLimiter) return;
-      try {
-        await authFailureLimiter.consume(addressBudgetKey(client.ip), 1);
-      } catch (outcome) {
-        if (outcome instanceof RateLimiterRes) throw addressThrottled(outcome);
-      }
-    },
-    close: async () => {
-      if (!redis) return;
-      try {
-        await redis.quit();
-      } catch {
-        redis.disconnect();
-      }
-    },
-  };
+  }
 }
 
-const DAY_SECONDS = 24 * 60 * 60;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Hashes (truncated) of keys that authenticated in this process within a day, at most 10,000
@@ -379,46 +335,6 @@ class ProvenKeys {
       const oldest = this.seen.keys().next();
       if (!oldest.done) this.seen.delete(oldest.value);
     }
-    this.seen.set(hash, now + DAY_SECONDS * 1000);
-  }
-}
-
-/** Windows kept before expired ones are swept out (the keys are live tags). */
-const MAX_WINDOWS = 100_000;
-
-/**
- * Fixed windows counted in memory, synchronously (the tag quotas without Redis). A window starts
- * with the first points taken for its key and lasts `durationMs`, as rate-limiter-flexible's do.
- */
-class MemoryWindows {
-  private readonly windows = new Map<string, { endsAt: number; used: number }>();
-
-  constructor(
-    private readonly limit: number,
-    private readonly durationMs: number,
-  ) {}
-
-  /** Ms until `points` more fit in `key`'s window; 0 when they fit now. */
-  wait(key: string, points: number, now: number): number {
-    const window = this.windows.get(key);
-    if (!window || window.endsAt <= now) return points <= this.limit ? 0 : this.durationMs;
-    return window.used + points <= this.limit ? 0 : window.endsAt - now;
-  }
-
-  remaining(key: string, now: number): number {
-    const window = this.windows.get(key);
-    return !window || window.endsAt <= now ? this.limit : Math.max(0, this.limit - window.used);
-  }
-
-  take(key: string, points: number, now: number): void {
-    let window = this.windows.get(key);
-    if (!window || window.endsAt <= now) {
-      if (this.windows.size >= MAX_WINDOWS) {
-        for (const [other, { endsAt }] of this.windows) if (endsAt <= now) this.windows.delete(other);
-      }
-      window = { endsAt: now + this.durationMs, used: 0 };
-      this.windows.set(key, window);
-    }
-    window.used += points;
+    this.seen.set(hash, now + DAY_MS);
   }
 }
