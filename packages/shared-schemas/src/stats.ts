@@ -4,6 +4,8 @@ import { EVENT_FILTER_MAX_NAMES, EventNamesParam } from './event.js';
 
 /** Longest range of a stats query, in days (inclusive of both ends). */
 export const STATS_MAX_DAYS = 400;
+/** Longest range of an hourly timeseries, in days. */
+export const STATS_MAX_HOURLY_DAYS = 31;
 export const STATS_BREAKDOWN_DEFAULT_LIMIT = 10;
 export const STATS_BREAKDOWN_MAX_LIMIT = 100;
 export const STATS_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
@@ -101,7 +103,18 @@ export const StatsTimeseriesQuery = z
         'Point length (default `day`); days, weeks (from Monday) and months start at local midnight, the first point at startDate.',
     }),
   })
-  .superRefine(checkRange)
+  .superRefine((value, ctx) => {
+    checkRange(value, ctx);
+    const start = statsDayNumber(value.startDate);
+    const end = statsDayNumber(value.endDate);
+    if (value.interval === 'hour' && start !== null && end !== null && end - start + 1 > STATS_MAX_HOURLY_DAYS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['interval'],
+        message: `interval=hour covers at most ${STATS_MAX_HOURLY_DAYS} days`,
+      });
+    }
+  })
   .meta({ id: 'StatsTimeseriesQuery' });
 export type StatsTimeseriesQuery = z.input<typeof StatsTimeseriesQuery>;
 

@@ -24,7 +24,7 @@ export interface StatsSummaryParams extends StatsParams {
 }
 
 export interface StatsTimeseriesParams extends StatsParams {
-  /** Point length (server default `day`). */
+  /** Point length (server default `day`); `hour` for ranges of at most 31 days. */
   interval?: StatsInterval;
 }
 

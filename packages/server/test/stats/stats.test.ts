@@ -328,6 +328,7 @@ describe('stats: access and validation', () => {
     ['an end before the start', { endDate: '2025-12-31' }, 'endDate'],
     ['a range over 400 days', { endDate: '2027-02-05' }, 'endDate'],
     ['an unknown interval', { interval: 'minute' }, 'interval'],
+    ['hourly points over more than 31 days', { interval: 'hour', endDate: '2026-02-01' }, 'interval'],
   ])('%s is 400 VALIDATION_ERROR naming the parameter', async (_, change, param) => {
     const merchantId = await createMerchant(server);
     const res = await getStats(server, 'timeseries', {
@@ -338,6 +339,21 @@ describe('stats: access and validation', () => {
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining(param) });
+  });
+
+  it('answers over tRPC as over REST', async () => {
+    const merchantId = await createMerchant(server);
+    const q = { merchantId, startDate: '2026-01-01', endDate: '2026-01-02', timezone: 'Asia/Kolkata' };
+    const caller = server.caller(server.partner.apiKey);
+    expect(await caller.stats.summary(q)).toEqual((await getStats(server, 'summary', q)).body);
+    expect(await caller.stats.timeseries({ ...q, interval: 'hour' })).toEqual(
+      (await getStats(server, 'timeseries', { ...q, interval: 'hour' })).body,
+    );
+    expect(await caller.stats.breakdown({ ...q, dimension: 'event_name' })).toEqual(
+      (await getStats(server, 'breakdown', { ...q, dimension: 'event_name' })).body,
+    );
+    const other = await server.createPartner('Other tRPC');
+    await expect(server.caller(other.apiKey).stats.summary(q)).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('a range of exactly 400 days is accepted', async () => {
