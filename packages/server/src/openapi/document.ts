@@ -88,7 +88,7 @@ function errorResponses(reasons: ErrorReason[], authenticated: boolean) {
 }
 
 /** Every tag an operation may carry, with its description (a tag missing here fails test/openapi-lint.test.ts). */
-export const TAG_DESCRIPTIONS: Record<string, string> = {
+const TAG_DESCRIPTIONS: Record<string, string> = {
   Merchants: 'The merchants a partner registers; each carries its tags.',
   Tags: 'Tracking tags for merchant domains: generation, DNS verification of custom domains, the install snippet.',
   Events: "A merchant's tracking events: one page at a time, or streamed live as Server-Sent Events.",
@@ -168,7 +168,7 @@ type Doc = ReturnType<typeof generateOpenApiDocument>;
  * descriptions and examples lifted from their schemas, media-type examples for the request and
  * every response, the response headers, `security: []` on public operations.
  */
-export function finishOperation(
+function finishOperation(
   doc: Doc,
   operation: Operation,
   options: { rateLimited: boolean; idempotent: boolean; public: boolean },

@@ -152,7 +152,7 @@ async function checkRawInput(getRawInput: () => Promise<unknown>): Promise<void>
 }
 
 /** A procedure anyone may call: its input guarded, its failures mapped. */
-export const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => {
+const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => {
   try {
     await checkRawInput(getRawInput);
   } catch (error) {

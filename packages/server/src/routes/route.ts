@@ -1,18 +1,16 @@
 import type { z } from 'zod';
 import type { ErrorReason } from '../kernel/errors.js';
 
-export type RouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type RouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
  * Who may call a route: an API key (authenticated and charged to the key's budget, as every
  * `/v1/partners` call), anyone, or the holder of METRICS_TOKEN.
  */
-export type RouteAuth = 'partner' | 'none' | 'metrics-token';
+type RouteAuth = 'partner' | 'none' | 'metrics-token';
 
 /** A component schema a documented route refers to: from a zod schema (with extras), or as JSON. */
-export type ComponentDoc =
-  | { zod: z.ZodType; description?: string; example?: unknown }
-  | { json: Record<string, unknown> };
+type ComponentDoc = { zod: z.ZodType; description?: string; example?: unknown } | { json: Record<string, unknown> };
 
 /** What the OpenAPI document says of a route (openapi/route-operations.ts builds its operation). */
 export interface RouteDocs {

@@ -6,7 +6,7 @@ import dnsPacket from 'dns-packet';
 import { DnsUnavailableError } from '../kernel/lookup-errors.js';
 
 /** The record types the tag checks ask for. */
-export type QueryType = 'CNAME' | 'A' | 'AAAA';
+type QueryType = 'CNAME' | 'A' | 'AAAA';
 
 /** One record of an answer section, as received (owner name and data lower-cased, no trailing dot). */
 export interface AnswerRecord {
@@ -19,7 +19,7 @@ export interface AnswerRecord {
  * A DNS answer: NXDOMAIN and NOERROR (with or without records) are answers; everything else
  * (timeout, SERVFAIL, REFUSED, a truncated or garbled reply) throws {@link DnsUnavailableError}.
  */
-export interface DnsAnswer {
+interface DnsAnswer {
   rcode: 'NOERROR' | 'NXDOMAIN';
   /** The answer section's CNAME/A/AAAA records, whatever their owner name: the caller checks it. */
   records: AnswerRecord[];

@@ -42,7 +42,7 @@ export interface LogMessage {
   rows: EventInsertRow[];
 }
 
-export const LOG_RETRY_AFTER_SECONDS = 2;
+const LOG_RETRY_AFTER_SECONDS = 2;
 
 /** Stream, subject and consumer names of a deployment. */
 export function logNames(prefix: string): { stream: string; subjectRoot: string; durable: string } {

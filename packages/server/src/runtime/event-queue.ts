@@ -24,7 +24,7 @@ export interface EventQueueOptions {
   onStored?: (count: number) => void;
 }
 
-export const RETRY_AFTER_SECONDS = 1;
+const RETRY_AFTER_SECONDS = 1;
 
 interface Waiting {
   rows: EventInsertRow[];

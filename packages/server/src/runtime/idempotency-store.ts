@@ -7,11 +7,11 @@ import { AppError, isServerFailure } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
 
 /** A stored response is replayed for 24 h; older rows count as absent and are purged lazily. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
 /** A request still "in progress" after this long is taken as abandoned (its process died). */
-export const IN_PROGRESS_STALE_MS = 60_000;
+const IN_PROGRESS_STALE_MS = 60_000;
 /** How long a second request with the key of a running one waits for its response before 409. */
-export const CONCURRENT_WAIT_MS = 10_000;
+const CONCURRENT_WAIT_MS = 10_000;
 const POLL_MS = 25;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -45,7 +45,7 @@ export function requestFingerprint(method: string, route: string, body: unknown)
  * secret, a replay tells the client it is not there (docs/decisions/idempotency.md, from "Security round 2: issue
  * 30 low and info findings"). Applied when storing and again when replaying (rows stored before).
  */
-export function withoutSecrets(body: string): string {
+function withoutSecrets(body: string): string {
   if (!body.includes('"secret"')) return body;
   let parsed: unknown;
   try {

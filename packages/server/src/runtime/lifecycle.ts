@@ -19,7 +19,7 @@ export interface StopContext {
   graceMs: number;
 }
 
-export type StopHook = (context: StopContext) => Promise<void> | void;
+type StopHook = (context: StopContext) => Promise<void> | void;
 
 /** One long-lived part of an app: a listener, a queue, a background loop, a connection. */
 export interface Part {
@@ -47,7 +47,7 @@ export interface LifecycleOptions {
   stopDeadlineMs?: number;
 }
 
-export const DEFAULT_STOP_DEADLINE_MS = 10_000;
+const DEFAULT_STOP_DEADLINE_MS = 10_000;
 
 /** The order in which `stop()` runs the parts' hooks: each phase with its parts. */
 export function shutdownPlan(parts: readonly Part[]): { phase: StopPhase; parts: string[] }[] {

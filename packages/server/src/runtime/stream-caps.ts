@@ -1,7 +1,7 @@
 import { AppError } from '../kernel/errors.js';
 
 /** Seconds a client over a stream cap is told to wait. */
-export const STREAM_CAP_RETRY_AFTER_SECONDS = 5;
+const STREAM_CAP_RETRY_AFTER_SECONDS = 5;
 
 /** What a cap counts, in its 429's message. */
 export interface CapNames {

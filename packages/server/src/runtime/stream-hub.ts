@@ -5,7 +5,7 @@ import type { Logger } from '../kernel/logger.js';
 import type { HeldBytes } from './held-bytes.js';
 
 /** The channel the `events_notify` trigger (migration 0001) notifies on. */
-export const EVENTS_CHANNEL = 'partner_events';
+const EVENTS_CHANNEL = 'partner_events';
 
 export interface StreamHubOptions {
   db: Database;
@@ -35,10 +35,10 @@ export interface SubscribeOptions {
  * after a dropped connection wakes every subscription.
  */
 /** Seconds a stream ended by a shutdown tells its client to wait before reconnecting (another instance). */
-export const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
+const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
 /** The final error of every stream open when its server shuts down. */
-export function streamShutdownError(): AppError {
+function streamShutdownError(): AppError {
   return new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down; reconnect with the last event id', {
     headers: { 'retry-after': String(SHUTDOWN_RETRY_AFTER_SECONDS) },
   });

@@ -43,7 +43,6 @@ export interface NatsCluster {
 }
 
 export function natsServerAvailable(): boolean;
-export function nodeArgs(node: NatsNode, nodes: NatsNode[], clusterName: string): string[];
 /** GET http://127.0.0.1:<monitor port><pathAndQuery> as JSON, or undefined (down, slow). */
 export function monitor(node: Pick<NatsNode, 'monitorPort'>, pathAndQuery: string, ms?: number): Promise<unknown>;
 export function startNatsCluster(options?: NatsClusterOptions): Promise<NatsCluster>;

@@ -16,7 +16,7 @@ export function natsServerAvailable() {
 }
 
 /** The command line of one node (the same on a restart: same ports, same store). */
-export function nodeArgs(node, nodes, clusterName) {
+function nodeArgs(node, nodes, clusterName) {
   return [
     '-a',
     '127.0.0.1',

@@ -33,7 +33,7 @@ async function admin<T>(url: string, run: (sql: postgres.Sql) => Promise<T>): Pr
 }
 
 /** The template's name for TEST_DATABASE_URL: keyed by the migrations' contents. */
-export function templateDatabaseName(url: string): string {
+function templateDatabaseName(url: string): string {
   return `${baseName(url)}_t${migrationsHash().slice(0, 12)}`;
 }
 

@@ -41,7 +41,7 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
-export type ProxyMode = 'forward' | 'refuse' | 'reset' | 'blackhole';
+type ProxyMode = 'forward' | 'refuse' | 'reset' | 'blackhole';
 
 /** A loopback TCP proxy a test controls, in front of `targetPort`: outages without touching the target. */
 export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpProxy> {

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { TestServer } from '../../src/testing/index.js';
 
 /** The size of one event's data here: about the largest an event may carry (16 KB). */
-export const BIG_EVENT_CHARS = 16_000;
+const BIG_EVENT_CHARS = 16_000;
 
 /**
  * Inserts `count` events of about 16 KB each for the merchant, seq `fromSeq + 1..`, `perStatement`

@@ -7,4 +7,4 @@ import { StreamEventsQuery } from '@partner/shared-schemas';
  * twin is `GET /v1/partners/events/stream` (transport/rest/event-stream.ts).
  */
 export const ZStreamEventsInput = StreamEventsQuery;
-export type StreamEventsInput = StreamEventsQuery;
+type StreamEventsInput = StreamEventsQuery;

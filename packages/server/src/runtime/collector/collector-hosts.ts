@@ -4,12 +4,12 @@ import { partners, tags } from '../../db/schema/index.js';
 import type { Logger } from '../../kernel/logger.js';
 
 /** The channel migration 0012's triggers notify on: a new host, or `*` (reload everything). */
-export const COLLECTOR_HOSTS_CHANNEL = 'partner_collector_hosts';
+const COLLECTOR_HOSTS_CHANNEL = 'partner_collector_hosts';
 /**
  * The most hosts held in memory (about 100 bytes each: 20 MB). Past it the set is dropped and hosts
  * are looked up per request again (collector-directory.ts, with its short caches).
  */
-export const MAX_COLLECTOR_HOSTS = 200_000;
+const MAX_COLLECTOR_HOSTS = 200_000;
 
 /**
  * Every collector host (`<record>.<domain>` of each custom tag and of each partner's onboarding

@@ -2,7 +2,7 @@ import type { DatabaseHandle } from '../../db/client.js';
 import type { Logger } from '../../kernel/logger.js';
 
 /** The channel migration 0005's triggers notify on when a key or a partner changes. */
-export const API_KEYS_CHANNEL = 'partner_api_keys';
+const API_KEYS_CHANNEL = 'partner_api_keys';
 /**
  * How long a verified key is trusted without asking the database again. Invalidation is by
  * notification (milliseconds); this only bounds a notification lost with a dropped LISTEN

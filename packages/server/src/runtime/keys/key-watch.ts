@@ -6,7 +6,7 @@ import { AppError } from '../../kernel/errors.js';
 import { type ApiKeyCache, KEY_CACHE_TTL_MS } from './key-cache.js';
 
 /** The message of the final `UNAUTHORIZED` frame of a stream whose key ended. */
-export const KEY_ENDED_MESSAGE = 'The API key of this stream was revoked or expired';
+const KEY_ENDED_MESSAGE = 'The API key of this stream was revoked or expired';
 /** setTimeout's largest delay; a later expiry is re-armed when this one fires. */
 const MAX_TIMER_MS = 2_147_483_647;
 /** After a failed recheck (database away), the next try. */

@@ -3,7 +3,7 @@ import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';
 
 /** `last_used_at` is written at most once per minute per key and process. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 const MAX_TRACKED = 10_000;
 
 /**

@@ -6,7 +6,7 @@ import { TtlCache } from '../../kernel/ttl-cache.js';
 const SOURCE_PATH = new URL('./script/tag.js', import.meta.url);
 
 /** The script source with comment lines and indentation dropped (the file keeps them for reading). */
-export function scriptTemplate(): string {
+function scriptTemplate(): string {
   return fs
     .readFileSync(SOURCE_PATH, 'utf8')
     .split('\n')
@@ -25,7 +25,7 @@ export interface TagScript {
 let template: string | undefined;
 
 /** The tag script of one tag (its id baked in), compressed once for gzip and brotli. */
-export function buildTagScript(tagId: string): TagScript {
+function buildTagScript(tagId: string): TagScript {
   template ??= scriptTemplate();
   const body = Buffer.from(template.replace('__TAG_ID__', tagId), 'utf8');
   return {

@@ -11,7 +11,7 @@ import { DOCS_PATH } from '../../routes/definitions.js';
  */
 
 /** Self only. Swagger UI sets inline `style` attributes (React) and draws some icons as data: URIs. */
-export const DOCS_CSP = [
+const DOCS_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",

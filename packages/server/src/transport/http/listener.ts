@@ -17,7 +17,7 @@ import { type DrainState, startDrain } from './server.js';
  * (checked every second, not Node's default 30 s), then it is answered 408 `{ message, code }`
  * through the error table (`answerClientError`) and cut off.
  */
-export function createListener(env: Env): http.Server {
+function createListener(env: Env): http.Server {
   const server = http.createServer({
     connectionsCheckingInterval: Math.min(1_000, env.HTTP_HEADERS_TIMEOUT_MS),
     maxHeaderSize: MAX_HEADER_BYTES,
@@ -33,7 +33,7 @@ export function createListener(env: Env): http.Server {
  * Listens on `port`; a port in use or not allowed fails with a StartupError naming the setting
  * (`PORT 3000 is in use: stop the other process or set PORT`).
  */
-export function listen(server: http.Server, port: number, host: string, setting: string): Promise<void> {
+function listen(server: http.Server, port: number, host: string, setting: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host, setting));
     server.once('error', failed);
@@ -52,7 +52,7 @@ export function listen(server: http.Server, port: number, host: string, setting:
  * timeout (Node's `Keep-Alive: timeout=5` hint). Then idle sockets are closed every 50 ms; whatever
  * is still open after `graceMs` is cut.
  */
-export function drainServer(server: http.Server, graceMs: number): Promise<void> {
+function drainServer(server: http.Server, graceMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     let idle: NodeJS.Timeout | undefined;
     const linger = setTimeout(

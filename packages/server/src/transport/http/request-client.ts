@@ -25,6 +25,6 @@ function bodyBytesOf(req: IncomingMessage): number {
 }
 
 /** The client address of a request: the socket's peer, or per TRUST_PROXY (client-address.ts). */
-export function clientIp(req: IncomingMessage): string {
+function clientIp(req: IncomingMessage): string {
   return clientAddress(req);
 }

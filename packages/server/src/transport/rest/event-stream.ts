@@ -10,7 +10,7 @@ import type { RouteContext } from '../routes/route.js';
 const FINAL_FLUSH_MS = 30_000;
 
 /** One SSE frame for an event: `id` is its `seq`, the resume position. */
-export function eventFrame(event: StreamedEvent): string {
+function eventFrame(event: StreamedEvent): string {
   return `id: ${event.seq}\nevent: event\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
@@ -19,7 +19,7 @@ export function eventFrame(event: StreamedEvent): string {
  * body; an error that says when to come back (Retry-After: a shutdown, a cap) also sets the SSE
  * reconnection delay (`retry:`, ms), which EventSource clients honour.
  */
-export function errorFrame(error: unknown): string {
+function errorFrame(error: unknown): string {
   const appError = toAppError(error, { retrySafe: true });
   const { body } = errorResponse(appError);
   const retryAfter = Object.entries(appError.headers ?? {}).find(([name]) => name.toLowerCase() === 'retry-after')?.[1];

@@ -134,8 +134,6 @@ export function createRestHandler(deps: AppDeps) {
   };
 }
 
-export { sendJson };
-
 /** A REST response ready to leave: what trpc-to-openapi produced, or our error answer in its place. */
 interface FinalResponse {
   status: number;

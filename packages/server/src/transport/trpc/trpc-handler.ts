@@ -16,7 +16,7 @@ import { sendError } from '../http/respond.js';
 
 export const TRPC_PREFIX = '/trpc';
 /** The most calls one /trpc request may batch (each is charged to the rate limits). */
-export const MAX_TRPC_BATCH = 10;
+const MAX_TRPC_BATCH = 10;
 
 /** Calls named by a /trpc path (`a,b,c` in a batch): commas counted in one pass. */
 function batchSize(path: string): number {
