@@ -4,6 +4,7 @@ import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from '../context.js';
 import type { AuthenticatedPartner } from '../features/partners/authenticate.js';
+import { sessionScopeError } from '../features/partners/session-scope.js';
 import {
   AppError,
   causes,
@@ -27,6 +28,12 @@ export interface Meta extends OpenApiMeta {
   acceptsTextPlain?: boolean;
   /** The success response carries `Link: <...>; rel="next"` when another page follows (declared in the document). */
   nextLink?: boolean;
+  /**
+   * A merchant session token (`ms_...`) may call this procedure, for its own merchant only (the
+   * procedure checks the merchant: features/partners/session-scope.ts). Without it a session gets
+   * 403 SESSION_SCOPE: the default is deny.
+   */
+  sessionAccess?: 'merchant';
 }
 
 /** The one map from the error table to tRPC: a tRPC code per HTTP status. */
@@ -151,16 +158,6 @@ async function checkRawInput(getRawInput: () => Promise<unknown>): Promise<void>
   if (!isWellFormedDeep(raw)) throw new AppError('VALIDATION_ERROR', `Invalid request: ${WELL_FORMED_MESSAGE}`);
 }
 
-/** A procedure anyone may call: its input guarded, its failures mapped. */
-const publicProcedure = t.procedure.use(async ({ getRawInput, next }) => {
-  try {
-    await checkRawInput(getRawInput);
-  } catch (error) {
-    throw trpcErrorOf(error);
-  }
-  return mapFailure(await next());
-});
-
 /** In-process callers (createCaller) share one budget; HTTP transports pass the real client. */
 const IN_PROCESS: RateLimitClient = { ip: 'in-process', setHeader: () => {}, unchargedBytes: 0 };
 
@@ -181,13 +178,15 @@ export const collectorProcedure = t.procedure.use(async ({ ctx, getRawInput, nex
 
 /**
  * Every partner procedure: authenticated (failed attempts throttled per address), then one point
- * of the key's budget, per call, before its input is parsed (runtime/rate-limits.ts). One middleware
+ * of the key's budget, per call, before its input is parsed (runtime/rate-limits.ts). A merchant
+ * session token is refused (403 SESSION_SCOPE) unless the procedure's meta lets sessions in. One middleware
  * (authentication, the input guard, the failure mapping): each tRPC level costs every call.
  */
-export const partnerProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
+export const partnerProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, next }) => {
   let partner: AuthenticatedPartner;
   try {
     partner = ctx.partner ?? (await ctx.limits.authenticate(ctx.authorization, ctx.client ?? IN_PROCESS));
+    if (partner.session && meta?.sessionAccess !== 'merchant') throw sessionScopeError();
     await checkRawInput(getRawInput);
   } catch (error) {
     throw trpcErrorOf(error);

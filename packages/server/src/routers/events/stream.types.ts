@@ -7,4 +7,3 @@ import { StreamEventsQuery } from '@partner/shared-schemas';
  * twin is `GET /v1/partners/events/stream` (transport/rest/event-stream.ts).
  */
 export const ZStreamEventsInput = StreamEventsQuery;
-type StreamEventsInput = StreamEventsQuery;

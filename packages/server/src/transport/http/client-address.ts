@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import ipaddr from 'ipaddr.js';
 import proxyAddr from 'proxy-addr';
 import type { TrustProxy } from '../../kernel/env.js';
 

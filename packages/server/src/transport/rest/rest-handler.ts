@@ -13,7 +13,7 @@ import { rejectReservedQueryKeys } from '../http/guards.js';
 import { applyIdempotency } from '../http/idempotency-header.js';
 import { clientOf } from '../http/request-client.js';
 import type { RequestPath } from '../http/request-path.js';
-import { restErrorBody, sendError, sendJson } from '../http/respond.js';
+import { restErrorBody, sendError } from '../http/respond.js';
 
 interface RestRequest extends IncomingMessage {
   body?: unknown;
