@@ -23,7 +23,7 @@ const backfill = MIGRATION.split('--> statement-breakpoint')
 type Row = Record<string, unknown>;
 
 /** The aggregates as comparable rows: counts and sums as text, sketches as their merged registers. */
-async function snapshot(merchantId: string): Promise<Record<string, string[]>> {
+async function snapshot(merchantId: string): Promise<{ buckets: string[]; dimensions: string[]; revenue: string[] }> {
   const registers = (value: unknown) => {
     const r = emptyRegisters();
     mergeInto(r, value as Uint8Array);

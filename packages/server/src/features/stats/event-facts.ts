@@ -1,7 +1,7 @@
 import { STATS_NONE_VALUE } from '@partner/shared-schemas';
 
 /** Bucket length of every aggregate: 15 minutes, so each zone's local midnight is a bucket edge. */
-export const BUCKET_MS = 15 * 60_000;
+const BUCKET_MS = 15 * 60_000;
 /** Longest dimension value kept (longer ones are cut). */
 const VALUE_MAX = 200;
 const CURRENCY = /^[A-Za-z]{3}$/;

@@ -5,7 +5,7 @@ import { readRows } from '../../db/read-rows.js';
 import { emptyRegisters, estimate, mergeInto } from './sketch.js';
 
 /** SQL text of the instants as a `timestamptz[]` literal. */
-export function instantArray(starts: readonly number[]): string {
+function instantArray(starts: readonly number[]): string {
   return `{${starts.map((t) => new Date(t).toISOString()).join(',')}}`;
 }
 

@@ -11,7 +11,7 @@ import * as crypto from 'node:crypto';
  * A sparse length is a multiple of 3, so it is never 16384. Writes append sparse entries; the
  * database function `stats_hll_merge` (migration 0017) turns a row dense once it grows.
  */
-export const HLL_P = 14;
+const HLL_P = 14;
 export const HLL_M = 1 << HLL_P;
 const Q = 32;
 

@@ -19,7 +19,7 @@ function formatOf(zone: string): Intl.DateTimeFormat {
   return format;
 }
 
-export interface WallTime {
+interface WallTime {
   year: number;
   month: number;
   day: number;
@@ -28,7 +28,7 @@ export interface WallTime {
   second: number;
 }
 
-export function wallTimeAt(zone: string, ms: number): WallTime {
+function wallTimeAt(zone: string, ms: number): WallTime {
   const parts: Record<string, number> = {};
   for (const part of formatOf(zone).formatToParts(new Date(ms))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);
@@ -44,7 +44,7 @@ export function wallTimeAt(zone: string, ms: number): WallTime {
 }
 
 /** The zone's offset from UTC at an instant, in ms (local minus UTC). */
-export function offsetAt(zone: string, ms: number): number {
+function offsetAt(zone: string, ms: number): number {
   const w = wallTimeAt(zone, ms);
   const whole = ms - (((ms % 1000) + 1000) % 1000);
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - whole;
