@@ -50,14 +50,69 @@ export function originOnDomain(origin: string, rootDomain: string): boolean {
  * first-party cookie on the tag's root domain.
  */
 export function createCollector(deps: AppDeps): Collector {
-  const { collectorHosts } = deps;
-  const directory = new CollectorDirectory(deps.db, collectorHosts);
-  // Hosts that are never collectors: no lookup for the API's own name.
-  const apiHosts = new Set([deps.env.TAG_TARGET_HOST]);
-  if (deps.env.PUBLIC_BASE_URL) apiHosts.add(new URL(deps.env.PUBLIC_BASE_URL).hostname.toLowerCase());
+  return new FirstPartyCollector(deps);
+}
 
-  const serveScript = async (req: IncomingMessage, res: ServerResponse, host: string, tagId: string) => {
-    const tag = await directory.tag(tagId.toLowerCase());
+class FirstPartyCollector implements Collector {
+  private readonly collectorHosts: AppDeps['collectorHosts'];
+  private readonly directory: CollectorDirectory;
+  // Hosts that are never collectors: no lookup for the API's own name.
+  private readonly apiHosts: Set<string>;
+
+  constructor(private readonly deps: AppDeps) {
+    this.collectorHosts = deps.collectorHosts;
+    this.directory = new CollectorDirectory(deps.db, this.collectorHosts, deps.deletedTags);
+    this.apiHosts = new Set([deps.env.TAG_TARGET_HOST]);
+    if (deps.env.PUBLIC_BASE_URL) this.apiHosts.add(new URL(deps.env.PUBLIC_BASE_URL).hostname.toLowerCase());
+  }
+
+  async match(req: IncomingMessage, pathname: string): Promise<string | null> {
+    const host = hostOfHeader(req.headers.host);
+    if (!host || this.apiHosts.has(host)) return null;
+    // The in-memory host set (runtime/collector/collector-hosts.ts) answers every request at no cost.
+    const known = this.collectorHosts.has(host);
+    if (known !== undefined) return known ? host : null;
+    // Without it (LISTEN failed, over its bound): the cheap checks first, so that only the
+    // collector's own paths and methods cost a database lookup of the host.
+    const method = req.method ?? 'GET';
+    const isScript = (method === 'GET' || method === 'HEAD') && SCRIPT_PATH.test(pathname);
+    const isBatch = pathname === '/e' && (method === 'POST' || method === 'OPTIONS');
+    if (!isScript && !isBatch) return null;
+    try {
+      return (await this.directory.isCollectorHost(host)) ? host : null;
+    } catch (error) {
+      // The database is away: answer as the API (health checks keep working; the API reports it).
+      this.deps.logger.warn({ err: error, host }, 'collector host lookup failed');
+      return null;
+    }
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, host: string, pathname: string): Promise<void> {
+    let cors: Record<string, string> = {};
+    try {
+      const method = req.method ?? 'GET';
+      const script = SCRIPT_PATH.exec(pathname);
+      if (script && (method === 'GET' || method === 'HEAD')) {
+        await this.serveScript(req, res, host, script[1]!);
+      } else if (pathname === '/e' && (method === 'POST' || method === 'OPTIONS')) {
+        res.setHeader('cache-control', 'no-store');
+        cors = corsHeaders(req, host);
+        if (method === 'OPTIONS') answerPreflight(res, cors);
+        else await this.collect(req, res, host, cors);
+      } else {
+        throw new AppError('NOT_FOUND', 'Not found');
+      }
+    } catch (error) {
+      const appError = toAppError(error);
+      if (isServerFailure(appError)) this.deps.logger.error({ err: error, host }, 'collector request failed');
+      for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
+      if (!req.complete) req.resume();
+      sendError(res, appError);
+    }
+  }
+
+  private async serveScript(req: IncomingMessage, res: ServerResponse, host: string, tagId: string): Promise<void> {
+    const tag = await this.directory.tag(tagId.toLowerCase());
     if (!tag || tag.collectorHost !== host) throw new AppError('NOT_FOUND', 'Not found');
     const script = tagScript(tag.tagId);
     res.setHeader('cache-control', SCRIPT_CACHE_CONTROL);
@@ -77,32 +132,21 @@ export function createCollector(deps: AppDeps): Collector {
     res.setHeader('content-length', body.length);
     res.statusCode = 200;
     res.end(req.method === 'HEAD' ? undefined : body);
-  };
+  }
 
-  /** CORS for `/e`: only pages on the host's own root domain. Returns the headers to answer with. */
-  const corsHeaders = (req: IncomingMessage, host: string): Record<string, string> => {
-    const origin = req.headers.origin;
-    if (origin === undefined) return {};
-    const root = rootDomainOf(host) ?? host;
-    if (!originOnDomain(origin, root)) {
-      throw new AppError('ACCESS_DENIED', `Origin ${origin} may not send events to this tag`);
-    }
-    return {
-      'access-control-allow-origin': origin,
-      'access-control-allow-credentials': 'true',
-      // The tag reads Retry-After to time its re-send after a 429 or 503.
-      'access-control-expose-headers': 'Retry-After',
-      vary: 'Origin',
-    };
-  };
-
-  const collect = async (req: IncomingMessage, res: ServerResponse, host: string, cors: Record<string, string>) => {
+  private async collect(
+    req: IncomingMessage,
+    res: ServerResponse,
+    host: string,
+    cors: Record<string, string>,
+  ): Promise<void> {
+    const { deps } = this;
     const client = clientOf(req, res);
     await deps.limits.limitCollector(client); // the collector policy of every way in (runtime/rate-limits.ts)
     const body = await readJsonBody(req);
     await deps.limits.chargeReadBytes(client, bodyBytesRead(req));
     const input = CollectInput.parse(body);
-    const tag = await directory.tag(input.tagId.toLowerCase());
+    const tag = await this.directory.tag(input.tagId.toLowerCase());
     if (!tag || tag.collectorHost !== host) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId} on ${host}`);
 
     const given = parseCookies(req.headers.cookie ?? '')[MUID_COOKIE];
@@ -121,61 +165,32 @@ export function createCollector(deps: AppDeps): Collector {
       });
     }
     sendJson(res, 202, result, headers);
-  };
+  }
+}
 
+/** CORS for `/e`: only pages on the host's own root domain. Returns the headers to answer with. */
+function corsHeaders(req: IncomingMessage, host: string): Record<string, string> {
+  const origin = req.headers.origin;
+  if (origin === undefined) return {};
+  const root = rootDomainOf(host) ?? host;
+  if (!originOnDomain(origin, root)) {
+    throw new AppError('ACCESS_DENIED', `Origin ${origin} may not send events to this tag`);
+  }
   return {
-    async match(req, pathname) {
-      const host = hostOfHeader(req.headers.host);
-      if (!host || apiHosts.has(host)) return null;
-      // The in-memory host set (runtime/collector/collector-hosts.ts) answers every request at no cost.
-      const known = collectorHosts.has(host);
-      if (known !== undefined) return known ? host : null;
-      // Without it (LISTEN failed, over its bound): the cheap checks first, so that only the
-      // collector's own paths and methods cost a database lookup of the host.
-      const method = req.method ?? 'GET';
-      const isScript = (method === 'GET' || method === 'HEAD') && SCRIPT_PATH.test(pathname);
-      const isBatch = pathname === '/e' && (method === 'POST' || method === 'OPTIONS');
-      if (!isScript && !isBatch) return null;
-      try {
-        return (await directory.isCollectorHost(host)) ? host : null;
-      } catch (error) {
-        // The database is away: answer as the API (health checks keep working; the API reports it).
-        deps.logger.warn({ err: error, host }, 'collector host lookup failed');
-        return null;
-      }
-    },
-
-    async handle(req, res, host, pathname) {
-      let cors: Record<string, string> = {};
-      try {
-        const method = req.method ?? 'GET';
-        const script = SCRIPT_PATH.exec(pathname);
-        if (script && (method === 'GET' || method === 'HEAD')) {
-          await serveScript(req, res, host, script[1]!);
-        } else if (pathname === '/e' && (method === 'POST' || method === 'OPTIONS')) {
-          res.setHeader('cache-control', 'no-store');
-          cors = corsHeaders(req, host);
-          if (method === 'OPTIONS') {
-            res.writeHead(204, {
-              ...cors,
-              'access-control-allow-methods': 'POST',
-              'access-control-allow-headers': 'content-type',
-              'access-control-max-age': '600',
-            });
-            res.end();
-          } else {
-            await collect(req, res, host, cors);
-          }
-        } else {
-          throw new AppError('NOT_FOUND', 'Not found');
-        }
-      } catch (error) {
-        const appError = toAppError(error);
-        if (isServerFailure(appError)) deps.logger.error({ err: error, host }, 'collector request failed');
-        for (const [name, value] of Object.entries(cors)) res.setHeader(name, value);
-        if (!req.complete) req.resume();
-        sendError(res, appError);
-      }
-    },
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    // The tag reads Retry-After to time its re-send after a 429 or 503.
+    'access-control-expose-headers': 'Retry-After',
+    vary: 'Origin',
   };
+}
+
+function answerPreflight(res: ServerResponse, cors: Record<string, string>): void {
+  res.writeHead(204, {
+    ...cors,
+    'access-control-allow-methods': 'POST',
+    'access-control-allow-headers': 'content-type',
+    'access-control-max-age': '600',
+  });
+  res.end();
 }
