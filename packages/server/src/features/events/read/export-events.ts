@@ -1,10 +1,10 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { copyRows } from '../../../db/copy-rows.js';
 import { readRows } from '../../../db/read-rows.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../../partners/authenticate.js';
-import { type CursorPosition, decodeCursor, encodeCursor } from './cursor.js';
+import { type CursorBinding, type CursorPosition, decodeCursor, encodeCursor } from './cursor.js';
 import {
   bindingOf,
   countQuery,
@@ -97,12 +97,10 @@ export async function openEventExport(
   cursorKey: Buffer,
   options: ExportOptions = {},
 ): Promise<EventExport> {
-  const batchBytes = options.batchBytes ?? EXPORT_BATCH_BYTES;
-  const hold = options.hold;
   const filters = parseEventFilters({ ...params, page: 1, limit: EXPORT_BATCH });
   const binding = bindingOf(partner.id, { ...params, page: 1, limit: EXPORT_BATCH }, filters);
   if (params.cursor && params.afterId) throw new AppError('VALIDATION_ERROR', 'send cursor or afterId, not both');
-  let position: CursorPosition | null = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
+  const cursorPosition = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
   const [countRows, afterRows] = await readRows(db, [
     countQuery(partner.id, params.merchantId, filters),
     sql`select id, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time
@@ -114,74 +112,99 @@ export async function openEventExport(
   if (!access.tagged) {
     throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
   }
-  if (params.afterId !== undefined) {
-    const after = afterRows?.[0];
-    if (!after) throw new AppError('VALIDATION_ERROR', `afterId: no event ${params.afterId} for this merchant`);
-    position = { page: 2, time: after.event_time as string, id: after.id as string, name: after.event_name as string };
-  }
-  const byName = params.sortBy === 'event_name';
   const sort = { sortBy: params.sortBy, sortOrder: params.sortOrder, page: 1, limit: EXPORT_BATCH };
-  /** The position after a line (`{"id":...,"event_name":...,"event_time":...}` first). */
-  const after = (line: string): CursorPosition => {
-    const last = JSON.parse(line) as { id: string; event_name: string; event_time: string };
-    return { page: 2, time: last.event_time, id: last.id, name: byName ? last.event_name : undefined };
-  };
+  const walk = new ExportWalk({
+    db,
+    query: (limit, position, shape) =>
+      dataQuery(partner.id, params.merchantId, { ...sort, limit }, filters, position, shape),
+    byName: params.sortBy === 'event_name',
+    batchBytes: options.batchBytes ?? EXPORT_BATCH_BYTES,
+    hold: options.hold,
+    cursorKey,
+    binding,
+    position: params.afterId === undefined ? cursorPosition : afterIdPosition(params.afterId, afterRows?.[0]),
+  });
+  return { batches: walk.batches() };
+}
+
+/** The position after the event `afterId` names (its row read with the merchant's check); 400 without one. */
+function afterIdPosition(afterId: string, after: Record<string, unknown> | undefined): CursorPosition {
+  if (!after) throw new AppError('VALIDATION_ERROR', `afterId: no event ${afterId} for this merchant`);
+  return { page: 2, time: after.event_time as string, id: after.id as string, name: after.event_name as string };
+}
+
+interface ExportWalkOptions {
+  db: Database;
+  /** The batch statement: `limit` (plus one) rows after `position` in the list's order and filters. */
+  query: (limit: number, position: CursorPosition | null, shape?: 'line') => SQL;
+  byName: boolean;
+  batchBytes: number;
+  hold: ExportHold | undefined;
+  cursorKey: Buffer;
+  binding: CursorBinding;
+  /** Where the export starts: after a cursor's or `afterId`'s event, or at the top. */
+  position: CursorPosition | null;
+}
+
+/** The keyset walk of one export: its batches in order, then the summary. */
+class ExportWalk {
+  private position: CursorPosition | null;
+  private count = 0;
   // Rows per batch follow the bytes: the last batch's average row size sets the next one's row
   // limit, so a batch of 16 KB events is about EXPORT_BATCH_BYTES, not 10,000 rows (160 MB). The
   // first batch asks for a full batch and relies on the byte cut: a first batch sized for the
   // largest events cost ordinary exports one more, tiny, round trip.
-  let rows = COPY_BATCH;
-  let copies = 0;
-  async function* batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
-    let count = 0;
-    // PostgreSQL: COPY batches of the list's columns, made into lines here (ndjson-from-copy.ts);
-    // a batch shorter than its row limit (and not cut) is the last. The next batch is asked for as soon as one
-    // arrives (its position is this batch's last row, made into a line alone), so PostgreSQL
-    // reads it while this process makes and writes the lines of this one: memory holds at most
-    // two batches. PGlite (or a value COPY cannot carry): rows, below.
-    // The buffers batches are read into and written from, reused from batch to batch: two of
-    // each (one being read or written while the other is made into lines). A new buffer a batch
-    // (1-2 MB each, outside V8's heap) made V8 run a full collection every few batches.
-    const reads: Buffer[] = [];
-    const writes: Buffer[] = [];
-    const copyBatch = () => {
-      const limit = rows;
-      // The statement reads limit + 1 rows: a batch of `limit` rows says whether more follow.
-      const statement = dataQuery(partner.id, params.merchantId, { ...sort, limit: limit - 1 }, filters, position);
-      // The first batch's rows are a guess, so it is cut at the target itself.
-      const cutAt = copies++ === 0 ? batchBytes : batchBytes * COPY_CUT_FACTOR;
-      return copyRows(db, statement, reads.pop(), cutAt).then((copied) => {
-        hold?.take(copied?.bytes.length ?? 0);
-        return copied && { ...copied, more: copied.cut || copied.rows === limit };
-      });
-    };
-    let next = copyBatch();
+  private rows = COPY_BATCH;
+  private copies = 0;
+  // The buffers batches are read into and written from, reused from batch to batch: two of
+  // each (one being read or written while the other is made into lines). A new buffer a batch
+  // (1-2 MB each, outside V8's heap) made V8 run a full collection every few batches.
+  private readonly reads: Buffer[] = [];
+  private readonly writes: Buffer[] = [];
+
+  constructor(private readonly options: ExportWalkOptions) {
+    this.position = options.position;
+  }
+
+  async *batches(): AsyncGenerator<ExportBatch, ExportSummary, undefined> {
+    const finished = yield* this.copyBatches();
+    if (!finished) yield* this.rowBatches();
+    return this.summary();
+  }
+
+  /**
+   * PostgreSQL: COPY batches of the list's columns, made into lines here (ndjson-from-copy.ts);
+   * a batch shorter than its row limit (and not cut) is the last. The next batch is asked for as soon as one
+   * arrives (its position is this batch's last row, made into a line alone), so PostgreSQL
+   * reads it while this process makes and writes the lines of this one: memory holds at most
+   * two batches. PGlite (or a value COPY cannot carry): false, and the rows path goes on from
+   * the position reached.
+   */
+  private async *copyBatches(): AsyncGenerator<ExportBatch, boolean, undefined> {
+    const { batchBytes, hold } = this.options;
+    let next = this.copyBatch();
     try {
       for (;;) {
         const copied = await next;
-        if (!copied) break;
+        if (!copied) return false;
         if (copied.rows > 0) {
-          position = after(lastLineOfCopy(copied.bytes));
-          rows = rowsForBytes(batchBytes, copied.bytes.length / copied.rows, COPY_BATCH);
+          this.position = this.after(lastLineOfCopy(copied.bytes));
+          this.rows = rowsForBytes(batchBytes, copied.bytes.length / copied.rows, COPY_BATCH);
         }
         const more = copied.more;
-        if (more) next = copyBatch();
-        const batch = ndjsonFromCopy(copied.bytes, copied.rows, writes.pop());
-        reads.push(copied.buffer);
+        if (more) next = this.copyBatch();
+        const batch = ndjsonFromCopy(copied.bytes, copied.rows, this.writes.pop());
+        this.reads.push(copied.buffer);
         hold?.take(batch.bytes.length);
         hold?.give(copied.bytes.length);
-        count += batch.lines;
-        let released = false;
-        const release = () => {
-          if (!released) {
-            writes.push(batch.buffer);
-            hold?.give(batch.bytes.length);
-          }
-          released = true;
-        };
+        this.count += batch.lines;
+        const release = releaseOnce(() => {
+          this.writes.push(batch.buffer);
+          hold?.give(batch.bytes.length);
+        });
         if (!more) {
           if (batch.lines > 0) yield { lines: batch.bytes, count: batch.lines, release };
-          return summary(count);
+          return true;
         }
         yield { lines: batch.bytes, count: batch.lines, release };
       }
@@ -189,38 +212,66 @@ export async function openEventExport(
       // A download cut while a batch is being read: that read ends on its own, unobserved.
       next.catch(() => {});
     }
+  }
+
+  private async copyBatch() {
+    const { db, query, batchBytes, hold } = this.options;
+    const limit = this.rows;
+    // The statement reads limit + 1 rows: a batch of `limit` rows says whether more follow.
+    const statement = query(limit - 1, this.position);
+    // The first batch's rows are a guess, so it is cut at the target itself.
+    const cutAt = this.copies++ === 0 ? batchBytes : batchBytes * COPY_CUT_FACTOR;
+    const copied = await copyRows(db, statement, this.reads.pop(), cutAt);
+    hold?.take(copied?.bytes.length ?? 0);
+    return copied && { ...copied, more: copied.cut || copied.rows === limit };
+  }
+
+  /** PGlite (or a value COPY cannot carry): batches of lines written by the database. */
+  private async *rowBatches(): AsyncGenerator<ExportBatch, void, undefined> {
+    const { db, query, batchBytes, hold } = this.options;
     let limit = rowsForBytes(batchBytes, LARGEST_ROW_BYTES, EXPORT_BATCH);
     for (;;) {
-      const [lines = []] = await readRows(db, [
-        dataQuery(partner.id, params.merchantId, { ...sort, limit }, filters, position, 'line'),
-      ]);
+      const [lines = []] = await readRows(db, [query(limit, this.position, 'line')]);
       // The query reads one row more than a batch (to know a next page exists, as the list does).
       const n = Math.min(lines.length, limit);
       if (n > 0) {
         let text = '';
         for (let i = 0; i < n; i++) text += `${(lines[i] as { line: string }).line}\n`;
-        position = after((lines[n - 1] as { line: string }).line);
-        count += n;
+        this.position = this.after((lines[n - 1] as { line: string }).line);
+        this.count += n;
         const size = text.length;
         hold?.take(size);
-        let released = false;
-        const release = () => {
-          if (!released) hold?.give(size);
-          released = true;
-        };
-        yield { lines: text, count: n, release };
+        yield { lines: text, count: n, release: releaseOnce(() => hold?.give(size)) };
         limit = rowsForBytes(batchBytes, size / n, EXPORT_BATCH);
       }
       if (lines.length <= n) break;
     }
-    return summary(count);
   }
-  const summary = (count: number): ExportSummary => ({
-    complete: true,
-    count,
-    cursor: position
-      ? encodeCursor(cursorKey, binding, { ...position, name: byName ? position.name : undefined })
-      : null,
-  });
-  return { batches: batches() };
+
+  /** The position after a line (`{"id":...,"event_name":...,"event_time":...}` first). */
+  private after(line: string): CursorPosition {
+    const last = JSON.parse(line) as { id: string; event_name: string; event_time: string };
+    return { page: 2, time: last.event_time, id: last.id, name: this.options.byName ? last.event_name : undefined };
+  }
+
+  private summary(): ExportSummary {
+    const { cursorKey, binding, byName } = this.options;
+    const position = this.position;
+    return {
+      complete: true,
+      count: this.count,
+      cursor: position
+        ? encodeCursor(cursorKey, binding, { ...position, name: byName ? position.name : undefined })
+        : null,
+    };
+  }
+}
+
+/** `release` of a batch: gives its bytes back once, however often it is called. */
+function releaseOnce(give: () => void): () => void {
+  let released = false;
+  return () => {
+    if (!released) give();
+    released = true;
+  };
 }
