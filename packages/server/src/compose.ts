@@ -6,7 +6,14 @@ import { loadCursorKey } from './features/events/read/cursor.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
 import { LogWriter } from './jobs/event-log-writer.js';
-import { logWritersPart, tagMonitorPart, webhookRetentionPart, webhookWorkerPart } from './jobs/parts.js';
+import {
+  logWritersPart,
+  statsFoldPart,
+  tagMonitorPart,
+  webhookRetentionPart,
+  webhookWorkerPart,
+} from './jobs/parts.js';
+import { createStatsFold } from './jobs/stats-fold.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
 import { createWebhookRetention } from './jobs/webhook-retention.js';
@@ -155,6 +162,7 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
   const writers =
     eventLog && env.ROLE !== 'api' ? createLogWriters(env, database, eventLog, tagLiveness, metrics, logger) : [];
   if (eventLog) lifecycle.add(logWritersPart(writers));
+  lifecycle.add(statsFoldPart(createStatsFold({ db, logger })));
   // One budget for everything held for slow readers: streams' unsent events and exports' batches.
   const heldBytes = new HeldBytes(env.HELD_BYTES);
   const streams = new StreamHub({

@@ -25,6 +25,11 @@ export function tagMonitorPart(monitor: PollLoop): Part {
   };
 }
 
+/** The statistics' fold: the pass running ends; what is left pending waits for the next process or read. */
+export function statsFoldPart(fold: PollLoop): Part {
+  return { name: 'stats-fold', start: () => fold.start(), stop: { release: () => fold.stop() } };
+}
+
 /** Webhook retention: deletes delivered rows past WEBHOOK_RETENTION. */
 export function webhookRetentionPart(retention: PollLoop): Part {
   return { name: 'webhook-retention', start: () => retention.start(), stop: { release: () => retention.stop() } };

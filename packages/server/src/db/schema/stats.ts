@@ -1,4 +1,14 @@
-import { bigint, customType, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  bigserial,
+  customType,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Uint8Array }>({ dataType: () => 'bytea' });
 
@@ -44,3 +54,14 @@ export const statDimensions = pgTable(
   },
   (t) => [primaryKey({ name: 'stat_dimensions_pkey', columns: [t.merchantId, t.dimension, t.bucket, t.value] })],
 );
+
+/**
+ * Events stored but not yet in the aggregates: per statement and merchant, the `seq` range it
+ * inserted (migration 0020), folded by features/stats/fold.ts.
+ */
+export const statPending = pgTable('stat_pending', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  merchantId: uuid('merchant_id').notNull(),
+  firstSeq: bigint('first_seq', { mode: 'number' }).notNull(),
+  lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+});

@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.js';
 import { readRows } from '../../db/read-rows.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { foldAllPendingStats } from './fold.js';
 import { statsRange } from './range.js';
 import { nameFilter } from './series.js';
 import { emptyRegisters, estimate, mergeInto } from './sketch.js';
@@ -30,6 +31,7 @@ export async function statsBreakdown(
 ): Promise<StatsBreakdownResponse> {
   const names = EventNamesFilter.parse(params.events);
   await findOwnMerchant(db, partner, params.merchantId);
+  await foldAllPendingStats(db);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const from = new Date(range.start).toISOString();
   const to = new Date(range.end).toISOString();

@@ -3,23 +3,21 @@ import * as crypto from 'node:crypto';
 /**
  * HyperLogLog of visitors (muid), precision 14: 16384 registers, standard error 1.04/sqrt(m) ~0.8%.
  * Hand-written (docs/decisions/stats.md says why no npm library fits). The register of a muid comes
- * from its md5, so the migration's SQL backfill (`md5(muid)`) makes the very same registers:
- * index = the first 14 bits, rank = 1 + leading zeros of the next 32 bits (33 when all are zero).
+ * from its md5: index = the first 14 bits, rank = 1 + leading zeros of the next 32 bits (33 when
+ * all are zero).
  *
  * Stored form (bytea, column `visitors`): dense = exactly 16384 bytes, one register each; sparse =
  * 3 bytes per entry (index high, index low, rank), duplicates allowed (the larger rank wins).
- * A sparse length is a multiple of 3, so it is never 16384. Writes append sparse entries; the
- * database function `stats_hll_merge` (migration 0017) turns a row dense once it grows.
+ * A sparse length is a multiple of 3, so it is never 16384. The database builds them (fold.ts,
+ * the same registers from `md5(muid)`); `stats_hll_merge` (migration 0017) appends small sparse
+ * ones and turns a row dense once it grows. The JS side here reads them; `registerOf` is the
+ * reference the SQL is tested against.
  */
 const HLL_P = 14;
 export const HLL_M = 1 << HLL_P;
 const Q = 32;
 
-// The one-shot `crypto.hash` (Node >= 20.12) costs a fraction of a createHash object per call.
-const md5Hex: (text: string) => string =
-  typeof (crypto as { hash?: unknown }).hash === 'function'
-    ? (text) => (crypto as unknown as { hash(a: string, d: string, e: string): string }).hash('md5', text, 'hex')
-    : (text) => crypto.createHash('md5').update(text).digest('hex');
+const md5Hex = (text: string) => crypto.createHash('md5').update(text).digest('hex');
 
 /** A muid's register: index * 64 + rank (rank <= 33). */
 export function registerOf(muid: string): number {
@@ -32,27 +30,18 @@ export function registerOf(muid: string): number {
 /** A batch's entries of one sketch: register index -> largest rank. */
 export type SparseEntries = Map<number, number>;
 
-/** Adds a register made by `registerOf`. */
-export function addRegister(entries: SparseEntries, register: number): void {
+export function addMuid(entries: SparseEntries, muid: string): void {
+  const register = registerOf(muid);
   const index = register >>> 6;
   const rank = register & 63;
   if ((entries.get(index) ?? 0) < rank) entries.set(index, rank);
 }
 
-export function addMuid(entries: SparseEntries, muid: string): void {
-  addRegister(entries, registerOf(muid));
-}
-
-/** The sparse stored form of `entries`, as hex (`decode(..., 'hex')` in SQL). */
-export function encodeSparseHex(entries: SparseEntries): string {
-  let out = '';
-  for (const [index, rank] of entries) out += (index * 256 + rank).toString(16).padStart(6, '0');
-  return out;
-}
-
 /** The sparse stored form of `entries`. */
 export function encodeSparse(entries: SparseEntries): Buffer {
-  return Buffer.from(encodeSparseHex(entries), 'hex');
+  let out = '';
+  for (const [index, rank] of entries) out += (index * 256 + rank).toString(16).padStart(6, '0');
+  return Buffer.from(out, 'hex');
 }
 
 /** Folds a stored sketch (dense or sparse) into `registers` (register-wise max). */

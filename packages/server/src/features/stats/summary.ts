@@ -2,6 +2,7 @@ import { EventNamesFilter, type StatsSummaryResponse } from '@partner/shared-sch
 import type { Database } from '../../db/client.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { foldAllPendingStats } from './fold.js';
 import { previousRange, type StatsRange, statsRange } from './range.js';
 import { readSeries } from './series.js';
 
@@ -24,6 +25,7 @@ export async function statsSummary(
 ): Promise<StatsSummaryResponse> {
   const names = EventNamesFilter.parse(params.events);
   await findOwnMerchant(db, partner, params.merchantId);
+  await foldAllPendingStats(db);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const before = params.compare === 'previous' ? previousRange(range) : null;
   const [totals, previous] = await Promise.all([

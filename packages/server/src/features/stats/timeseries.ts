@@ -2,6 +2,7 @@ import { EventNamesFilter, type StatsTimeseriesResponse } from '@partner/shared-
 import type { Database } from '../../db/client.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { foldAllPendingStats } from './fold.js';
 import { type Interval, pointStarts, statsRange } from './range.js';
 import { readSeries } from './series.js';
 import { isoInZone } from './zone.js';
@@ -23,6 +24,7 @@ export async function statsTimeseries(
 ): Promise<StatsTimeseriesResponse> {
   const names = EventNamesFilter.parse(params.events);
   await findOwnMerchant(db, partner, params.merchantId);
+  await foldAllPendingStats(db);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const starts = pointStarts(range, params.interval);
   const totals = await readSeries(db, params.merchantId, starts, range.end, names);

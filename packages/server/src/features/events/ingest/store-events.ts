@@ -1,6 +1,5 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
-import { BatchAggregates } from '../../stats/batch-aggregates.js';
 
 /** One row for the events table, as the ingestion queue hands it to `storeEvents`. */
 export interface EventInsertRow {
@@ -34,10 +33,9 @@ export interface EventInsertRow {
  * skipped at the last moment by a concurrent insert of the same id) leaves its number unused: a
  * gap in `seq`, which readers (`seq > last`) do not mind.
  *
- * The same statement keeps the statistics aggregates (migration 0017): the batch is grouped in JS
- * (features/stats/batch-aggregates.ts) and each aggregate table takes one upsert, counting only the
- * rows `ins` really inserted. Those upserts read `ins`, so they run once the bump holds its merchants'
- * rows: two statements touching one merchant's aggregates are ordered by that lock.
+ * For the statistics, the statement also records per merchant the `seq` range it inserted
+ * (`stat_pending`, one small row); features/stats/fold.ts adds those events to the aggregates later,
+ * off this path.
  */
 export async function storeEvents(db: Database, rows: readonly EventInsertRow[]): Promise<Map<string, number>> {
   const stored = new Map<string, number>();
@@ -54,10 +52,8 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
     counts.set(row.merchantId, n);
     numbered.push({ row, n });
   }
-  const aggregates = new BatchAggregates();
   const payload = JSON.stringify(
     numbered.map(({ row: r, n }) => ({
-      ...aggregates.add(r.merchantId, r.eventName, r.eventTime, r.muid, r.rawData),
       merchant_id: r.merchantId,
       id: r.id,
       tag_id: r.tagId,
@@ -69,12 +65,10 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       k: counts.get(r.merchantId),
     })),
   );
-  const groups = aggregates.payloads();
   const result = await db.execute(sql`
     with x as (
       select * from json_to_recordset(${payload}::json) as x(
-        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, n int, k int,
-        g int, d text, r int, a text
+        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, n int, k int
       )
     ), bump as (
       insert into event_seqs as s (merchant_id, last_seq)
@@ -87,36 +81,10 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       from x join bump b on b.merchant_id = x.merchant_id
       order by x.merchant_id, x.id
       on conflict do nothing
-      returning merchant_id, id, tag_id
-    ), hit as (
-      select x.g, x.d, x.r, x.a from ins join x on x.merchant_id = ins.merchant_id and x.id = ins.id
-    ), stat_b as (
-      insert into stat_buckets as t (merchant_id, bucket, event_name, events, visitors)
-      select s.merchant_id, s.bucket, s.event_name, coalesce(c.n, 0), decode(s.v, 'hex')
-      from json_to_recordset(${groups.buckets}::json) as s(i int, merchant_id uuid, bucket timestamptz, event_name text, v text)
-      left join (select g, count(*) as n from hit group by g) c on c.g = s.i
-      on conflict (merchant_id, bucket, event_name) do update
-      set events = t.events + excluded.events, visitors = case
-        when length(t.visitors) <> 16384 and length(t.visitors) + length(excluded.visitors) <= 6144 then t.visitors || excluded.visitors
-        else stats_hll_merge(t.visitors, excluded.visitors) end
-    ), stat_d as (
-      insert into stat_dimensions as t (merchant_id, dimension, bucket, value, events, visitors)
-      select s.merchant_id, s.dimension, s.bucket, s.value, coalesce(c.n, 0), decode(s.v, 'hex')
-      from json_to_recordset(${groups.dimensions}::json) as s(i int, merchant_id uuid, dimension text, bucket timestamptz, value text, v text)
-      left join (
-        select u.i, count(*) as n from hit, unnest(string_to_array(hit.d, ',')::int[]) as u(i) where hit.d is not null group by u.i
-      ) c on c.i = s.i
-      on conflict (merchant_id, dimension, bucket, value) do update
-      set events = t.events + excluded.events, visitors = case
-        when length(t.visitors) <> 16384 and length(t.visitors) + length(excluded.visitors) <= 6144 then t.visitors || excluded.visitors
-        else stats_hll_merge(t.visitors, excluded.visitors) end
-    ), stat_r as (
-      insert into stat_revenue as t (merchant_id, bucket, currency, purchases, amount)
-      select s.merchant_id, s.bucket, s.currency, c.n, c.amount
-      from json_to_recordset(${groups.revenue}::json) as s(i int, merchant_id uuid, bucket timestamptz, currency text)
-      join (select r, count(*) as n, sum(a::numeric) as amount from hit where r is not null group by r) c on c.r = s.i
-      on conflict (merchant_id, bucket, currency) do update
-      set purchases = t.purchases + excluded.purchases, amount = t.amount + excluded.amount
+      returning merchant_id, seq, tag_id
+    ), pending as (
+      insert into stat_pending (merchant_id, first_seq, last_seq)
+      select merchant_id, min(seq), max(seq) from ins group by merchant_id
     )
     select tag_id::text as tag_id, count(*)::int as stored from ins group by tag_id`);
   const resultRows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {

@@ -1,0 +1,85 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { rowsOf } from '../webhooks/outbox.js';
+
+/** Pending ranges taken by one fold. */
+const FOLD_ROWS = 500;
+
+/**
+ * Adds stored events to the statistics' aggregates: takes up to `limit` pending `seq` ranges
+ * (`stat_pending`, written by `storeEvents`), reads their events and upserts `stat_buckets`,
+ * `stat_revenue` and `stat_dimensions`, in one statement (the ranges leave the queue in the same
+ * transaction that counts them, so each is counted once). Ranges locked by another fold are
+ * skipped; the upserts run in key order, so two folds wait for each other, never deadlock.
+ *
+ * The rules (docs/decisions/stats.md) are those of migration 0017's backfill: `path`, the
+ * referrer's host and the page URL's utm_* values from `PageView` data, `(none)` when absent,
+ * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from `Purchase`
+ * data `value` (a number or a decimal string) and a three-letter `currency`. Registers as
+ * sketch.ts reads them, from `md5(muid)`. Returns the number of ranges folded.
+ */
+export async function foldPendingStats(db: Database, limit = FOLD_ROWS): Promise<number> {
+  const result = await db.execute(sql`
+    with p as (
+      delete from stat_pending
+      where id in (select id from stat_pending order by id limit ${limit} for update skip locked)
+      returning merchant_id, first_seq, last_seq
+    ), f as materialized (
+      select e.merchant_id,
+        date_bin('15 minutes', e.event_time, timestamptz '1970-01-01 00:00:00+00') as bucket,
+        e.event_name collate "C" as event_name,
+        (((('x' || substr(h.md5, 1, 8))::bit(32)::int) >> 18) & 16383) as idx,
+        coalesce(nullif(position('1' in (('x' || substr(h.md5, 9, 8))::bit(32))::text), 0), 33) as rank,
+        case when e.event_name in ('PageView', 'Purchase') then e.raw_data::jsonb end as d
+      from p join events e on e.merchant_id = p.merchant_id and e.seq between p.first_seq and p.last_seq
+      cross join lateral (select md5(e.muid) as md5) h
+    ), b as (
+      insert into stat_buckets as t (merchant_id, bucket, event_name, events, visitors)
+      select merchant_id, bucket, event_name, sum(n), string_agg(decode(lpad(to_hex(idx * 256 + rank), 6, '0'), 'hex'), ''::bytea)
+      from (select merchant_id, bucket, event_name, idx, max(rank) as rank, count(*) as n from f group by 1, 2, 3, 4) r
+      group by 1, 2, 3
+      order by 1, 2, 3
+      on conflict (merchant_id, bucket, event_name) do update
+      set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+    ), r as (
+      insert into stat_revenue as t (merchant_id, bucket, currency, purchases, amount)
+      select merchant_id, bucket, upper(d->>'currency'), count(*), sum((d->>'value')::numeric)
+      from f
+      where event_name = 'Purchase' and jsonb_typeof(d) = 'object'
+        and jsonb_typeof(d->'currency') = 'string' and d->>'currency' ~ '^[A-Za-z]{3}$'
+        and (jsonb_typeof(d->'value') = 'number'
+          or (jsonb_typeof(d->'value') = 'string' and d->>'value' ~ '^-?[0-9]{1,30}(\\.[0-9]{1,30})?$'))
+      group by 1, 2, 3
+      order by 1, 2, 3
+      on conflict (merchant_id, bucket, currency) do update
+      set purchases = t.purchases + excluded.purchases, amount = t.amount + excluded.amount
+    ), dv as (
+      select f.merchant_id, v.dimension collate "C" as dimension, f.bucket, coalesce(nullif(left(v.value, 200), ''), '(none)') collate "C" as value, f.idx, f.rank
+      from f
+      cross join lateral (select case when jsonb_typeof(f.d->'url') = 'string' then f.d->>'url' end as url) u
+      cross join lateral (values
+        ('path', case when jsonb_typeof(f.d->'path') = 'string' then f.d->>'path' end),
+        ('referrer', case when jsonb_typeof(f.d->'referrer') = 'string'
+          then lower(substring(f.d->>'referrer' from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#]*)')) end),
+        ('utm_source', case when u.url like '%utm_source=%' then replace(substring(u.url from '[?&]utm_source=([^&#]*)'), '+', ' ') end),
+        ('utm_medium', case when u.url like '%utm_medium=%' then replace(substring(u.url from '[?&]utm_medium=([^&#]*)'), '+', ' ') end),
+        ('utm_campaign', case when u.url like '%utm_campaign=%' then replace(substring(u.url from '[?&]utm_campaign=([^&#]*)'), '+', ' ') end)
+      ) as v(dimension, value)
+      where f.event_name = 'PageView' and jsonb_typeof(f.d) = 'object'
+    ), dm as (
+      insert into stat_dimensions as t (merchant_id, dimension, bucket, value, events, visitors)
+      select merchant_id, dimension, bucket, value, sum(n), string_agg(decode(lpad(to_hex(idx * 256 + rank), 6, '0'), 'hex'), ''::bytea)
+      from (select merchant_id, dimension, bucket, value, idx, max(rank) as rank, count(*) as n from dv group by 1, 2, 3, 4, 5) r
+      group by 1, 2, 3, 4
+      order by 1, 2, 3, 4
+      on conflict (merchant_id, dimension, bucket, value) do update
+      set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+    )
+    select count(*)::int as ranges from p`);
+  return Number(rowsOf<{ ranges: number }>(result)[0]?.ranges ?? 0);
+}
+
+/** Folds until nothing is pending (a stats read calls it first: its answer includes every stored event). */
+export async function foldAllPendingStats(db: Database): Promise<void> {
+  while ((await foldPendingStats(db)) === FOLD_ROWS) {}
+}

@@ -1,0 +1,19 @@
+import type { Database } from '../db/client.js';
+import { foldPendingStats } from '../features/stats/fold.js';
+import type { Logger } from '../kernel/logger.js';
+import { createPollLoop, type PollLoop } from './poll-loop.js';
+
+/**
+ * Folds stored events into the statistics' aggregates (features/stats/fold.ts) about every second,
+ * at once again while a pass comes back full. Every process runs it; folds skip each other's
+ * ranges. Stats reads also fold first, so this only keeps the queue short between reads.
+ */
+export function createStatsFold(options: { db: Database; logger: Logger; intervalMs?: number }): PollLoop {
+  return createPollLoop({
+    name: 'stats-fold',
+    intervalMs: options.intervalMs ?? 1_000,
+    runTimeoutMs: 60_000,
+    logger: options.logger,
+    run: async () => (await foldPendingStats(options.db)) > 0,
+  });
+}
