@@ -47,7 +47,9 @@ export {
   type MerchantCreateResponse,
   type MerchantListParams,
   Merchants,
+  type MerchantDeleteResponse,
 } from './resources/merchants.js';
+  type MerchantUpdateParams,
 export {
   Stats,
   type StatsBreakdown,
@@ -76,6 +78,7 @@ export {
   type TagSummary,
   Tags,
   type TagVerifyParams,
+  type TagDeleteResponse,
   type TagVerifyResponse,
 } from './resources/tags.js';
 export type { TrackingEvent } from './resources/tracking-event.js';
@@ -102,3 +105,4 @@ export {
   WebhookVerificationError,
 } from './resources/webhooks.js';
 export { VERSION } from './version.js';
+  type WebhookMerchantDeleted,

@@ -70,7 +70,7 @@ export function reply(body: unknown, init: { status?: number; headers?: Record<s
 
 /** A handler answering each successive request with the next response builder (the last repeats). */
 export function sequence(
-  method: 'get' | 'post',
+  method: 'get' | 'post' | 'patch' | 'delete',
   path: string,
   responses: Array<() => Response>,
   seen: Captured[] = [],

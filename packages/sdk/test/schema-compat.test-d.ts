@@ -28,7 +28,13 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.WebhookEvent>().toEqualTypeOf<Schemas.WebhookEvent>();
     expectTypeOf<Sdk.WebhookTag>().toEqualTypeOf<Schemas.Tag>();
     expectTypeOf<Sdk.WebhookEventType>().toEqualTypeOf<Schemas.WebhookEventType>();
-    for (const type of ['tag.verified', 'tag.activated', 'tag.disconnected', 'tag.reconnected'] as const) {
+    for (const type of [
+      'tag.verified',
+      'tag.activated',
+      'tag.disconnected',
+      'tag.reconnected',
+      'tag.deleted',
+    ] as const) {
       expectTypeOf<Extract<Sdk.WebhookEvent, { type: typeof type }>['data']>().toEqualTypeOf<Schemas.Tag>();
     }
     expectTypeOf<Extract<Sdk.WebhookEvent, { type: 'webhook.test' }>['data']>().toEqualTypeOf<
@@ -38,6 +44,9 @@ describe('SDK types match @partner/shared-schemas', () => {
 
   it('responses', () => {
     expectTypeOf<Sdk.MerchantCreateResponse>().toEqualTypeOf<Schemas.CreateMerchantResponse>();
+    expectTypeOf<Sdk.MerchantDeleteResponse>().toEqualTypeOf<Schemas.DeleteMerchantResponse>();
+    expectTypeOf<Sdk.TagDeleteResponse>().toEqualTypeOf<Schemas.DeleteTagResponse>();
+    expectTypeOf<Sdk.WebhookMerchantDeleted>().toEqualTypeOf<Schemas.WebhookMerchantDeletedData>();
     expectTypeOf<Sdk.TagGenerateResponse>().toEqualTypeOf<Schemas.GenerateTagResponse>();
     expectTypeOf<Sdk.TagVerifyResponse>().toEqualTypeOf<Schemas.VerifyTagResponse>();
     expectTypeOf<Sdk.TagSnippet>().toEqualTypeOf<Schemas.TagSnippetResponse>();

@@ -148,10 +148,14 @@ describe('public types', () => {
         case 'tag.activated':
         case 'tag.disconnected':
         case 'tag.reconnected':
+        case 'tag.deleted':
           expectTypeOf(event.data).toEqualTypeOf<Tag>();
           // @ts-expect-error a tag event has no message
           void event.data.message;
           return event.data.tagId;
+        case 'merchant.deleted':
+          expectTypeOf(event.data).toEqualTypeOf<{ merchantId: string; deletedAt: string; purgedAt: string }>();
+          return event.data.merchantId;
         default:
           // Every type is handled: nothing is left.
           expectTypeOf(event).toBeNever();
@@ -162,7 +166,13 @@ describe('public types', () => {
     expectTypeOf<WebhookEventOf<'tag.verified'>['data']>().toEqualTypeOf<Tag>();
     expectTypeOf<WebhookEventOf<'webhook.test'>['type']>().toEqualTypeOf<'webhook.test'>();
     expectTypeOf<WebhookEvent['type']>().toEqualTypeOf<
-      'tag.verified' | 'tag.activated' | 'tag.disconnected' | 'tag.reconnected' | 'webhook.test'
+      | 'tag.verified'
+      | 'tag.activated'
+      | 'tag.disconnected'
+      | 'tag.reconnected'
+      | 'tag.deleted'
+      | 'merchant.deleted'
+      | 'webhook.test'
     >();
     expectTypeOf(client.webhooks.unwrap('{}', new Headers(), 'whsec_x')).resolves.toEqualTypeOf<WebhookEvent>();
   });

@@ -6,8 +6,10 @@ import { loadCursorKey } from './features/events/read/cursor.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
 import { LogWriter } from './jobs/event-log-writer.js';
+import { createMerchantPurge } from './jobs/merchant-purge.js';
 import {
   logWritersPart,
+  merchantPurgePart,
   statsFoldPart,
   tagMonitorPart,
   webhookRetentionPart,
@@ -28,6 +30,7 @@ import {
   StartupError,
 } from './kernel/startup-error.js';
 import { CollectorHostSet } from './runtime/collector/collector-hosts.js';
+import { DeletedTags } from './runtime/collector/deleted-tags.js';
 import { createDnsResolver, type DnsResolver } from './runtime/dns-resolver.js';
 import { EventLog } from './runtime/event-log.js';
 import { logRejectedCounter } from './runtime/event-log-metrics.js';
@@ -39,6 +42,7 @@ import { Lifecycle } from './runtime/lifecycle.js';
 import {
   collectorHostWatchPart,
   databasePart,
+  deletedTagsWatchPart,
   eventLogPart,
   eventQueuePart,
   keyWatchPart,
@@ -133,9 +137,12 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
   const tagLiveness = new TagLiveness(db, tagState);
   const keys = new ApiKeys(db);
   const collectorHosts = new CollectorHostSet();
+  const deletedTags = new DeletedTags();
+  deletedTags.subscribe((tagIds) => tagLiveness.forget(tagIds));
   const limits = await createRateLimits(env, logger, keys);
   lifecycle.add(
     collectorHostWatchPart(database, collectorHosts, logger),
+    deletedTagsWatchPart(database, deletedTags, logger),
     keyWatchPart(database, keys, logger),
     rateLimitsPart(limits),
   );
@@ -145,6 +152,9 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
     // Background DNS re-checks and health checks (jobs/tag-monitor.ts).
     lifecycle.add(tagMonitorPart(createTagMonitor({ db, dns, config: tagState, logger, metrics })));
   }
+  // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
+  const graceMs = env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS;
+  lifecycle.add(merchantPurgePart(createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })));
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
@@ -196,6 +206,7 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
     tagState,
     keys,
     collectorHosts,
+    deletedTags,
     webhookResolver,
   };
   return { deps, database, lifecycle, writers, webhookWorker };

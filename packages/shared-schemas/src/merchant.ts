@@ -46,3 +46,31 @@ export const CreateMerchantResponse = z
   })
   .meta({ id: 'CreateMerchantResponse' });
 export type CreateMerchantResponse = z.infer<typeof CreateMerchantResponse>;
+
+const MerchantIdPath = Uuid.meta({
+  description: 'The merchant (UUID).',
+  example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c',
+});
+
+export const GetMerchantInput = z.object({ merchantId: MerchantIdPath }).meta({ id: 'GetMerchantInput' });
+export type GetMerchantInput = z.input<typeof GetMerchantInput>;
+
+export const UpdateMerchantInput = z
+  .object({
+    merchantId: MerchantIdPath,
+    name: CreateMerchantInput.shape.name,
+  })
+  .meta({ id: 'UpdateMerchantInput' });
+export type UpdateMerchantInput = z.input<typeof UpdateMerchantInput>;
+
+/** `DELETE /v1/partners/merchant/{merchantId}` (202): gone for every reader now, its data purged in the background. */
+export const DeleteMerchantResponse = z
+  .object({
+    merchantId: Uuid.meta({ example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c' }),
+    deleted: z.literal(true),
+    purge: z.literal('pending').meta({
+      description: 'Its events and aggregates are being removed; a `merchant.deleted` webhook follows when done.',
+    }),
+  })
+  .meta({ id: 'DeleteMerchantResponse' });
+export type DeleteMerchantResponse = z.infer<typeof DeleteMerchantResponse>;

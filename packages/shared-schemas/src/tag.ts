@@ -124,3 +124,19 @@ export const Tag = z
   })
   .meta({ id: 'Tag' });
 export type Tag = z.infer<typeof Tag>;
+
+export const DeleteTagInput = z
+  .object({
+    tagId: Uuid.meta({ description: 'The tag (UUID) to delete.', example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
+  })
+  .meta({ id: 'DeleteTagInput' });
+export type DeleteTagInput = z.input<typeof DeleteTagInput>;
+
+/** `DELETE /v1/partners/tag/{tagId}`: the tag is gone (its events stay with the merchant). */
+export const DeleteTagResponse = z
+  .object({
+    tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
+    deleted: z.literal(true),
+  })
+  .meta({ id: 'DeleteTagResponse' });
+export type DeleteTagResponse = z.infer<typeof DeleteTagResponse>;

@@ -15,13 +15,16 @@ export const WEBHOOK_EVENT_TYPES = [
   'tag.activated',
   'tag.disconnected',
   'tag.reconnected',
+  'tag.deleted',
+  'merchant.deleted',
   'webhook.test',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({
   id: 'WebhookEventType',
   description:
     '`tag.verified`: a custom tag passed its DNS check; `tag.activated`: its first event arrived; ' +
-    '`tag.disconnected` / `tag.reconnected`: a health check found the record gone / back; `webhook.test`: sent on request.',
+    '`tag.disconnected` / `tag.reconnected`: a health check found the record gone / back; `tag.deleted`: the tag was ' +
+    "deleted (data: the tag as it was); `merchant.deleted`: a deleted merchant's data has been purged; `webhook.test`: sent on request.",
   example: 'tag.verified',
 });
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -212,11 +215,25 @@ const event = <T extends WebhookEventType, D extends z.ZodType>(type: T, data: D
 /** The `data` of every `tag.*` event: the tag exactly as `GET /v1/partners/tag/{tagId}` returns it after the change. */
 export const WebhookTagData = Tag;
 
+/** The `data` of `merchant.deleted`: sent once the merchant's rows are purged. */
+export const WebhookMerchantDeletedData = z
+  .object({
+    merchantId: Uuid,
+    deletedAt: Timestamp.meta({
+      description: 'When DELETE was answered: the merchant was gone for every reader from then.',
+    }),
+    purgedAt: Timestamp.meta({ description: 'When the purge of its events, aggregates and webhooks finished.' }),
+  })
+  .meta({ id: 'WebhookMerchantDeletedData' });
+export type WebhookMerchantDeletedData = z.infer<typeof WebhookMerchantDeletedData>;
+
 export const WebhookEvent = z.discriminatedUnion('type', [
   event('tag.verified', WebhookTagData),
   event('tag.activated', WebhookTagData),
   event('tag.disconnected', WebhookTagData),
   event('tag.reconnected', WebhookTagData),
+  event('tag.deleted', WebhookTagData),
+  event('merchant.deleted', WebhookMerchantDeletedData),
   event('webhook.test', z.object({ webhookId: Uuid, message: z.string() })),
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

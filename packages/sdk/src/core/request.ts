@@ -41,7 +41,7 @@ export interface TransportConfig {
 }
 
 interface APIRequest {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   query?: URLSearchParams | undefined;
   body?: unknown;
@@ -169,6 +169,11 @@ export class Transport {
   /** A DELETE (idempotent: retried like a GET). Resolves with nothing on 204. */
   delete<T = void>(path: string, options?: RequestOptions): APIPromise<T> {
     return this.call<T>({ method: 'DELETE', path, options });
+  /** A PATCH: it sets values, so a retry repeats the same change (retried like a GET, no Idempotency-Key). */
+  patch<T>(path: string, body: unknown, options?: RequestOptions): APIPromise<T> {
+    return this.call<T>({ method: 'PATCH', path, body, options });
+  }
+
   }
 
   /** Starts a request now; what it resolves to is read when asked (see {@link APIPromise}). */

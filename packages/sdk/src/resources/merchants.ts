@@ -31,6 +31,20 @@ export interface MerchantCreateResponse {
 }
 
 /** The server's default page size for merchants. */
+export interface MerchantUpdateParams {
+  /** The new name: trimmed, 1..255 characters. */
+  name: string;
+}
+
+/** `merchants.delete`: gone for every reader now; its data is purged in the background, then `merchant.deleted`. */
+export interface MerchantDeleteResponse {
+  merchantId: string;
+  deleted: true;
+  purge: 'pending';
+}
+
+const merchantPath = (merchantId: string) => `/v1/partners/merchant/${encodeURIComponent(merchantId)}`;
+
 const DEFAULT_LIMIT = 10;
 
 /** `client.merchants`: `/v1/partners/merchant`. */
@@ -68,3 +82,22 @@ export class Merchants {
     return this.#transport.post('/v1/partners/merchant', { name: params.name }, options);
   }
 }
+
+  /** `GET /v1/partners/merchant/{merchantId}`: one merchant with its tags (404 once deleted). */
+  retrieve(merchantId: string, options?: RequestOptions): APIPromise<Merchant> {
+    return this.#transport.get(merchantPath(merchantId), new URLSearchParams(), options);
+  }
+
+  /** `PATCH /v1/partners/merchant/{merchantId}`: renames the merchant; resolves with it. */
+  update(merchantId: string, params: MerchantUpdateParams, options?: RequestOptions): APIPromise<Merchant> {
+    return this.#transport.patch(merchantPath(merchantId), { name: params.name }, options);
+  }
+
+  /**
+   * `DELETE /v1/partners/merchant/{merchantId}` (202): the merchant is 404 everywhere at once and its
+   * tags stop collecting; its events and aggregates are purged in the background, then the
+   * `merchant.deleted` webhook arrives.
+   */
+  delete(merchantId: string, options?: RequestOptions): APIPromise<MerchantDeleteResponse> {
+    return this.#transport.delete<MerchantDeleteResponse>(merchantPath(merchantId), options);
+  }

@@ -77,6 +77,12 @@ export interface TagCheck {
   found: DnsRecordSeen[];
 }
 
+/** `tags.delete`: the tag is gone (its events stay with the merchant). */
+export interface TagDeleteResponse {
+  tagId: string;
+  deleted: true;
+}
+
 /** One tag in full (`client.tags.retrieve`), also the `data` of the `tag.*` webhooks. */
 export interface Tag {
   tagId: string;
@@ -128,6 +134,14 @@ export class Tags {
   /** `GET /v1/partners/tag/{tagId}`: one tag in full, with the monitor's last and next DNS check. */
   retrieve(tagId: string, options?: RequestOptions): APIPromise<Tag> {
     return this.#transport.get(`/v1/partners/tag/${encodeURIComponent(tagId)}`, new URLSearchParams(), options);
+  }
+
+  /**
+   * `DELETE /v1/partners/tag/{tagId}`: its collector host stops serving at once, the monitor stops,
+   * and the merchant may generate a tag again (for a new domain). Sends `tag.deleted`.
+   */
+  delete(tagId: string, options?: RequestOptions): APIPromise<TagDeleteResponse> {
+    return this.#transport.delete<TagDeleteResponse>(`/v1/partners/tag/${encodeURIComponent(tagId)}`, options);
   }
 
   /**

@@ -11,6 +11,8 @@ export type WebhookEventType =
   | 'tag.activated'
   | 'tag.disconnected'
   | 'tag.reconnected'
+  | 'tag.deleted'
+  | 'merchant.deleted'
   | 'webhook.test';
 
 /** A webhook endpoint as listed (never with its secret). */
@@ -105,6 +107,15 @@ export interface WebhookDeliveryListParams extends WebhookListParams {}
  */
 export type WebhookTag = Tag;
 
+/** The `data` of `merchant.deleted`, sent once a deleted merchant's data is purged. */
+export interface WebhookMerchantDeleted {
+  merchantId: string;
+  /** When DELETE was answered: the merchant was gone for every reader from then (ISO 8601, UTC). */
+  deletedAt: string;
+  /** When the purge of its events, aggregates and webhooks finished (ISO 8601, UTC). */
+  purgedAt: string;
+}
+
 interface EventOf<T extends WebhookEventType, D> {
   type: T;
   /** When the event happened (ISO 8601, UTC). */
@@ -118,6 +129,8 @@ export type WebhookEvent =
   | EventOf<'tag.activated', WebhookTag>
   | EventOf<'tag.disconnected', WebhookTag>
   | EventOf<'tag.reconnected', WebhookTag>
+  | EventOf<'tag.deleted', WebhookTag>
+  | EventOf<'merchant.deleted', WebhookMerchantDeleted>
   | EventOf<'webhook.test', { webhookId: string; message: string }>;
 
 /** The event of one `type`: `WebhookEventOf<'tag.verified'>['data']` is a {@link Tag}. */

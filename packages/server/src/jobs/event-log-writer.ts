@@ -37,7 +37,7 @@ export interface LogWriterOptions {
  */
 export class LogWriter {
   /** Batches and events committed since start (tests, metrics). */
-  readonly stats = { writes: 0, events: 0, messages: 0, retries: 0, rejected: 0 };
+  readonly stats = { writes: 0, events: 0, messages: 0, retries: 0, rejected: 0, dropped: 0 };
   private readonly buffer: JsMsg[] = [];
   private messages: ConsumerMessages | undefined;
   private running: Promise<void> | undefined;
@@ -120,16 +120,23 @@ export class LogWriter {
     return { msgs, rows };
   }
 
-  private async write({ msgs, rows }: { msgs: JsMsg[]; rows: EventInsertRow[] }): Promise<void> {
+  private async write({ msgs, rows: given }: { msgs: JsMsg[]; rows: EventInsertRow[] }): Promise<void> {
     if (msgs.length === 0) return;
+    let rows = given;
     const min = this.options.retryMinMs ?? 100;
     const max = this.options.retryMaxMs ?? 5_000;
     let wait = min;
     let lastProgress = Date.now();
     for (let attempt = 0; ; attempt++) {
       try {
-        await storeEvents(this.db, rows);
-        await this.tagLiveness.eventsStored([...new Set(rows.map((r) => r.tagId))]);
+        // Events of a tag deleted since they were published (its merchant's data is being purged) are dropped.
+        const tagIds = [...new Set(rows.map((r) => r.tagId))];
+        const existing = await this.tagLiveness.existing(tagIds);
+        const kept = existing.size === tagIds.length ? rows : rows.filter((r) => existing.has(r.tagId));
+        this.stats.dropped += rows.length - kept.length;
+        rows = kept;
+        if (rows.length > 0) await storeEvents(this.db, rows);
+        await this.tagLiveness.eventsStored([...existing]);
         break;
       } catch (error) {
         if (!isConnectionError(error)) {

@@ -35,6 +35,11 @@ export function webhookRetentionPart(retention: PollLoop): Part {
   return { name: 'webhook-retention', start: () => retention.start(), stop: { release: () => retention.stop() } };
 }
 
+/** The purge of deleted merchants: a run cut by shutdown gives its merchant back when its lease runs out. */
+export function merchantPurgePart(purge: PollLoop): Part {
+  return { name: 'merchant-purge', start: () => purge.start(), stop: { release: () => purge.stop() } };
+}
+
 /** Requests in flight end by their deadline; claimed but unsent deliveries are given back. */
 export function webhookWorkerPart(worker: WebhookDeliveryWorker): Part {
   return { name: 'webhook-worker', start: () => worker.start(), stop: { release: () => worker.stop() } };

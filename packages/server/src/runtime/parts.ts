@@ -1,6 +1,7 @@
 import type { DatabaseHandle } from '../db/client.js';
 import type { Logger } from '../kernel/logger.js';
 import { type CollectorHostSet, watchCollectorHosts } from './collector/collector-hosts.js';
+import { type DeletedTags, watchDeletedTags } from './collector/deleted-tags.js';
 import type { EventLog } from './event-log.js';
 import { registerEventLogMetrics } from './event-log-metrics.js';
 import type { EventQueue } from './event-queue.js';
@@ -38,6 +39,18 @@ export function collectorHostWatchPart(database: DatabaseHandle, hosts: Collecto
     name: 'collector-host-watch',
     async start() {
       unwatch = await watchCollectorHosts(database, hosts, logger);
+    },
+    stop: { release: () => unwatch?.() },
+  };
+}
+
+/** Deleted tags leave every process's tag caches by NOTIFY: a deleted tag stops collecting at once. */
+export function deletedTagsWatchPart(database: DatabaseHandle, deleted: DeletedTags, logger: Logger): Part {
+  let unwatch: (() => Promise<void>) | undefined;
+  return {
+    name: 'deleted-tags-watch',
+    async start() {
+      unwatch = await watchDeletedTags(database, deleted, logger);
     },
     stop: { release: () => unwatch?.() },
   };

@@ -18,7 +18,7 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  */
 export function merchantListQuery(partnerId: string, { page, limit }: ListMerchantsParams): SQL {
   return sql`select
-    (select count(*) from merchants where partner_id = ${partnerId}::uuid)::float8 as total,
+    (select count(*) from merchants where partner_id = ${partnerId}::uuid and deleted_at is null)::float8 as total,
     coalesce((
       select json_agg(json_build_object(
         'merchantId', p.id,
@@ -37,7 +37,7 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
         ), '[]'::json)
       ) order by p.created_at, p.id)
       from (
-        select id, name, created_at from merchants where partner_id = ${partnerId}::uuid
+        select id, name, created_at from merchants where partner_id = ${partnerId}::uuid and deleted_at is null
         order by created_at, id limit ${limit} offset ${(page - 1) * limit}
       ) p
     ), '[]'::json)::text as merchants`;
@@ -56,7 +56,7 @@ export function merchantListSql(partnerId: string, { page, limit }: ListMerchant
   return { sql: MERCHANT_LIST_TEXT, params: [partnerId, partnerId, limit, (page - 1) * limit] };
 }
 
-/** One page of the partner's merchants in creation order (stable while new merchants are added). */
+/** One page of the partner's live (not deleted) merchants in creation order (stable while new merchants are added). */
 export async function listMerchants(
   db: Database,
   partner: AuthenticatedPartner,

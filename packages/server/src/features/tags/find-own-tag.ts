@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { merchants, type TagRow, tags } from '../../db/schema/index.js';
 import { AppError } from '../../kernel/errors.js';
@@ -13,7 +13,7 @@ export async function findOwnTag(db: Database, partner: AuthenticatedPartner, ta
     .select({ tag: tags, partnerId: merchants.partnerId })
     .from(tags)
     .innerJoin(merchants, eq(merchants.id, tags.merchantId))
-    .where(eq(tags.id, tagId))
+    .where(and(eq(tags.id, tagId), isNull(merchants.deletedAt)))
     .limit(1);
   if (!row) throw new AppError('TAG_NOT_FOUND', `No tag ${tagId}`);
   if (row.partnerId !== partner.id) {

@@ -1,5 +1,5 @@
 import type { Tag } from '@partner/shared-schemas';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { merchants, partners, type TagRow, tags } from '../../db/schema/index.js';
 import { AppError } from '../../kernel/errors.js';
@@ -72,7 +72,7 @@ export async function getTag(
     .select({ tag: tags })
     .from(tags)
     .innerJoin(merchants, eq(merchants.id, tags.merchantId))
-    .where(and(eq(tags.id, input.tagId), eq(merchants.partnerId, partner.id)))
+    .where(and(eq(tags.id, input.tagId), eq(merchants.partnerId, partner.id), isNull(merchants.deletedAt)))
     .limit(1);
   if (!row) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId}`);
   return toTagView(row.tag, partner, config.tagTargetHost);

@@ -1,4 +1,5 @@
 import { router } from '../procedures.js';
+import { deleteTagRoute } from './delete.js';
 import { generateTagRoute } from './generate.js';
 import { getTagRoute } from './get.js';
 import { tagSnippetRoute } from './snippet.js';
@@ -9,4 +10,5 @@ export const tagRouter = router({
   verify: verifyTagRoute,
   snippet: tagSnippetRoute,
   get: getTagRoute,
+  delete: deleteTagRoute,
 });

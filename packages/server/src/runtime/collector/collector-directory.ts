@@ -6,6 +6,7 @@ import { collectorHostOf } from '../../features/tags/collector-host.js';
 import { rootDomainOf } from '../../features/tags/domains.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { CollectorHostSet } from './collector-hosts.js';
+import type { DeletedTags } from './deleted-tags.js';
 
 /** How long host and tag lookups are trusted (a tag's collector host never changes). */
 const HOST_TTL_MS = 30_000;
@@ -59,7 +60,29 @@ export class CollectorDirectory {
   constructor(
     private readonly db: Database,
     private readonly collectorHosts: CollectorHostSet,
-  ) {}
+    deletedTags?: DeletedTags,
+  ) {
+    // A deleted tag's script and `/e` answer 404 at once, not when its cached entry runs out.
+    deletedTags?.subscribe((tagIds) => this.forget(tagIds));
+  }
+
+  /** Forgets deleted tags (null: every tag and host found by lookup). */
+  private forget(tagIds: readonly string[] | null): void {
+    if (tagIds === null) {
+      this.tagCache.clear();
+      this.knownTags.clear();
+      this.hosts.clear();
+      this.knownHosts.clear();
+      return;
+    }
+    for (const id of tagIds) {
+      this.tagCache.delete(id);
+      this.knownTags.delete(id);
+    }
+    // Hosts found by lookup (only without the in-memory set): a custom tag's host goes with it.
+    this.hosts.clear();
+    this.knownHosts.clear();
+  }
 
   /** True when `host` is `<record>.<domain>` of a custom tag or of a partner's onboarding record. */
   async isCollectorHost(host: string): Promise<boolean> {

@@ -87,13 +87,13 @@ function eventWhere(merchantId: string, names: string[], from: SQL | null, to: S
 
 /**
  * The ownership gate of every statement that reads a merchant's events: true only when the
- * merchant is the partner's. It holds no column of `events`, so PostgreSQL evaluates it once, first
+ * merchant is the partner's and not deleted. It holds no column of `events`, so PostgreSQL evaluates it once, first
  * (an InitPlan behind a One-Time Filter), and never starts the events scan below it for another
  * partner's merchant: a statement sent in parallel with the access check touches no other tenant's
  * rows (finding 9 of the security round).
  */
 export function ownedMerchant(partnerId: string, merchantId: string): SQL {
-  return sql`exists (select 1 from merchants where merchants.id = ${merchantId}::uuid and merchants.partner_id = ${partnerId}::uuid)`;
+  return sql`exists (select 1 from merchants where merchants.id = ${merchantId}::uuid and merchants.partner_id = ${partnerId}::uuid and merchants.deleted_at is null)`;
 }
 
 const countWhere = (where: SQL) => sql`(select count(*) from events where ${where})`;
@@ -131,9 +131,11 @@ function totalExpression(merchantId: string, { names, start, end }: Filters): SQ
  * when the merchant row is found, so another partner's merchant costs one index probe.
  */
 export function countQuery(partnerId: string, merchantId: string, filters: Filters): SQL {
-  return sql`select exists (select 1 from tags where tags.merchant_id = m.id) as tagged,
+  // A merchant whose tags were deleted keeps its events readable (docs/decisions/data-deletion.md).
+  return sql`select (exists (select 1 from tags where tags.merchant_id = m.id)
+        or exists (select 1 from events where events.merchant_id = m.id)) as tagged,
       ${totalExpression(merchantId, filters)}::float8 as total
-    from merchants m where m.id = ${merchantId}::uuid and m.partner_id = ${partnerId}::uuid`;
+    from merchants m where m.id = ${merchantId}::uuid and m.partner_id = ${partnerId}::uuid and m.deleted_at is null`;
 }
 
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);

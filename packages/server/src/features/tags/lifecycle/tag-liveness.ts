@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { type TagRow, tags } from '../../../db/schema/index.js';
 import { AppError } from '../../../kernel/errors.js';
@@ -89,6 +89,35 @@ export class TagLiveness {
     this.live.set(tagId, tag, LIVE_TAG_TTL_MS);
     this.knownLive.set(tagId, tag, KNOWN_LIVE_TTL_MS);
     return tag;
+  }
+
+  /**
+   * Deleted tags (runtime/collector/deleted-tags.ts) are forgotten at once, so they stop taking
+   * events now rather than when the cache's entry runs out; null forgets every tag.
+   */
+  forget(tagIds: readonly string[] | null): void {
+    if (tagIds === null) {
+      this.live.clear();
+      this.knownLive.clear();
+      return;
+    }
+    for (const id of tagIds) {
+      this.live.delete(id);
+      this.knownLive.delete(id);
+    }
+  }
+
+  /**
+   * Which of these tags still exist (live or not): a tag cached live does, the others are read in one
+   * query. The log writer drops events of deleted tags (their merchant's data is being purged).
+   */
+  async existing(tagIds: readonly string[]): Promise<Set<string>> {
+    const found = new Set(tagIds.filter((id) => this.live.get(id) !== undefined));
+    const unknown = tagIds.filter((id) => !found.has(id));
+    if (unknown.length === 0) return found;
+    const rows = await this.db.select({ id: tags.id }).from(tags).where(inArray(tags.id, unknown));
+    for (const row of rows) found.add(row.id);
+    return found;
   }
 
   /**

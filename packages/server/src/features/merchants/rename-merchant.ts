@@ -1,0 +1,26 @@
+import type { Merchant } from '@partner/shared-schemas';
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { merchants } from '../../db/schema/index.js';
+import { AppError } from '../../kernel/errors.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { getMerchant } from './get-merchant.js';
+
+/** `PATCH /v1/partners/merchant/{merchantId}`: renames the partner's live merchant; answers it as GET does. */
+export async function renameMerchant(
+  db: Database,
+  partner: AuthenticatedPartner,
+  input: { merchantId: string; name: string },
+): Promise<Merchant> {
+  return db.transaction(async (tx) => {
+    const updated = await tx
+      .update(merchants)
+      .set({ name: input.name })
+      .where(and(eq(merchants.id, input.merchantId), eq(merchants.partnerId, partner.id), isNull(merchants.deletedAt)))
+      .returning({ id: merchants.id });
+    if (updated.length === 0) {
+      throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${input.merchantId} under this partner`);
+    }
+    return getMerchant(tx, partner, input.merchantId);
+  });
+}

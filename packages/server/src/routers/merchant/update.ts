@@ -1,0 +1,9 @@
+import { renameMerchant } from '../../features/merchants/rename-merchant.js';
+import { partnerProcedure } from '../procedures.js';
+import { updateMerchantMeta, ZUpdateMerchantRequest, ZUpdateMerchantResponse } from './update.types.js';
+
+export const updateMerchantRoute = partnerProcedure
+  .meta(updateMerchantMeta)
+  .input(ZUpdateMerchantRequest)
+  .output(ZUpdateMerchantResponse)
+  .mutation(({ ctx, input }) => renameMerchant(ctx.db, ctx.partner, input));

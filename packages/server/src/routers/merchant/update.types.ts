@@ -1,0 +1,19 @@
+import { Merchant, UpdateMerchantInput } from '@partner/shared-schemas';
+import type { Meta } from '../procedures.js';
+
+export const updateMerchantMeta: Meta = {
+  openapi: {
+    method: 'PATCH',
+    path: '/v1/partners/merchant/{merchantId}',
+    tags: ['Merchants'],
+    summary: 'Rename a merchant',
+    description:
+      "Sets the merchant's `name` (trimmed, 1..255 characters) and answers the merchant as GET does. A missing, " +
+      "deleted or another partner's merchant: 404 MERCHANT_NOT_FOUND.",
+    protect: true,
+  },
+  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
+};
+
+export const ZUpdateMerchantRequest = UpdateMerchantInput;
+export const ZUpdateMerchantResponse = Merchant;
