@@ -62,12 +62,12 @@ describe('merchant.delete', () => {
     expect(merchants.map((m) => m.name)).toEqual(['B', 'C']);
     expect(pagination.totalItems).toBe(2);
     for (const call of [
-      caller.merchant.get({ merchantId: a.merchantId }),
-      caller.merchant.update({ merchantId: a.merchantId, name: 'x' }),
-      caller.merchant.delete({ merchantId: a.merchantId }),
-      caller.events.list({ merchantId: a.merchantId }),
+      () => caller.merchant.get({ merchantId: a.merchantId }),
+      () => caller.merchant.update({ merchantId: a.merchantId, name: 'x' }),
+      () => caller.merchant.delete({ merchantId: a.merchantId }),
+      () => caller.events.list({ merchantId: a.merchantId }),
     ]) {
-      expect(await failureOf(call)).toMatchObject({ status: 404, code: 'MERCHANT_NOT_FOUND' });
+      expect(await failureOf(call())).toMatchObject({ status: 404, code: 'MERCHANT_NOT_FOUND' });
     }
   });
 
