@@ -4,6 +4,7 @@ import type { AppDeps } from '../../context.js';
 import { type EventExport, openEventExport } from '../../features/events/read/export-events.js';
 import { AppError, errorResponse, toAppError } from '../../kernel/errors.js';
 import type { EVENT_EXPORT_ROUTE } from '../../routes/event-export.js';
+import type { HeldAccount } from '../../runtime/held-bytes.js';
 import { drained } from '../http/drained.js';
 import { markRateLimitScope } from '../http/rate-limit-scope.js';
 import type { RouteContext } from '../routes/route.js';
@@ -44,112 +45,147 @@ function acceptsGzip(req: IncomingMessage): boolean {
  * passed with this export among the largest holders (STREAM_CONSUMER_TOO_SLOW, HELD_BYTES).
  * Concurrent exports are capped per partner and per process: 429 RATE_LIMITED with Retry-After.
  */
-export async function exportEvents(
-  deps: AppDeps,
-  { req, res, partner, query }: RouteContext<typeof EVENT_EXPORT_ROUTE>,
-): Promise<void> {
-  let exported: EventExport;
-  let releaseSlot = () => {};
+export async function exportEvents(deps: AppDeps, context: RouteContext<typeof EVENT_EXPORT_ROUTE>): Promise<void> {
+  await new ExportResponse(deps, context).run();
+}
+
+/** One export's response: what it holds, what may end it, and its body. */
+class ExportResponse {
+  private releaseSlot = () => {};
+  private unwatch = () => {};
+  private stopped: AppError | null = null;
+  private onStopped = () => {};
+  private readonly stopping: Promise<void>;
   // Bytes read for this export and not yet written out, in the process's budget (HELD_BYTES):
   // over it, this export may be the one ended (it holds about two batches at most, by construction).
-  let stopped: AppError | null = null;
-  let onStopped = () => {};
-  const stopping = new Promise<void>((resolve) => {
-    onStopped = resolve;
-  });
-  const stop = (error: AppError) => {
-    stopped ??= error;
-    onStopped();
-  };
-  const hold = deps.heldBytes.open(Number.POSITIVE_INFINITY, () => stop(tooSlowError()));
-  let unwatch = () => {};
-  // Everything this export holds is given back when its socket is gone (also a client that left early).
-  res.once('close', () => {
-    unwatch();
-    hold.close();
-    releaseSlot();
-  });
-  // A client that left during the prologue: its 'close' has passed, nothing is taken.
-  if (res.closed) {
-    hold.close();
-    return;
-  }
-  try {
-    // Over a cap (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS): 429 before anything is read.
-    // The slot is held until the socket closes: a stalled reader's last batch is still held.
-    try {
-      releaseSlot = deps.exportCaps.take(partner.id);
-    } catch (refused) {
-      markRateLimitScope(res, 'exports');
-      throw refused;
-    }
-    exported = await openEventExport(deps.db, partner, query, deps.cursorKey, {
-      batchBytes: deps.env.EXPORT_BATCH_BYTES,
-      hold,
+  private readonly hold: HeldAccount;
+  private closed = false;
+
+  constructor(
+    private readonly deps: AppDeps,
+    private readonly context: RouteContext<typeof EVENT_EXPORT_ROUTE>,
+  ) {
+    this.stopping = new Promise<void>((resolve) => {
+      this.onStopped = resolve;
     });
-  } catch (error) {
-    // Answered by the route (transport/routes/route.ts) as `{ message, code }`.
-    releaseSlot();
-    hold.close();
-    throw error;
+    this.hold = deps.heldBytes.open(Number.POSITIVE_INFINITY, () => this.stop(tooSlowError()));
   }
 
-  const gzip = acceptsGzip(req);
-  res.writeHead(200, {
-    'content-type': 'application/x-ndjson; charset=utf-8',
-    'cache-control': 'no-store',
-    'x-accel-buffering': 'no',
-    vary: 'Accept-Encoding',
-    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
-  });
-  // Level 1: the export is CPU-bound on the server; level 1 keeps most of gzip's gain on NDJSON.
-  const out: NodeJS.WritableStream = gzip ? zlib.createGzip({ level: 1 }) : res;
-  if (gzip) (out as zlib.Gzip).pipe(res);
-  let closed = false;
-  const onClose = () => {
-    closed = true;
-    onStopped();
-  };
-  res.on('close', onClose);
-  // A revoked or expired key ends the export as it ends the key's streams (key-watch.ts).
-  if (partner.key && !res.destroyed) unwatch = deps.keys.watch(partner.key, stop);
-  let count = 0;
-  let tail: string;
-  let finished = false;
-  try {
-    for (;;) {
-      const next = await exported.batches.next();
-      if (stopped) throw stopped;
-      if (next.done) {
-        tail = `${JSON.stringify(next.value)}\n`;
-        finished = true;
-        break;
-      }
-      if (closed) return;
-      count += next.value.count;
-      // The write's callback: the batch's bytes are out, its buffer may hold a later batch.
-      if (!out.write(next.value.lines, next.value.release)) await Promise.race([drained(out, res), stopping]);
-      if (closed) return;
-      if (stopped) throw stopped;
+  async run(): Promise<void> {
+    const { deps } = this;
+    const { req, res, partner } = this.context;
+    // Everything this export holds is given back when its socket is gone (also a client that left early).
+    res.once('close', () => {
+      this.unwatch();
+      this.hold.close();
+      this.releaseSlot();
+    });
+    // A client that left during the prologue: its 'close' has passed, nothing is taken.
+    if (res.closed) {
+      this.hold.close();
+      return;
     }
-  } catch (error) {
-    const appError = toAppError(error);
-    // A key revoked mid-way and a reader too far behind are expected endings, not failures.
-    if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED') {
-      deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed');
+    const exported = await this.open();
+    const gzip = acceptsGzip(req);
+    const out = this.startBody(gzip);
+    res.on('close', this.onClose);
+    // A revoked or expired key ends the export as it ends the key's streams (key-watch.ts).
+    if (partner.key && !res.destroyed) this.unwatch = deps.keys.watch(partner.key, this.stop);
+    const tail = await this.writeBatches(exported, out, gzip);
+    if (tail === null) return;
+    out.end(tail);
+    // A reader that never reads again would hold the socket, its slot and its last batch forever.
+    if (this.stopped && !res.writableFinished) {
+      const timer = setTimeout(() => res.destroy(), FINAL_FLUSH_MS);
+      timer.unref();
+      res.once('finish', () => clearTimeout(timer));
     }
-    tail = `${JSON.stringify({ complete: false, count, error: errorResponse(appError).body })}\n`;
-  } finally {
-    res.off('close', onClose);
-    if (!finished) await exported.batches.return(undefined as never).catch(() => {});
-    if (closed && gzip) (out as zlib.Gzip).destroy();
   }
-  if (closed) return;
-  out.end(tail);
-  // A reader that never reads again would hold the socket, its slot and its last batch forever.
-  if (stopped && !res.writableFinished) {
-    const timer = setTimeout(() => res.destroy(), FINAL_FLUSH_MS);
-    timer.unref();
-    res.once('finish', () => clearTimeout(timer));
+
+  private readonly stop = (error: AppError): void => {
+    this.stopped ??= error;
+    this.onStopped();
+  };
+
+  private readonly onClose = (): void => {
+    this.closed = true;
+    this.onStopped();
+  };
+
+  /** Takes a slot and opens the export: its failures come before the first byte. */
+  private async open(): Promise<EventExport> {
+    const { deps, hold } = this;
+    const { res, partner, query } = this.context;
+    try {
+      // Over a cap (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS): 429 before anything is read.
+      // The slot is held until the socket closes: a stalled reader's last batch is still held.
+      try {
+        this.releaseSlot = deps.exportCaps.take(partner.id);
+      } catch (refused) {
+        markRateLimitScope(res, 'exports');
+        throw refused;
+      }
+      return await openEventExport(deps.db, partner, query, deps.cursorKey, {
+        batchBytes: deps.env.EXPORT_BATCH_BYTES,
+        hold,
+      });
+    } catch (error) {
+      // Answered by the route (transport/routes/route.ts) as `{ message, code }`.
+      this.releaseSlot();
+      hold.close();
+      throw error;
+    }
+  }
+
+  private startBody(gzip: boolean): NodeJS.WritableStream {
+    const { res } = this.context;
+    res.writeHead(200, {
+      'content-type': 'application/x-ndjson; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+      vary: 'Accept-Encoding',
+      ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+    });
+    // Level 1: the export is CPU-bound on the server; level 1 keeps most of gzip's gain on NDJSON.
+    const out: NodeJS.WritableStream = gzip ? zlib.createGzip({ level: 1 }) : res;
+    if (gzip) (out as zlib.Gzip).pipe(res);
+    return out;
+  }
+
+  /** Writes the batches; returns the last line (the summary, or the ending of a failure), or null once the client left. */
+  private async writeBatches(exported: EventExport, out: NodeJS.WritableStream, gzip: boolean): Promise<string | null> {
+    const { req, res } = this.context;
+    let count = 0;
+    let tail: string;
+    let finished = false;
+    try {
+      for (;;) {
+        const next = await exported.batches.next();
+        if (this.stopped) throw this.stopped;
+        if (next.done) {
+          tail = `${JSON.stringify(next.value)}\n`;
+          finished = true;
+          break;
+        }
+        if (this.closed) return null;
+        count += next.value.count;
+        // The write's callback: the batch's bytes are out, its buffer may hold a later batch.
+        if (!out.write(next.value.lines, next.value.release)) await Promise.race([drained(out, res), this.stopping]);
+        if (this.closed) return null;
+        if (this.stopped) throw this.stopped;
+      }
+    } catch (error) {
+      const appError = toAppError(error);
+      // A key revoked mid-way and a reader too far behind are expected endings, not failures.
+      if (appError.reason !== 'STREAM_CONSUMER_TOO_SLOW' && appError.reason !== 'UNAUTHORIZED') {
+        this.deps.logger.error({ err: error, requestId: req.requestId }, 'event export failed');
+      }
+      tail = `${JSON.stringify({ complete: false, count, error: errorResponse(appError).body })}\n`;
+    } finally {
+      res.off('close', this.onClose);
+      if (!finished) await exported.batches.return(undefined as never).catch(() => {});
+      if (this.closed && gzip) (out as zlib.Gzip).destroy();
+    }
+    return this.closed ? null : tail;
   }
 }
