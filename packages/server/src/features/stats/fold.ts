@@ -10,19 +10,23 @@ const FOLD_ROWS = 500;
  * (`stat_pending`, written by `storeEvents`), reads their events and upserts `stat_buckets`,
  * `stat_revenue` and `stat_dimensions`, in one statement (the ranges leave the queue in the same
  * transaction that counts them, so each is counted once). Ranges locked by another fold are
- * skipped; the upserts run in key order, so two folds wait for each other, never deadlock.
+ * skipped, or with `wait` waited for (then gone); the upserts run in key order, so two folds
+ * wait for each other, never deadlock. Each range is read by the (merchant_id, seq) index: a
+ * lateral kept from flattening (`offset 0`), as a join let plans on a young table scan every
+ * event.
  *
  * The rules (docs/decisions/stats.md) are those of migration 0017's backfill: `path`, the
  * referrer's host and the page URL's utm_* values from `PageView` data, `(none)` when absent,
- * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from `Purchase`
- * data `value` (a number or a decimal string) and a three-letter `currency`. Registers as
- * sketch.ts reads them, from `md5(muid)`. Returns the number of ranges folded.
+ * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from
+ * `Purchase` data `value` (a number or a decimal string) and a three-letter `currency`.
+ * Registers as sketch.ts reads them, from `md5(muid)`. Returns the number of ranges folded.
  */
-export async function foldPendingStats(db: Database, limit = FOLD_ROWS): Promise<number> {
+export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = false): Promise<number> {
+  const lock = wait ? sql`for update` : sql`for update skip locked`;
   const result = await db.execute(sql`
     with p as (
       delete from stat_pending
-      where id in (select id from stat_pending order by id limit ${limit} for update skip locked)
+      where id in (select id from stat_pending order by id limit ${limit} ${lock})
       returning merchant_id, first_seq, last_seq
     ), f as materialized (
       select e.merchant_id,
@@ -31,7 +35,10 @@ export async function foldPendingStats(db: Database, limit = FOLD_ROWS): Promise
         (((('x' || substr(h.md5, 1, 8))::bit(32)::int) >> 18) & 16383) as idx,
         coalesce(nullif(position('1' in (('x' || substr(h.md5, 9, 8))::bit(32))::text), 0), 33) as rank,
         case when e.event_name in ('PageView', 'Purchase') then e.raw_data::jsonb end as d
-      from p join events e on e.merchant_id = p.merchant_id and e.seq between p.first_seq and p.last_seq
+      from p
+      cross join lateral (
+        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq offset 0
+      ) e
       cross join lateral (select md5(e.muid) as md5) h
     ), b as (
       insert into stat_buckets as t (merchant_id, bucket, event_name, events, visitors)
@@ -79,7 +86,11 @@ export async function foldPendingStats(db: Database, limit = FOLD_ROWS): Promise
   return Number(rowsOf<{ ranges: number }>(result)[0]?.ranges ?? 0);
 }
 
-/** Folds until nothing is pending (a stats read calls it first: its answer includes every stored event). */
+/**
+ * Folds until nothing is pending, waiting for folds in progress elsewhere (a stats read calls it
+ * first: its answer then includes every event stored before it).
+ */
 export async function foldAllPendingStats(db: Database): Promise<void> {
-  while ((await foldPendingStats(db)) === FOLD_ROWS) {}
+  // Until a pass finds nothing (a pass may come back short after waiting); bounded under a flood.
+  for (let pass = 0; pass < 10 && (await foldPendingStats(db, FOLD_ROWS, true)) > 0; pass++) {}
 }
