@@ -32,19 +32,33 @@ export interface ClientOptions {
    * (default true). At most one page is fetched ahead; leaving a loop early aborts it.
    */
   prefetchPages?: boolean | undefined;
+  /**
+   * Lets the client run in a browser page with an API key. Don't: a key reads every merchant of
+   * the partner and anyone who opens the page can read it. Browsers use a `MerchantClient` with a
+   * merchant session instead.
+   */
+  dangerouslyAllowBrowser?: boolean | undefined;
+}
+
+/** True in a browser page (a window with a document), where an API key would be exposed. */
+function inBrowser(): boolean {
+  const scope = globalThis as { window?: unknown; document?: unknown };
+  return typeof scope.window === 'object' && scope.window !== null && typeof scope.document === 'object';
 }
 
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_TIMEOUT_MS = 60_000;
 
-function checkCount(name: string, value: number, min: number): number {
+/** @internal */
+export function checkCount(name: string, value: number, min: number): number {
   if (typeof value !== 'number' || Number.isNaN(value) || value < min) {
     throw new PartnerError(`\`${name}\` must be a number >= ${min}, got ${String(value)}.`);
   }
   return value;
 }
 
-function checkBaseURL(value: string): string {
+/** @internal */
+export function checkBaseURL(value: string): string {
   try {
     const url = new URL(value);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('not http(s)');
@@ -77,6 +91,15 @@ export class PartnerClient {
     if (!apiKey) {
       throw new PartnerError(
         'No API key: pass `new PartnerClient({ apiKey })` or set the PARTNER_API_KEY environment variable.',
+      );
+    }
+    if (apiKey.startsWith('ms_')) {
+      throw new PartnerError('A merchant session token (`ms_...`) goes to `new MerchantClient({ sessionToken })`.');
+    }
+    if (inBrowser() && !options.dangerouslyAllowBrowser) {
+      throw new PartnerError(
+        'PartnerClient with an API key runs on servers: in a browser, use `MerchantClient` with a merchant session ' +
+          '(created on your server with `client.merchants.sessions.create`).',
       );
     }
     const baseURL = options.baseURL ?? readEnv('PARTNER_BASE_URL');

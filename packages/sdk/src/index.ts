@@ -21,6 +21,8 @@ export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
 export { parseRateLimit, type RateLimit } from './core/rate-limit.js';
 export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
 export type { Sleep } from './core/retry.js';
+export type { SessionGrant } from './core/session-auth.js';
+export { MerchantClient, type MerchantClientOptions, MerchantTags } from './merchant-client.js';
 export type { DnsCheckDetails, DnsCheckReason, DnsRecordSeen, ExpectedDnsRecord } from './resources/dns-check.js';
 export {
   EventExport,
@@ -42,14 +44,19 @@ export {
   Events,
 } from './resources/events.js';
 export {
+  type MerchantSession,
+  type MerchantSessionCreateParams,
+  MerchantSessions,
+} from './resources/merchant-sessions.js';
+export {
   type Merchant,
   type MerchantCreateParams,
   type MerchantCreateResponse,
+  type MerchantDeleteResponse,
   type MerchantListParams,
   Merchants,
-  type MerchantDeleteResponse,
-} from './resources/merchants.js';
   type MerchantUpdateParams,
+} from './resources/merchants.js';
 export {
   Stats,
   type StatsBreakdown,
@@ -71,6 +78,7 @@ export {
   type DnsRecord,
   type Tag,
   type TagCheck,
+  type TagDeleteResponse,
   type TagGenerateParams,
   type TagGenerateResponse,
   type TagSnippet,
@@ -78,7 +86,6 @@ export {
   type TagSummary,
   Tags,
   type TagVerifyParams,
-  type TagDeleteResponse,
   type TagVerifyResponse,
 } from './resources/tags.js';
 export type { TrackingEvent } from './resources/tracking-event.js';
@@ -99,10 +106,10 @@ export {
   type WebhookEventType,
   type WebhookHeaders,
   type WebhookListParams,
+  type WebhookMerchantDeleted,
   type WebhookRotateSecretResponse,
   Webhooks,
   type WebhookTag,
   WebhookVerificationError,
 } from './resources/webhooks.js';
 export { VERSION } from './version.js';
-  type WebhookMerchantDeleted,

@@ -42,9 +42,10 @@ const OPERATIONS: Array<{ method: string; path: string; success: string; specErr
 /**
  * Statuses an operation may document beyond its spec list, each for a condition the spec leaves
  * open: 400 for invalid page/limit/name ("not shown"), 409 for a reused Idempotency-Key, 413/415
- * for request bodies, 429 for rate limits, 503 when the database does not answer and a retry is safe.
+ * for request bodies, 429 for rate limits, 503 when the database does not answer and a retry is safe,
+ * 403 SESSION_SCOPE for a merchant session token beyond its scope.
  */
-const EXTRA_STATUSES = new Set([400, 409, 413, 415, 429, 503]);
+const EXTRA_STATUSES = new Set([400, 403, 409, 413, 415, 429, 503]);
 
 const operation = (method: string, path: string): Json => doc.paths?.[path]?.[method];
 
@@ -172,7 +173,10 @@ describe('GET /openapi.json', () => {
     ({ method, path, partner }) => {
       const op = operation(method, path);
       if (partner) {
-        expect(op.security).toEqual([{ Authorization: [] }]);
+        // Merchant session tokens are a second scheme on the operations they may call (stats, tag status).
+        expect(op.security).toEqual(
+          op.security.length === 2 ? [{ Authorization: [] }, { MerchantSession: [] }] : [{ Authorization: [] }],
+        );
       } else {
         expect(op.security ?? []).toEqual([]);
       }

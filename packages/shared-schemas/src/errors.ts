@@ -26,6 +26,7 @@ export const ErrorCode = z
     'WEBHOOK_NOT_FOUND',
     'WEBHOOK_DELIVERY_NOT_FOUND',
     'LIMIT_EXCEEDED',
+    'SESSION_SCOPE',
   ])
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;

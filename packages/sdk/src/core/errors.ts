@@ -18,7 +18,8 @@ export type ErrorCode =
   | 'STREAM_CONSUMER_TOO_SLOW'
   | 'WEBHOOK_NOT_FOUND'
   | 'WEBHOOK_DELIVERY_NOT_FOUND'
-  | 'LIMIT_EXCEEDED';
+  | 'LIMIT_EXCEEDED'
+  | 'SESSION_SCOPE';
 
 import type { DnsCheckDetails } from '../resources/dns-check.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';

@@ -5,6 +5,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIUserAbortError, Partn
 import { makeAPIError } from './make-error.js';
 import type { PageFetchHooks } from './pagination.js';
 import { isRetryableStatus, retryDelayMs, type Sleep } from './retry.js';
+import type { SessionAuth } from './session-auth.js';
 
 /** Header values; `null` removes a header set at a lower level (client defaults). */
 export type HeadersRecord = Record<string, string | null | undefined>;
@@ -38,6 +39,8 @@ export interface TransportConfig {
   sleep: Sleep;
   /** Whether list iteration requests the next page while the current one is consumed. */
   prefetchPages: boolean;
+  /** A merchant session (`MerchantClient`): its token replaces the API key, renewed as it expires. */
+  session?: SessionAuth | undefined;
 }
 
 interface APIRequest {
@@ -166,14 +169,14 @@ export class Transport {
     return this.call<T>({ method: 'POST', path, body, options });
   }
 
-  /** A DELETE (idempotent: retried like a GET). Resolves with nothing on 204. */
-  delete<T = void>(path: string, options?: RequestOptions): APIPromise<T> {
-    return this.call<T>({ method: 'DELETE', path, options });
   /** A PATCH: it sets values, so a retry repeats the same change (retried like a GET, no Idempotency-Key). */
   patch<T>(path: string, body: unknown, options?: RequestOptions): APIPromise<T> {
     return this.call<T>({ method: 'PATCH', path, body, options });
   }
 
+  /** A DELETE (idempotent: retried like a GET). Resolves with nothing on 204. */
+  delete<T = void>(path: string, options?: RequestOptions): APIPromise<T> {
+    return this.call<T>({ method: 'DELETE', path, options });
   }
 
   /** Starts a request now; what it resolves to is read when asked (see {@link APIPromise}). */
@@ -246,6 +249,9 @@ export class Transport {
       { 'idempotency-key': req.method === 'POST' ? (options.idempotencyKey ?? makeIdempotencyKey()) : undefined },
       options.headers,
     );
+    const { session } = this.#config;
+    if (session) headers.authorization = `Bearer ${await session.token()}`;
+    let renewed = false;
     for (let retriesSoFar = 0; ; retriesSoFar++) {
       if (signal?.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
       let raw: RawResponse;
@@ -258,6 +264,13 @@ export class Transport {
       }
       const { status, headers: responseHeaders } = raw.response;
       if (status >= 200 && status < 300) return raw;
+      if (status === 401 && session?.renewable && !renewed) {
+        // The session ended early (its key revoked, a clock off): renew once, not counted as a retry.
+        renewed = true;
+        headers.authorization = `Bearer ${await session.token(true)}`;
+        retriesSoFar--;
+        continue;
+      }
       const apiError = makeAPIError(status, raw.text, responseHeaders);
       if (!isRetryableStatus(status) || retriesSoFar >= maxRetries) throw apiError;
       await this.#config.sleep(retryDelayMs(retriesSoFar, responseHeaders), signal);

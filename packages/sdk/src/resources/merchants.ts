@@ -2,6 +2,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
+import { MerchantSessions } from './merchant-sessions.js';
 import type { TagSummary } from './tags.js';
 
 /** A merchant as listed (spec 2.1). */
@@ -30,7 +31,6 @@ export interface MerchantCreateResponse {
   merchantId: string;
 }
 
-/** The server's default page size for merchants. */
 export interface MerchantUpdateParams {
   /** The new name: trimmed, 1..255 characters. */
   name: string;
@@ -45,15 +45,19 @@ export interface MerchantDeleteResponse {
 
 const merchantPath = (merchantId: string) => `/v1/partners/merchant/${encodeURIComponent(merchantId)}`;
 
+/** The server's default page size for merchants. */
 const DEFAULT_LIMIT = 10;
 
 /** `client.merchants`: `/v1/partners/merchant`. */
 export class Merchants {
   readonly #transport: Transport;
+  /** `/v1/partners/merchant/{merchantId}/sessions`: tokens a browser may hold for one merchant. */
+  readonly sessions: MerchantSessions;
 
   /** @internal */
   constructor(transport: Transport) {
     this.#transport = transport;
+    this.sessions = new MerchantSessions(transport);
   }
 
   /** `GET /v1/partners/merchant`: a page of the partner's merchants, iterable over all of them. */
@@ -81,7 +85,6 @@ export class Merchants {
   create(params: MerchantCreateParams, options?: RequestOptions): APIPromise<MerchantCreateResponse> {
     return this.#transport.post('/v1/partners/merchant', { name: params.name }, options);
   }
-}
 
   /** `GET /v1/partners/merchant/{merchantId}`: one merchant with its tags (404 once deleted). */
   retrieve(merchantId: string, options?: RequestOptions): APIPromise<Merchant> {
@@ -101,3 +104,4 @@ export class Merchants {
   delete(merchantId: string, options?: RequestOptions): APIPromise<MerchantDeleteResponse> {
     return this.#transport.delete<MerchantDeleteResponse>(merchantPath(merchantId), options);
   }
+}

@@ -196,6 +196,8 @@ export const EnvSchema = z.object({
   ),
   /** Calls per window per API key on /v1/partners/* and /trpc, each call of a tRPC batch counted (0: no limit). */
   RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(600)),
+  /** Calls per window per merchant session token (each also counts against the key that created it) (0: no limit). */
+  SESSION_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(120)),
   /** Calls per window per client IP on the public collectors, every way in (`/v1/collect`, `collect.ingest`, `/e`) (0: no limit). */
   COLLECT_RATE_LIMIT_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(6000)),
   /** Failed authentications per window per client address (IPv6: /64); past it, keys this process has not seen authenticate are answered 429 (0: no limit). */

@@ -20,6 +20,8 @@ export const ERROR_TABLE = {
   URI_TOO_LONG: { status: 414, code: 'VALIDATION_ERROR' },
   REQUEST_TIMEOUT: { status: 408, code: 'VALIDATION_ERROR' },
   ACCESS_DENIED: { status: 403, code: 'ACCESS_DENIED' },
+  /** A merchant session token used beyond its scope: another endpoint, or another merchant. */
+  SESSION_SCOPE: { status: 403, code: 'SESSION_SCOPE' },
   MERCHANT_NOT_FOUND: { status: 404, code: 'MERCHANT_NOT_FOUND' },
   TAG_NOT_FOUND: { status: 404, code: 'TAG_NOT_FOUND' },
   INTEGRATION_NOT_FOUND: { status: 404, code: 'INTEGRATION_NOT_FOUND' },

@@ -19,6 +19,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   URI_TOO_LONG: 'request URL over 8 KB',
   REQUEST_TIMEOUT: 'request not received in time',
   ACCESS_DENIED: "the tag belongs to another partner's merchant",
+  SESSION_SCOPE: 'a merchant session token used beyond its scope (an operation it may not call, or another merchant)',
   MERCHANT_NOT_FOUND: "the merchant does not exist, is another partner's, or has no tag",
   TAG_NOT_FOUND: 'the tag does not exist',
   INTEGRATION_NOT_FOUND: 'no tag integration found',
@@ -49,6 +50,8 @@ function layerReasons(method: string, isPartnerOperation: boolean): ErrorReason[
   const reasons: ErrorReason[] = ['RATE_LIMITED', 'DATABASE_UNAVAILABLE'];
   if (method === 'post') reasons.push(...BODY_REASONS);
   if (method === 'post' && isPartnerOperation) reasons.push('IDEMPOTENCY_KEY_REUSED');
+  // Any partner operation answers a merchant session token beyond its scope with 403.
+  if (isPartnerOperation) reasons.push('SESSION_SCOPE');
   return reasons;
 }
 
@@ -276,6 +279,16 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
         scheme: 'bearer',
         description: 'The API key issued at onboarding, `mp_live_...`.',
       },
+      MerchantSession: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'A merchant session token, `ms_...` (`POST /v1/partners/merchant/{merchantId}/sessions`): short-lived, for ' +
+          'one merchant, accepted only by the operations that list this scheme. A browser may hold it: a request ' +
+          'with it from one of the session’s `allowedOrigins` gets `Access-Control-Allow-Origin` with that origin ' +
+          '(never `*`) and `Vary: Origin`; the preflight (`OPTIONS`) of these paths answers 204 for any origin, ' +
+          'since it carries no token, and the actual request decides. An API key never gets CORS headers.',
+      },
     },
   };
 
@@ -315,6 +328,7 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
       ...errorResponses(reasons, isPartnerOperation),
     };
     finishOperation(doc, operation, { rateLimited: true, idempotent, public: !isPartnerOperation });
+    if (meta.sessionAccess) operation.security = [{ Authorization: [] }, { MerchantSession: [] }];
     const textPlain = (operation.requestBody as { content: Record<string, Record<string, unknown>> } | undefined)
       ?.content?.['text/plain'];
     if (textPlain)
@@ -323,7 +337,10 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
       );
   }
   // The routes that are not procedures (routes/definitions.ts): every one is charged to a budget.
-  addRouteOperations(doc, errorResponses, (operation, route) =>
+  // Their partner routes refuse a merchant session token (403 SESSION_SCOPE) as every partner operation.
+  const routeErrors = (reasons: ErrorReason[], authenticated: boolean) =>
+    errorResponses(authenticated ? [...reasons, 'SESSION_SCOPE'] : reasons, authenticated);
+  addRouteOperations(doc, routeErrors, (operation, route) =>
     finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: route.auth !== 'partner' }),
   );
   const used = new Set<string>();

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import { type AuthenticatedPartner, bearerToken } from '../features/partners/authenticate.js';
 import { hashApiKey, isWellFormedApiKey } from '../features/partners/key-hash.js';
+import { isWellFormedSessionToken } from '../features/partners/session-token.js';
 import type { Env } from '../kernel/env.js';
 import { AppError, statusOf } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
@@ -107,6 +108,7 @@ async function connectRedis(url: string, logger: Logger): Promise<Redis> {
 class RateLimitPolicy implements RateLimits {
   readonly shared: boolean;
   private readonly apiKeyLimiter: RateLimiterAbstract | null;
+  private readonly sessionLimiter: RateLimiterAbstract | null;
   private readonly collectLimiter: RateLimiterAbstract | null;
   private readonly collectBytesLimiter: RateLimiterAbstract | null;
   private readonly authFailureLimiter: RateLimiterAbstract | null;
@@ -125,6 +127,7 @@ class RateLimitPolicy implements RateLimits {
     const make = limiterMaker(env, redis);
     this.shared = Boolean(redis);
     this.apiKeyLimiter = make('key', env.RATE_LIMIT_PER_MINUTE);
+    this.sessionLimiter = make('session', env.SESSION_RATE_LIMIT_PER_MINUTE);
     this.collectLimiter = make('ip', env.COLLECT_RATE_LIMIT_PER_MINUTE);
     this.collectBytesLimiter = make('ipbytes', env.COLLECT_BYTES_PER_ADDRESS_PER_MINUTE);
     this.authFailureLimiter = make('authfail', env.AUTH_FAILURE_LIMIT_PER_MINUTE);
@@ -144,11 +147,15 @@ class RateLimitPolicy implements RateLimits {
     if (throttled && !this.knownKey(authorization)) throw this.addressThrottled(throttled);
     const { partner, lookedUp } = await this.lookUpCountingFailures(authorization, address);
     if (lookedUp !== null) this.provenKeys.add(lookedUp);
-    if (!this.apiKeyLimiter) return partner;
     // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself
-    // never reaches the store.
+    // never reaches the store. A merchant session charges the key that created it, then its own
+    // budget (whose RateLimit-* headers its page then sees).
     const budgetKey = partner.key?.id ?? hashApiKey(bearerToken(authorization) ?? '').slice(0, 32);
     await this.consume(this.apiKeyLimiter, this.env.RATE_LIMIT_PER_MINUTE, budgetKey, client, 'per API key');
+    if (partner.session) {
+      const limit = this.env.SESSION_RATE_LIMIT_PER_MINUTE;
+      await this.consume(this.sessionLimiter, limit, partner.session.id, client, 'per merchant session');
+    }
     return partner;
   }
 
@@ -289,7 +296,7 @@ class RateLimitPolicy implements RateLimits {
    */
   private knownKey(authorization: string | string[] | undefined): boolean {
     const token = bearerToken(authorization);
-    if (token === null || !isWellFormedApiKey(token)) return false;
+    if (token === null || !(isWellFormedApiKey(token) || isWellFormedSessionToken(token))) return false;
     const hash = hashApiKey(token);
     return this.keys.cache.get(hash) !== undefined || this.provenKeys.has(hash);
   }

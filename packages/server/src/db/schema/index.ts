@@ -3,6 +3,7 @@ export * from './event-day-counts.js';
 export * from './event-seqs.js';
 export * from './events.js';
 export * from './idempotency-keys.js';
+export * from './merchant-sessions.js';
 export * from './merchants.js';
 export * from './partner-usage.js';
 export * from './partners.js';

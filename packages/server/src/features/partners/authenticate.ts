@@ -1,31 +1,15 @@
-import { BEARER_TOKEN_REQUIRED_MESSAGE } from '@partner/shared-schemas';
+import { BEARER_TOKEN_REQUIRED_MESSAGE, SESSION_TOKEN_PREFIX } from '@partner/shared-schemas';
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ApiKeyCache } from '../../runtime/keys/key-cache.js';
 import type { KeyUsage } from '../../runtime/keys/last-used.js';
+import { authenticateSession } from './authenticate-session.js';
 import { hashApiKey, hashesEqual, isWellFormedApiKey } from './key-hash.js';
+import type { AuthenticatedPartner } from './principal.js';
 
-export interface AuthenticatedPartner {
-  id: string;
-  name: string;
-  domain: string;
-  recordName: string;
-  /**
-   * The key the request was authenticated with (absent for partners built in process): what an
-   * event stream watches so that it ends when the key is revoked or expires (key-watch.ts).
-   */
-  key?: AuthenticatedKey;
-}
-
-export interface AuthenticatedKey {
-  id: string;
-  /** Epoch ms; null when the key never expires. */
-  expiresAt: number | null;
-  /** The key cache's generation when the key was read: a change since then means "check again". */
-  generation: number;
-}
+export type { AuthenticatedKey, AuthenticatedPartner } from './principal.js';
 
 /** Thrown when no bearer token was sent at all: answered with the spec's `{statusCode, message, error}` body. */
 class BearerTokenMissingError extends AppError {
@@ -62,9 +46,10 @@ export async function authenticate(
   const raw = Array.isArray(header) ? header[0] : header;
   const token = bearerToken(header);
   if (token === null) throw new BearerTokenMissingError();
-  if (!raw || !/^Bearer\s/i.test(raw.trim()) || !isWellFormedApiKey(token)) {
-    throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
-  }
+  if (!raw || !/^Bearer\s/i.test(raw.trim())) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
+  // The one branch the key path pays for merchant sessions.
+  if (token.startsWith(SESSION_TOKEN_PREFIX)) return authenticateSession(db, keys.cache, token, beforeLookup);
+  if (!isWellFormedApiKey(token)) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
   const hash = hashApiKey(token);
   const { cache, usage } = keys;
   const cached = cache.get(hash);

@@ -1,3 +1,4 @@
+import { assertSessionMerchant } from '../../features/partners/session-scope.js';
 import { statsBreakdown } from '../../features/stats/breakdown.js';
 import { partnerProcedure } from '../procedures.js';
 import { statsBreakdownMeta, ZStatsBreakdownRequest, ZStatsBreakdownResponse } from './breakdown.types.js';
@@ -6,4 +7,7 @@ export const statsBreakdownRoute = partnerProcedure
   .meta(statsBreakdownMeta)
   .input(ZStatsBreakdownRequest)
   .output(ZStatsBreakdownResponse)
-  .query(({ ctx, input }) => statsBreakdown(ctx.db, ctx.partner, input));
+  .query(({ ctx, input }) => {
+    assertSessionMerchant(ctx.partner, input.merchantId);
+    return statsBreakdown(ctx.db, ctx.partner, input);
+  });

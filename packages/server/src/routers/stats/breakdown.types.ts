@@ -11,6 +11,7 @@ export const statsBreakdownMeta: Meta = {
       'Events and visitors per event name, path, referrer host or utm_* value, largest first, the rest summed in one other row.',
     protect: true,
   },
+  sessionAccess: 'merchant',
   errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
 };
 

@@ -1,3 +1,4 @@
+import { assertSessionMerchant } from '../../features/partners/session-scope.js';
 import { statsSummary } from '../../features/stats/summary.js';
 import { partnerProcedure } from '../procedures.js';
 import { statsSummaryMeta, ZStatsSummaryRequest, ZStatsSummaryResponse } from './summary.types.js';
@@ -6,4 +7,7 @@ export const statsSummaryRoute = partnerProcedure
   .meta(statsSummaryMeta)
   .input(ZStatsSummaryRequest)
   .output(ZStatsSummaryResponse)
-  .query(({ ctx, input }) => statsSummary(ctx.db, ctx.partner, input));
+  .query(({ ctx, input }) => {
+    assertSessionMerchant(ctx.partner, input.merchantId);
+    return statsSummary(ctx.db, ctx.partner, input);
+  });

@@ -11,6 +11,7 @@ export const statsSummaryMeta: Meta = {
       "A merchant's totals over inclusive local dates: events, visitors (estimated), page views, purchases and revenue per currency; with compare=previous, the period before too.",
     protect: true,
   },
+  sessionAccess: 'merchant',
   errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
 };
 

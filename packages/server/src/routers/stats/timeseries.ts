@@ -1,3 +1,4 @@
+import { assertSessionMerchant } from '../../features/partners/session-scope.js';
 import { statsTimeseries } from '../../features/stats/timeseries.js';
 import { partnerProcedure } from '../procedures.js';
 import { statsTimeseriesMeta, ZStatsTimeseriesRequest, ZStatsTimeseriesResponse } from './timeseries.types.js';
@@ -6,4 +7,7 @@ export const statsTimeseriesRoute = partnerProcedure
   .meta(statsTimeseriesMeta)
   .input(ZStatsTimeseriesRequest)
   .output(ZStatsTimeseriesResponse)
-  .query(({ ctx, input }) => statsTimeseries(ctx.db, ctx.partner, input));
+  .query(({ ctx, input }) => {
+    assertSessionMerchant(ctx.partner, input.merchantId);
+    return statsTimeseries(ctx.db, ctx.partner, input);
+  });

@@ -11,6 +11,7 @@ export const statsTimeseriesMeta: Meta = {
       "A merchant's totals per local hour, day, week or month of the range, zero-filled; starts carry the zone's offset.",
     protect: true,
   },
+  sessionAccess: 'merchant',
   errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
 };
 

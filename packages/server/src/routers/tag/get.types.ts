@@ -13,6 +13,7 @@ export const getTagMeta: Meta = {
       "(`nextCheckAt`). A missing tag and another partner's merchant's tag both answer 404 TAG_NOT_FOUND.",
     protect: true,
   },
+  sessionAccess: 'merchant',
   errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'TAG_NOT_FOUND', 'DATABASE_ERROR'],
 };
 

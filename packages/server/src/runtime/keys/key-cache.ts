@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../../db/client.js';
+import type { SessionPrincipal } from '../../features/partners/principal.js';
 import type { Logger } from '../../kernel/logger.js';
 
 /** The channel migration 0005's triggers notify on when a key or a partner changes. */
@@ -17,6 +18,8 @@ export interface CachedKey {
   /** Epoch ms; null when the key never expires. */
   expiresAt: number | null;
   partner: { id: string; name: string; domain: string; recordName: string };
+  /** A merchant session's entry (keyed by the token's hash; `keyId` is the key that created it). */
+  session?: SessionPrincipal;
 }
 
 /**

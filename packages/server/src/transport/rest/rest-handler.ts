@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
 import { type AppDeps, type Context, requestContext } from '../../context.js';
 import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
+import { sessionScopeError } from '../../features/partners/session-scope.js';
 import { type AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { appRouter } from '../../routers/_app.js';
 import { procedureMeta } from '../../routers/procedure-meta.js';
@@ -14,6 +15,7 @@ import { applyIdempotency } from '../http/idempotency-header.js';
 import { clientOf } from '../http/request-client.js';
 import type { RequestPath } from '../http/request-path.js';
 import { restErrorBody, sendError } from '../http/respond.js';
+import { answerSessionPreflight, applyFailedSessionCors, applySessionCors } from '../http/session-cors.js';
 
 interface RestRequest extends IncomingMessage {
   body?: unknown;
@@ -77,10 +79,17 @@ export function createRestHandler(deps: AppDeps) {
     let claim: IdempotencyClaim | null = null;
     try {
       const method = req.method ?? 'GET';
+      if (method === 'OPTIONS' && answerSessionPreflight(req, res, path.route)) return;
       if (path.route.startsWith(PARTNER_PREFIX)) {
         // The rate-limit policy of every transport (runtime/rate-limits.ts), applied before the body is read.
         restReq.client = clientOf(req, res);
         restReq.partner = await deps.limits.authenticate(req.headers.authorization, restReq.client);
+        const { session } = restReq.partner;
+        if (session) {
+          applySessionCors(req, res, session);
+          // Sessions only read: anything else is refused before its body is read.
+          if (method !== 'GET') throw sessionScopeError();
+        }
       } else if (method === 'POST' && path.route === COLLECT_ROUTE) {
         restReq.client = clientOf(req, res);
         await deps.limits.limitCollector(restReq.client);
@@ -104,6 +113,7 @@ export function createRestHandler(deps: AppDeps) {
         claim = outcome?.claim ?? null;
       }
     } catch (error) {
+      if (!restReq.partner) applyFailedSessionCors(req, res);
       const appError = toAppError(error, { retrySafe: isRetrySafe(req) });
       if (isServerFailure(appError)) {
         deps.logger.error({ err: error, requestId: restReq.requestId }, 'request failed');

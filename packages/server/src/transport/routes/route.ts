@@ -2,12 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { z } from 'zod';
 import type { AppDeps } from '../../context.js';
 import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
+import { sessionScopeError } from '../../features/partners/session-scope.js';
 import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { isApiPath, type RouteDeclaration } from '../../routes/route.js';
 import { checkMetricsToken } from '../http/metrics-endpoint.js';
 import { clientOf } from '../http/request-client.js';
 import type { RequestPath } from '../http/request-path.js';
 import { sendError } from '../http/respond.js';
+import { applySessionCors } from '../http/session-cors.js';
 import { sendUnrouted } from '../rest/allowed-methods.js';
 
 export type TracedRequest = IncomingMessage & { requestId: string };
@@ -72,6 +74,11 @@ export function defineRoute<const D extends RouteDeclaration>(
         let partner: AuthenticatedPartner | null = null;
         if (declaration.auth === 'partner') {
           partner = await deps.limits.authenticate(req.headers.authorization, clientOf(req, res));
+          // No route of the table is open to merchant sessions.
+          if (partner.session) {
+            applySessionCors(req, res, partner.session);
+            throw sessionScopeError();
+          }
         } else if (declaration.auth === 'metrics-token' && !(await checkMetricsToken(deps, req, res))) {
           notFound(res);
           return;

@@ -1,0 +1,41 @@
+/**
+ * Who a partner request comes from (features/partners/authenticate.ts), in a file of its own so
+ * that the key and session paths share it without importing each other.
+ */
+export interface AuthenticatedPartner {
+  id: string;
+  name: string;
+  domain: string;
+  recordName: string;
+  /**
+   * The key the request was authenticated with (absent for partners built in process): what an
+   * event stream watches so that it ends when the key is revoked or expires (key-watch.ts).
+   */
+  key?: AuthenticatedKey;
+  /**
+   * Set when the request came with a merchant session token (`ms_...`): the partner is the
+   * session's, `key` the key that created it, and the request may only do what the session allows.
+   */
+  session?: SessionPrincipal;
+}
+
+export interface AuthenticatedKey {
+  id: string;
+  /** Epoch ms; null when the key never expires. */
+  expiresAt: number | null;
+  /** The key cache's generation when the key was read: a change since then means "check again". */
+  generation: number;
+}
+
+/**
+ * The scope of a request authenticated with a merchant session token (`ms_...`) rather than an API
+ * key: one merchant, read-only, for the procedures that opt in (`meta.sessionAccess`).
+ */
+export interface SessionPrincipal {
+  id: string;
+  merchantId: string;
+  /** Exact origins whose pages get CORS headers for this token. */
+  allowedOrigins: readonly string[];
+  /** Epoch ms. */
+  expiresAt: number;
+}
