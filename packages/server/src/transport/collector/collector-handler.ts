@@ -13,7 +13,7 @@ import { clientOf } from '../http/request-client.js';
 import { sendError, sendJson } from '../http/respond.js';
 import { pickEncoding, tagScript } from './tag-script.js';
 
-export const MUID_COOKIE = 'muid';
+const MUID_COOKIE = 'muid';
 const MUID_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
 const MUID_VALUE = /^[A-Za-z0-9_-]{8,128}$/;
 const SCRIPT_PATH = /^\/t\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.js$/;
@@ -31,7 +31,7 @@ export interface Collector {
 }
 
 /** True when the page origin lies on the root domain (the root itself or any sub-domain). */
-export function originOnDomain(origin: string, rootDomain: string): boolean {
+function originOnDomain(origin: string, rootDomain: string): boolean {
   try {
     const url = new URL(origin);
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
