@@ -1,6 +1,6 @@
 /**
  * `pnpm bench`: every part of the API against a baseline measured in the same run, on real
- * PostgreSQL, reported as ratios. Sections: lists, merchants, ingestion, log, stream, export, webhooks
+ * PostgreSQL, reported as ratios. Sections: lists, stats, merchants, ingestion, log, stream, export, webhooks
  * (`--section=lists,export` runs some; `--quick` a small scale). See README.md.
  */
 
@@ -16,12 +16,14 @@ import type { ListsResult } from './sections/lists.js';
 import type { LoadResult } from './sections/load.js';
 import type { LogResult } from './sections/log.js';
 import type { MerchantsResult } from './sections/merchants.js';
+import type { StatsResult } from './sections/stats.js';
 import type { StreamResult } from './sections/stream.js';
 import { mark, type Section, type TargetCheck } from './sections/types.js';
 import type { WebhooksResult } from './sections/webhooks.js';
 
 interface SectionResults {
   lists: ListsResult;
+  stats: StatsResult;
   merchants: MerchantsResult;
   ingestion: IngestionResult;
   log: LogResult;
@@ -40,7 +42,7 @@ type SectionTable = { [K in SectionName]: Section<SectionResults[K]> };
 let SECTIONS: SectionTable;
 
 async function loadSections(): Promise<SectionTable> {
-  const [exp, ing, lis, lg, mer, str, wh, ld] = await Promise.all([
+  const [exp, ing, lis, lg, mer, str, wh, ld, st] = await Promise.all([
     import('./sections/export.js'),
     import('./sections/ingestion.js'),
     import('./sections/lists.js'),
@@ -49,9 +51,11 @@ async function loadSections(): Promise<SectionTable> {
     import('./sections/stream.js'),
     import('./sections/webhooks.js'),
     import('./sections/load.js'),
+    import('./sections/stats.js'),
   ]);
   return {
     lists: lis.lists,
+    stats: st.statsSection,
     merchants: mer.merchants,
     ingestion: ing.ingestion,
     log: lg.logSection,

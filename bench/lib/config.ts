@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 /** The sections of `pnpm bench`, in the order a full run takes them. */
 export const SECTION_NAMES = [
   'lists',
+  'stats',
   'merchants',
   'ingestion',
   'log',
@@ -53,7 +54,7 @@ export interface Settings {
   loadSeconds: number;
 }
 
-const USAGE = `pnpm bench [--section=lists,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
+const USAGE = `pnpm bench [--section=lists,stats,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
   [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N] [--load-rounds N]`;
 
 function positive(name: string, value: number): number {
