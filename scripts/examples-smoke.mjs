@@ -267,7 +267,7 @@ try {
 
   // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
   // installed package would), which a fresh clone does not have.
-  if (examples.includes('sdk-quickstart') || examples.includes('webhook-receiver')) {
+  if (['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard'].some((name) => examples.includes(name))) {
     log('building @partner/sdk (the SDK example imports its build)');
     const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
     if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
@@ -331,7 +331,9 @@ try {
       continue;
     }
     log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
-    const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start'], {
+    // The dashboard serves until stopped; --check seeds, checks its page and JSON, and exits.
+    const args = name === 'merchant-dashboard' ? ['--check'] : [];
+    const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
       env: {
         PARTNER_BASE_URL: baseUrl,
         // The SDK example reads the onboarding output; the others take the key from env.
