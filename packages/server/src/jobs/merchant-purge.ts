@@ -23,6 +23,11 @@ export interface MerchantPurgeOptions {
   batch?: number;
   /** How long one run purges before it gives the merchant back for the next run (default 20 s). */
   runBudgetMs?: number;
+  /**
+   * After each round, a pause of this many times the round's duration (default 1: the purge works
+   * half the time), so the statements of other merchants' ingestion find the CPU and disk free.
+   */
+  pauseRatio?: number;
 }
 
 /**
@@ -35,6 +40,7 @@ export function createMerchantPurge(options: MerchantPurgeOptions): PollLoop {
   const log = options.logger.child({ job: 'merchant-purge' });
   const budgetMs = options.runBudgetMs ?? 20_000;
   const batch = options.batch ?? PURGE_BATCH;
+  const pauseRatio = options.pauseRatio ?? 1;
   const deleted = options.metrics?.counter({
     name: 'partner_tags_merchant_purge_deleted_total',
     help: 'Rows deleted by the purge of deleted merchants, by table',
@@ -52,6 +58,7 @@ export function createMerchantPurge(options: MerchantPurgeOptions): PollLoop {
       const started = Date.now();
       const total: PurgeCounts = {};
       for (;;) {
+        const roundStarted = Date.now();
         const counts = await purgeRound(options.db, claim, batch);
         for (const [table, n] of Object.entries(counts)) {
           total[table] = (total[table] ?? 0) + n;
@@ -63,6 +70,8 @@ export function createMerchantPurge(options: MerchantPurgeOptions): PollLoop {
           log.info({ merchantId: claim.merchantId, deleted: total }, 'merchant purge: continues in the next run');
           return true;
         }
+        const pause = (Date.now() - roundStarted) * pauseRatio;
+        if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
       }
       const finished = await finishPurge(options.db, claim);
       log.info({ merchantId: claim.merchantId, deleted: total, finished }, 'merchant purged');

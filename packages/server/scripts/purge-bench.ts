@@ -1,0 +1,152 @@
+/**
+ * `pnpm tsx scripts/purge-bench.ts`: the purge of a deleted merchant with PURGE_BENCH_EVENTS events
+ * (default 1,000,000) on PostgreSQL, and `/v1/collect` latency of another merchant meanwhile against
+ * the same load before the DELETE. A scratch database on 127.0.0.1:5432 (dropped at the end), the
+ * app in this process on loopback. Prints JSON: load time, purge time (DELETE -> merchant.deleted,
+ * and claim -> merchant.deleted), p50/p99/max of collect before the DELETE and while the purge runs
+ * (from its claim to merchant.deleted).
+ */
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../src/features/webhooks/outbox.js';
+import { quantile, startTestServer } from '../src/testing/index.js';
+import { createScratchDatabase } from '../src/testing/services.js';
+
+const EVENTS = Number(process.env.PURGE_BENCH_EVENTS ?? 1_000_000);
+const SENDERS = Number(process.env.PURGE_BENCH_SENDERS ?? 8);
+const PER_REQUEST = 10;
+
+const scratch = await createScratchDatabase('bench_purge');
+const server = await startTestServer({ databaseUrl: scratch.url, env: { LOG_LEVEL: 'warn' } });
+const db = server.app.deps.db;
+const post = (path: string, body: unknown, method = 'POST') =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.partner.apiKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then(async (res) => ({
+    status: res.status,
+    body: (await res.json().catch(() => null)) as Record<string, string>,
+  }));
+
+try {
+  const tagFor = async (name: string) => {
+    const merchant = await post('/v1/partners/merchant', { name });
+    const tag = await post('/v1/partners/tag/generate', {
+      merchantId: merchant.body!.merchantId,
+      domain: server.partner.domain,
+    });
+    return { merchantId: merchant.body!.merchantId!, tagId: tag.body!.tagId! };
+  };
+  const doomed = await tagFor('Doomed');
+  const live = await tagFor('Live');
+
+  // The doomed merchant's events straight into the tables (the bench measures the purge, not ingestion):
+  // events with their seq, their day counts by trigger, and aggregates of the same density as storeEvents'.
+  const loadStarted = performance.now();
+  const chunk = 20_000;
+  for (let from = 1; from <= EVENTS; from += chunk) {
+    const to = Math.min(EVENTS, from + chunk - 1);
+    await db.execute(sql`
+      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
+      select ${doomed.merchantId}::uuid, 'e' || g, ${doomed.tagId}::uuid, 'm' || (g % 20000),
+        (array['PageView','AddToCart','Purchase','Lead'])[1 + g % 4],
+        now() - make_interval(secs => g), '{"url":"https://shop.example/p' || (g % 50) || '"}', g
+      from generate_series(${from}::int, ${to}::int) g`);
+  }
+  await db.execute(sql`
+    insert into event_seqs (merchant_id, last_seq) values (${doomed.merchantId}::uuid, ${EVENTS})
+    on conflict (merchant_id) do update set last_seq = excluded.last_seq`);
+  const buckets = Math.ceil(EVENTS / 900);
+  await db.execute(sql`
+    insert into stat_buckets (merchant_id, bucket, event_name, events, visitors)
+    select ${doomed.merchantId}::uuid, date_trunc('hour', now()) - make_interval(mins => 15 * g), 'PageView', 900, '\\x00'::bytea
+    from generate_series(1, ${buckets}::int) g on conflict do nothing`);
+  await db.execute(sql`
+    insert into stat_dimensions (merchant_id, dimension, bucket, value, events, visitors)
+    select ${doomed.merchantId}::uuid, 'path', date_trunc('hour', now()) - make_interval(mins => 15 * (g / 50)), '/p' || (g % 50), 18, '\\x00'::bytea
+    from generate_series(1, ${buckets * 50}::int) g on conflict do nothing`);
+  await db.execute(sql`analyze events`);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+
+  // Collect for the live merchant: SENDERS loops of 10-event requests, latencies per phase.
+  let phase: 'before' | 'grace' | 'purging' | 'stop' = 'before';
+  const latencies = { before: [] as number[], grace: [] as number[], purging: [] as number[] };
+  let errors = 0;
+  let n = 0;
+  const sender = async () => {
+    while (phase !== 'stop') {
+      const events = Array.from({ length: PER_REQUEST }, () => ({ id: `l${n++}`, event_name: 'PageView' }));
+      const at = phase;
+      const started = performance.now();
+      const res = await fetch(`${server.url}/v1/collect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tagId: live.tagId, events }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 202) errors++;
+      latencies[at].push(performance.now() - started);
+    }
+  };
+  const senders = Array.from({ length: SENDERS }, sender);
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+
+  phase = 'grace';
+  const deleted = await post(`/v1/partners/merchant/${doomed.merchantId}`, undefined, 'DELETE');
+  if (deleted.status !== 202) throw new Error(`DELETE: ${deleted.status}`);
+  const deletedAt = performance.now();
+  let claimedAt: number | undefined;
+  for (;;) {
+    const [claim] = rowsOf(
+      await db.execute(sql`select purge_claimed_until from merchants where id = ${doomed.merchantId}::uuid`),
+    );
+    if (claim?.purge_claimed_until && claimedAt === undefined) {
+      claimedAt = performance.now();
+      phase = 'purging';
+    }
+    const [done] = rowsOf(
+      await db.execute(sql`select 1 from webhook_messages where type = 'merchant.deleted'
+        and data->>'merchantId' = ${doomed.merchantId}`),
+    );
+    if (done) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const purgedAt = performance.now();
+  phase = 'stop';
+  await Promise.all(senders);
+  const [left] = rowsOf<{ n: number }>(
+    await db.execute(sql`select count(*)::int as n from events where merchant_id = ${doomed.merchantId}::uuid`),
+  );
+
+  const summary = (values: number[]) => ({
+    requests: values.length,
+    p50: Number(quantile(values, 0.5).toFixed(1)),
+    p99: Number(quantile(values, 0.99).toFixed(1)),
+    max: Number(Math.max(...values).toFixed(1)),
+  });
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        events: EVENTS,
+        loadSeconds: Number(loadSeconds.toFixed(1)),
+        purge: {
+          deleteToWebhookSeconds: Number(((purgedAt - deletedAt) / 1000).toFixed(1)),
+          claimToWebhookSeconds: claimedAt ? Number(((purgedAt - claimedAt) / 1000).toFixed(1)) : null,
+          eventsLeft: left?.n,
+        },
+        collect: {
+          senders: SENDERS,
+          eventsPerRequest: PER_REQUEST,
+          before: summary(latencies.before),
+          purging: summary(latencies.purging),
+          errors,
+        },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} finally {
+  await server.close();
+  await scratch.drop();
+}
