@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ERROR_TABLE, type ErrorReason } from '../kernel/errors.js';
 import { appRouter } from '../routers/_app.js';
 import { allProcedureMeta } from '../routers/procedure-meta.js';
+import type { Meta } from '../routers/procedures.js';
 import { addRouteOperations, routePaths } from './route-operations.js';
 import { componentSchema, exampleFor } from './schemas.js';
 
@@ -237,6 +238,22 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
     baseUrl: baseUrl ?? '/',
     paths: routePaths(),
   });
+  describeDeployment(doc, baseUrl);
+  addComponents(doc);
+  for (const { meta } of allProcedureMeta()) completeProcedureOperation(doc, meta);
+  // The routes that are not procedures (routes/definitions.ts): every one is charged to a budget.
+  // Their partner routes refuse a merchant session token (403 SESSION_SCOPE) as every partner operation.
+  const routeErrors = (reasons: ErrorReason[], authenticated: boolean) =>
+    errorResponses(authenticated ? [...reasons, 'SESSION_SCOPE'] : reasons, authenticated);
+  addRouteOperations(doc, routeErrors, (operation, route) =>
+    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: route.auth !== 'partner' }),
+  );
+  doc.tags = usedTags(doc);
+  return doc;
+}
+
+/** Licence, contact and the server URL: PUBLIC_BASE_URL, or relative to wherever the document was fetched. */
+function describeDeployment(doc: Doc, baseUrl: string | undefined): void {
   doc.info = {
     ...doc.info,
     license: { name: 'MIT', identifier: 'MIT' },
@@ -247,6 +264,10 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
       ? { url: baseUrl, description: 'This deployment (PUBLIC_BASE_URL)' }
       : { url: '/', description: 'The server this document was fetched from' },
   ];
+}
+
+/** The error body, the DNS diagnostics and the two security schemes, replacing the generator's error schemas. */
+function addComponents(doc: Doc): void {
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith('error.')) delete schemas[name];
   schemas.ErrorCode = componentSchema(ErrorCode);
@@ -291,64 +312,61 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
       },
     },
   };
+}
 
-  for (const { meta } of allProcedureMeta()) {
-    const openapi = meta.openapi;
-    if (!openapi) continue;
-    const method = openapi.method.toLowerCase();
-    const operation = (doc.paths?.[openapi.path] as Record<string, Record<string, unknown>> | undefined)?.[method];
-    if (!operation) continue;
-    const responses = operation.responses as Record<string, Record<string, unknown>>;
-    const success = responses['200'] ?? { description: 'Successful response' };
-    if (meta.successDescription) success.description = meta.successDescription;
-    if (meta.nextLink) success.headers = { ...(success.headers as object), Link: headerRef('NextLink') };
-    const successStatus = String(meta.successStatus ?? 200);
-    const isPartnerOperation = openapi.protect === true;
-    const idempotent = method === 'post' && isPartnerOperation;
-    const reasons = [...(meta.errors ?? []), ...layerReasons(method, isPartnerOperation)];
-    if (idempotent) {
-      operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER];
-    }
-    if (method === 'post' && meta.acceptsTextPlain) {
-      const body = operation.requestBody as { content: Record<string, Record<string, unknown>> };
-      const json = body.content['application/json'];
-      body.content['text/plain'] = {
-        schema: {
-          type: 'string',
-          description:
-            'The same JSON document as `application/json`, sent as `text/plain` (what `navigator.sendBeacon` and CORS-simple requests can send).',
-          contentMediaType: 'application/json',
-          contentSchema: json?.schema,
-        },
-      };
-    }
-    operation.responses = {
-      // 204: no body (the generator always describes one).
-      [successStatus]: successStatus === '204' ? { description: 'No content.' } : success,
-      ...errorResponses(reasons, isPartnerOperation),
-    };
-    finishOperation(doc, operation, { rateLimited: true, idempotent, public: !isPartnerOperation });
-    if (meta.sessionAccess) operation.security = [{ Authorization: [] }, { MerchantSession: [] }];
-    const textPlain = (operation.requestBody as { content: Record<string, Record<string, unknown>> } | undefined)
-      ?.content?.['text/plain'];
-    if (textPlain)
-      textPlain.example = JSON.stringify(
-        exampleFor((textPlain.schema as Record<string, unknown>).contentSchema, doc as never),
-      );
+/** One procedure's operation as the API answers it: success status, error responses, idempotency, text/plain body, security. */
+function completeProcedureOperation(doc: Doc, meta: Meta): void {
+  const openapi = meta.openapi;
+  if (!openapi) return;
+  const method = openapi.method.toLowerCase();
+  const operation = (doc.paths?.[openapi.path] as Record<string, Record<string, unknown>> | undefined)?.[method];
+  if (!operation) return;
+  const responses = operation.responses as Record<string, Record<string, unknown>>;
+  const success = responses['200'] ?? { description: 'Successful response' };
+  if (meta.successDescription) success.description = meta.successDescription;
+  if (meta.nextLink) success.headers = { ...(success.headers as object), Link: headerRef('NextLink') };
+  const successStatus = String(meta.successStatus ?? 200);
+  const isPartnerOperation = openapi.protect === true;
+  const idempotent = method === 'post' && isPartnerOperation;
+  const reasons = [...(meta.errors ?? []), ...layerReasons(method, isPartnerOperation)];
+  if (idempotent) {
+    operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER];
   }
-  // The routes that are not procedures (routes/definitions.ts): every one is charged to a budget.
-  // Their partner routes refuse a merchant session token (403 SESSION_SCOPE) as every partner operation.
-  const routeErrors = (reasons: ErrorReason[], authenticated: boolean) =>
-    errorResponses(authenticated ? [...reasons, 'SESSION_SCOPE'] : reasons, authenticated);
-  addRouteOperations(doc, routeErrors, (operation, route) =>
-    finishOperation(doc, operation, { rateLimited: true, idempotent: false, public: route.auth !== 'partner' }),
-  );
+  if (method === 'post' && meta.acceptsTextPlain) {
+    const body = operation.requestBody as { content: Record<string, Record<string, unknown>> };
+    const json = body.content['application/json'];
+    body.content['text/plain'] = {
+      schema: {
+        type: 'string',
+        description:
+          'The same JSON document as `application/json`, sent as `text/plain` (what `navigator.sendBeacon` and CORS-simple requests can send).',
+        contentMediaType: 'application/json',
+        contentSchema: json?.schema,
+      },
+    };
+  }
+  operation.responses = {
+    // 204: no body (the generator always describes one).
+    [successStatus]: successStatus === '204' ? { description: 'No content.' } : success,
+    ...errorResponses(reasons, isPartnerOperation),
+  };
+  finishOperation(doc, operation, { rateLimited: true, idempotent, public: !isPartnerOperation });
+  if (meta.sessionAccess) operation.security = [{ Authorization: [] }, { MerchantSession: [] }];
+  const textPlain = (operation.requestBody as { content: Record<string, Record<string, unknown>> } | undefined)
+    ?.content?.['text/plain'];
+  if (textPlain)
+    textPlain.example = JSON.stringify(
+      exampleFor((textPlain.schema as Record<string, unknown>).contentSchema, doc as never),
+    );
+}
+
+/** The tags the operations use, sorted, with their descriptions. */
+function usedTags(doc: Doc): Doc['tags'] {
   const used = new Set<string>();
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
     for (const operation of Object.values(item)) for (const tag of (operation.tags ?? []) as string[]) used.add(tag);
   }
-  doc.tags = [...used]
+  return [...used]
     .sort()
     .map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
-  return doc;
 }
