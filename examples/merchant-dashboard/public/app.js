@@ -3,6 +3,7 @@
 // utm values come from visitors' browsers.
 const number = new Intl.NumberFormat('en-US');
 const percent = new Intl.NumberFormat('en-US', {
+  style: 'percent',
   maximumFractionDigits: 1,
   minimumFractionDigits: 1,
   signDisplay: 'always',
@@ -20,14 +21,14 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** "+12.5% vs previous 30 days", or "new" / "no change" when the previous period had none. */
+/** "+12.5%" against the previous 30 days, or "new" / "no change" when it had none. */
 function change(current, previous) {
   if (previous === undefined) return { text: '', direction: '' };
   if (previous === 0)
     return current === 0 ? { text: 'no change', direction: '' } : { text: 'new this period', direction: 'up' };
-  const ratio = ((current - previous) / previous) * 100;
+  const ratio = (current - previous) / previous;
   const direction = ratio > 0 ? 'up' : ratio < 0 ? 'down' : '';
-  return { text: `${percent.format(ratio)} vs previous 30 days`, direction };
+  return { text: percent.format(ratio), direction };
 }
 
 function kpi(metric, label, value, delta, small = false) {
@@ -100,7 +101,12 @@ function renderChart({ points, range }) {
       // Days start at local midnight of the range's zone, not the browser's.
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), range.timezone),
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, purchases: { range: (_u, _min, max) => [0, Math.max(4, max * 1.25)] } },
+      legend: { live: false },
+      // Half a day either side, so the first and last bars are whole.
+      scales: {
+        x: { time: true, range: (_u, min, max) => [min - 43_200, max + 43_200] },
+        purchases: { range: (_u, _min, max) => [0, Math.max(4, max * 1.25)] },
+      },
       series: [
         { label: 'Day', value: '{YYYY}-{MM}-{DD}' },
         { label: 'Page views', stroke: '#2563eb', fill: 'rgba(37, 99, 235, 0.10)', width: 2, points: { show: false } },
@@ -155,7 +161,7 @@ function renderTop(id, heading, breakdown) {
       'tr',
       {},
       el('th', { scope: 'col' }, heading),
-      el('th', { scope: 'col' }, 'Page views'),
+      el('th', { scope: 'col' }, 'Views'),
       el('th', { scope: 'col' }, 'Visitors'),
     ),
   );
