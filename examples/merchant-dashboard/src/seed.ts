@@ -40,7 +40,7 @@ interface DemoEvent {
 }
 
 /**
- * Visits over the last `days` days (more on recent days) and a few 31..40 days back, so the
+ * Visits over the last `days` days (more on recent days) and some 31..50 days back, so the
  * dashboard's previous-period comparison has something to compare with. A visit is page views,
  * sometimes an AddToCart and a Purchase.
  */
@@ -83,7 +83,7 @@ export function demoEvents(runId: string, shopHost: string, now = Date.now(), da
     for (let v = 0; v < visits; v++)
       visit(Math.floor(next() * 150), now - day * dayMs - Math.floor(next() * dayMs * 0.9));
   }
-  for (let v = 0; v < 25; v++) visit(Math.floor(next() * 150), now - (31 + Math.floor(next() * 10)) * dayMs);
+  for (let v = 0; v < 70; v++) visit(Math.floor(next() * 150), now - (31 + Math.floor(next() * 20)) * dayMs);
   return events;
 }
 
@@ -93,7 +93,7 @@ export async function seedMerchant(
   partnerDomain: string,
 ): Promise<{ merchantId: string; name: string; sent: number }> {
   const runId = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
-  const name = `Trail & Co (${runId})`;
+  const name = 'Trail & Co';
   const { merchantId } = await client.merchants.create({ name });
   const shopHost = `shop.${partnerDomain}`;
   const tag = await client.tags.generate({ merchantId, domain: shopHost });
