@@ -3,7 +3,7 @@ import type { AppDeps } from '../../context.js';
 import type { DatabaseHandle } from '../../db/client.js';
 import { AppError, toAppError } from '../../kernel/errors.js';
 import { type Collector, createCollector } from '../collector/collector-handler.js';
-import { sendUnrouted } from '../rest/allowed-methods.js';
+import { literalPathMethods, sendUnrouted } from '../rest/allowed-methods.js';
 import { createRestHandler } from '../rest/rest-handler.js';
 import { createRoutes } from '../routes/index.js';
 import { matchRoute, notFound, type TracedRequest } from '../routes/route.js';
@@ -182,7 +182,11 @@ class RequestRouter {
       await this.trpc(req, res, pathname);
     } else if (route.startsWith('/v1/')) {
       res.setHeader('cache-control', 'no-store');
-      await this.rest(req, res, path, () => sendUnrouted(res, route, method));
+      // A literal path wins over a template it fits (`DELETE /tag/verify` is not a `{tagId}`);
+      // preflights and HEAD keep the REST handler's own answers.
+      const literal = method === 'OPTIONS' || method === 'HEAD' ? undefined : literalPathMethods(route);
+      if (literal && !literal.includes(method)) sendUnrouted(res, route, method);
+      else await this.rest(req, res, path, () => sendUnrouted(res, route, method));
     } else {
       // A known path with another method: 405 with Allow; anything else 404.
       sendUnrouted(res, route, method);

@@ -13,6 +13,8 @@ interface KnownPath {
   methods: string[];
   /** Has a `{param}` segment. */
   templated: boolean;
+  /** The path itself, for a literal REST path (no `{param}`, no prefix). */
+  literal?: string;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
@@ -33,6 +35,7 @@ function knownPaths(): KnownPath[] {
     pattern: new RegExp(`^${escapeRegExp(template.toLowerCase()).replace(/\{[^/}]+\}/g, '[^/]+')}$`),
     methods: HTTP_METHODS.filter((method) => methods.has(method)),
     templated: template.includes('{'),
+    literal: template.includes('{') ? undefined : template.toLowerCase(),
   }));
   const routes = (ROUTES as readonly RouteDeclaration[])
     .filter((route) => !route.hidden)
@@ -54,6 +57,23 @@ export function allowedMethods(route: string): string[] | null {
   const literal = matches.filter(({ templated }) => !templated);
   const methods = (literal.length > 0 ? literal : matches).flatMap(({ methods }) => methods);
   return methods.length > 0 ? [...new Set(methods)] : null;
+}
+
+let literals: Map<string, string[]> | undefined;
+
+/**
+ * The methods of a literal path (no `{param}`), or undefined for any other path. A literal path
+ * wins over a template it also fits: `DELETE /v1/partners/tag/verify` is 405, not a `{tagId}`.
+ */
+export function literalPathMethods(route: string): string[] | undefined {
+  if (!literals) {
+    known ??= knownPaths();
+    literals = new Map();
+    for (const { literal, methods } of known) {
+      if (literal) literals.set(literal, [...(literals.get(literal) ?? []), ...methods]);
+    }
+  }
+  return literals.get(route);
 }
 
 /**
