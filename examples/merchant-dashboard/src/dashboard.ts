@@ -11,7 +11,7 @@ export interface Dashboard {
 }
 
 /** `YYYY-MM-DD` of `date` in `timezone`. */
-export function localDate(date: Date, timezone: string): string {
+function localDate(date: Date, timezone: string): string {
   return new Intl.DateTimeFormat('en-CA', {
     timeZone: timezone,
     year: 'numeric',

@@ -44,7 +44,7 @@ interface DemoEvent {
  * dashboard's previous-period comparison has something to compare with. A visit is page views,
  * sometimes an AddToCart and a Purchase.
  */
-export function demoEvents(runId: string, shopHost: string, now = Date.now(), days = 10): DemoEvent[] {
+function demoEvents(runId: string, shopHost: string, now = Date.now(), days = 10): DemoEvent[] {
   const next = random(20261127);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   const events: DemoEvent[] = [];

@@ -10,7 +10,8 @@ import { APIError, type PartnerClient } from '@partner/sdk';
 import { loadDashboard } from './dashboard.js';
 
 const PUBLIC = path.join(path.dirname(fileURLToPath(import.meta.url)), '../public');
-const UPLOT = path.join(path.dirname(createRequire(import.meta.url).resolve('uplot/package.json')), 'dist');
+const require = createRequire(import.meta.url);
+const UPLOT = path.join(path.dirname(require.resolve('uplot/package.json')), 'dist');
 
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: path.join(PUBLIC, 'index.html'), type: 'text/html; charset=utf-8' },

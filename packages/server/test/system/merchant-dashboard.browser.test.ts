@@ -17,7 +17,8 @@ import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const EXAMPLE = path.join(ROOT, 'examples/merchant-dashboard');
 const SCREENSHOT = path.join(ROOT, '.ci/artifacts/merchant-dashboard.png');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+const require = createRequire(import.meta.url);
+const AXE = require.resolve('axe-core/axe.min.js');
 
 if (!hasChromium) {
   console.warn(
@@ -34,7 +35,7 @@ function startDashboard(
   server: TestServer,
   work: string,
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const sdkVersion = createRequire(import.meta.url)(path.join(ROOT, 'packages/sdk/package.json')).version as string;
+  const sdkVersion = require(path.join(ROOT, 'packages/sdk/package.json')).version as string;
   writeFileSync(path.join(work, 'version.mjs'), `globalThis.__SDK_VERSION__ = ${JSON.stringify(sdkVersion)};\n`);
   writeFileSync(
     path.join(work, 'tsconfig.json'),
@@ -213,24 +214,25 @@ describe.skipIf(!hasChromium)('examples/merchant-dashboard in a real Chromium', 
     }
 
     // The chart: uPlot's canvas, sized, with drawn pixels.
-    const drawn = await page.locator('#chart canvas').evaluate((canvas: HTMLCanvasElement) => {
-      const pixels = canvas.getContext('2d')?.getImageData(0, 0, canvas.width, canvas.height).data ?? [];
+    // (Page-side code as strings: this package's TypeScript has no DOM types.)
+    const drawn = await page.evaluate<{ width: number; height: number; painted: number }>(`(() => {
+      const canvas = document.querySelector('#chart canvas');
+      const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
       let painted = 0;
-      for (let i = 3; i < pixels.length; i += 4) if ((pixels[i] ?? 0) > 0) painted++;
+      for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted++;
       return { width: canvas.width, height: canvas.height, painted };
-    });
+    })()`);
     expect(drawn.width).toBeGreaterThan(300);
     expect(drawn.height).toBeGreaterThan(200);
     expect(drawn.painted).toBeGreaterThan(drawn.width * 5);
 
     await page.addScriptTag({ path: AXE });
-    const violations = await page.evaluate(async () => {
-      // biome-ignore lint/suspicious/noExplicitAny: axe-core's global, injected above
-      const result = await (window as any).axe.run(document, { resultTypes: ['violations'] });
-      return (result.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[]).map(
-        (v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }),
-      );
-    });
+    const violations = await page.evaluate<{ id: string; impact: string; help: string; targets: string[] }[]>(`
+      axe.run(document, { resultTypes: ['violations'] }).then((result) =>
+        result.violations.map((v) => ({
+          id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')),
+        })),
+      )`);
     expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await context.close();
   }, 60_000);
