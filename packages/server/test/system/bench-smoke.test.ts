@@ -71,6 +71,8 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
       '## Targets',
       '## GET /v1/partners/events against the bare server',
       '### Growth',
+      '## Statistics against GROUP BY over the events',
+      '### Ingestion with the aggregates',
       '## GET /v1/partners/merchant throughput',
       '### The driver under sustained load',
       '## Ingestion',
@@ -102,6 +104,13 @@ describe.skipIf(!databaseUrl)('pnpm bench (smoke run)', () => {
       expect(shape.apiOverBare).toBeGreaterThan(0);
       expect(shape.apiOverRaw).toBeGreaterThan(0);
     }
+    // Statistics: every API answer equals the GROUP BY's; the collected events are folded.
+    const { stats } = results.sections;
+    expect(stats.large.events).toBe(3000);
+    expect(stats.compared).toBeGreaterThan(0);
+    expect(stats.mismatches).toEqual([]);
+    for (const shape of stats.large.shapes) expect(shape.speedup).toBeGreaterThan(0);
+    expect(stats.ingest.summaryMatches).toBe(true);
     expect(merchants.apiRps).toBeGreaterThan(0);
     expect(merchants.bareRps).toBeGreaterThan(0);
     expect(merchants.sustained.windows).toHaveLength(4);
