@@ -124,9 +124,11 @@ describe.skipIf(!hasChromium)(`GET /docs in a real browser (${CHROMIUM})`, () =>
 
       // Authorize with the partner's key (the bearer scheme).
       await page.locator('.auth-wrapper .authorize').click();
-      await page.locator('.modal-ux input').first().fill(server.partner.apiKey);
-      await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
-      await page.locator('.modal-ux .btn-done').click();
+      // The API key's scheme is listed first (the merchant session's after it).
+      const keyForm = page.locator('.modal-ux .auth-container').first();
+      await keyForm.locator('input').fill(server.partner.apiKey);
+      await keyForm.locator('.auth-btn-wrapper .authorize').click();
+      await page.locator('.modal-ux .btn-done').first().click();
 
       // POST /v1/partners/merchant with the document's example body, executed from the page.
       const block = page.locator('#operations-Merchants-merchant-create');
