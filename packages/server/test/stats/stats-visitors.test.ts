@@ -23,7 +23,8 @@ describe('stats: visitors on 100k visitors', () => {
     for (let i = 0; i < VISITORS; i++) {
       const time = new Date(start + ((i * 2_591) % (3 * 86_400_000))).toISOString();
       events.push({ event_name: 'PageView', muid: `visitor-${i}`, event_time: time, data: { path: `/p${i % 7}` } });
-      if (i % 10 === 0) events.push({ event_name: 'PageView', muid: `visitor-${i}`, event_time: time, data: { path: '/back' } });
+      if (i % 10 === 0)
+        events.push({ event_name: 'PageView', muid: `visitor-${i}`, event_time: time, data: { path: '/back' } });
     }
     const batches: SentEvent[][] = [];
     for (let i = 0; i < events.length; i += 500) batches.push(events.slice(i, i + 500));
