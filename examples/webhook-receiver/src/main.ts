@@ -53,6 +53,8 @@ function readBody(req: http.IncomingMessage): Promise<Buffer | undefined> {
 function describe(event: WebhookEvent): string {
   if (event.type === 'webhook.test')
     return `webhook=${event.data.webhookId} message=${JSON.stringify(event.data.message)}`;
+  if (event.type === 'merchant.deleted')
+    return `merchant=${event.data.merchantId} deletedAt=${event.data.deletedAt} purgedAt=${event.data.purgedAt}`;
   const tag = event.data;
   return [
     `tag=${tag.tagId}`,
