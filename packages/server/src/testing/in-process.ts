@@ -5,15 +5,15 @@ import type { ErrorBody } from '@partner/shared-schemas';
 import { TRPCError } from '@trpc/server';
 import { composeApp } from '../compose.js';
 import { type AppDeps, requestContext } from '../context.js';
-import { type DatabaseHandle, openDatabase } from '../db/client.js';
+import type { DatabaseHandle } from '../db/client.js';
 import { onboardPartner } from '../features/partners/onboard-partner.js';
-import { type Env, parseEnv } from '../kernel/env.js';
+import type { Env } from '../kernel/env.js';
 import { errorResponse } from '../kernel/errors.js';
 import { createLogger } from '../kernel/logger.js';
 import { appRouter } from '../routers/_app.js';
 import { appErrorOf, createCallerFactory } from '../routers/procedures.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
-import { openTestPglite } from './pglite-template.js';
+import { openTestAppDatabase, testAppEnv } from './test-app-env.js';
 
 const createCaller = createCallerFactory(appRouter);
 export type Caller = ReturnType<typeof createCaller>;
@@ -48,38 +48,8 @@ function partnerDomain(): string {
 export async function startInProcessApp(options: { env?: Record<string, string> } = {}): Promise<InProcessApp> {
   const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
   const dns = await startTestDnsServer();
-  const env = parseEnv({
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    TAG_TARGET_HOST: 'tags.partner-tags.example',
-    DNS_SERVERS: dns.address,
-    DNS_TIMEOUT_MS: '1000',
-    // Every in-process call is one client ('in-process'): budgets far above any test's traffic.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
-    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
-    AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
-    WEBHOOK_TEST_CALLS_PER_PARTNER: '1000000',
-    COLLECT_TAG_EVENTS_PER_MINUTE: '0',
-    COLLECT_TAG_BYTES_PER_MINUTE: '0',
-    COLLECT_TAG_EVENTS_PER_DAY: '0',
-    COLLECT_TAG_BYTES_PER_DAY: '0',
-    COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
-    // No background loop: what a test asserts happens in the call it makes.
-    TAG_MONITOR: 'off',
-    WEBHOOK_DELIVERY: 'off',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...options.env,
-  });
-  const database = databaseUrl
-    ? await openDatabase({
-        kind: 'postgres',
-        url: databaseUrl,
-        maxConnections: 10,
-        statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
-        migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
-      })
-    : await openTestPglite();
+  const env = testAppEnv(dns.address, databaseUrl, options.env);
+  const database = await openTestAppDatabase(env, databaseUrl);
   const { deps, lifecycle } = await composeApp(env, { database, logger: createLogger(env) });
   await lifecycle.start();
   let calls = 0;

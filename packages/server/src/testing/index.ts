@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type RunningApp, startApp } from '../app.js';
 import type { Context } from '../context.js';
-import { openDatabase } from '../db/client.js';
 import { type OnboardedPartner, onboardPartner } from '../features/partners/onboard-partner.js';
-import { parseEnv } from '../kernel/env.js';
 import { createLogger } from '../kernel/logger.js';
 import { appRouter } from '../routers/_app.js';
 import { createCallerFactory } from '../routers/procedures.js';
@@ -11,8 +9,8 @@ import { createCallerFactory } from '../routers/procedures.js';
 const createCaller = createCallerFactory(appRouter);
 
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
-import { openTestPglite } from './pglite-template.js';
 import { recordResponses } from './record-responses.js';
+import { openTestAppDatabase, testAppEnv } from './test-app-env.js';
 
 export { type DnsBehaviour, startTestDnsServer, type TestDnsServer } from './dns-server.js';
 export { freePort } from './net.mjs';
@@ -21,7 +19,7 @@ export { type RecordedResponse, recordResponses } from './record-responses.js';
 export { SERVER_DIR, type ServerProcess, type SpawnServerOptions, spawnServer } from './server-process.js';
 export { quantile } from './stats.js';
 
-export const TEST_TARGET_HOST = 'tags.partner-tags.example';
+export { TEST_TARGET_HOST } from './test-app-env.js';
 
 export interface TestPartner {
   partnerId: string;
@@ -64,45 +62,8 @@ export function uniquePartnerDomain(): string {
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const databaseUrl = options.databaseUrl ?? process.env.TEST_DATABASE_URL ?? undefined;
   const dns = await startTestDnsServer();
-  const env = parseEnv({
-    NODE_ENV: 'test',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    TAG_TARGET_HOST: TEST_TARGET_HOST,
-    DNS_SERVERS: dns.address,
-    DNS_TIMEOUT_MS: '1000',
-    // Every test client shares 127.0.0.1 and a few keys: budgets far above any test's traffic;
-    // rate-limit tests pass their own.
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
-    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
-    // Tests queue test events as load; the cap's own test passes its own.
-    WEBHOOK_TEST_CALLS_PER_PARTNER: '1000000',
-    AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
-    // The collector volume quotas off (0); test/security/collector-quotas.test.ts sets its own.
-    COLLECT_TAG_EVENTS_PER_MINUTE: '0',
-    COLLECT_TAG_BYTES_PER_MINUTE: '0',
-    COLLECT_TAG_EVENTS_PER_DAY: '0',
-    COLLECT_TAG_BYTES_PER_DAY: '0',
-    COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
-    // Background jobs off unless a test turns them on (it then owns their timing). Each test file
-    // has its own PostgreSQL database (src/testing/test-database.ts), so a job never claims another
-    // file's rows; servers of one file share it.
-    TAG_MONITOR: 'off',
-    WEBHOOK_DELIVERY: 'off',
-    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    ...options.env,
-  });
-  const database = databaseUrl
-    ? await openDatabase({
-        kind: 'postgres',
-        url: databaseUrl,
-        maxConnections: 10,
-        statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
-        migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
-      })
-    : await openTestPglite();
+  const env = testAppEnv(dns.address, databaseUrl, { PORT: '0', HOST: '127.0.0.1', ...options.env });
+  const database = await openTestAppDatabase(env, databaseUrl);
   const app = await startApp(env, { database, logger: createLogger(env, options.logDestination) });
   // RECORD_RESPONSES=<dir>: every REST response lands there for the OpenAPI contract check.
   if (process.env.RECORD_RESPONSES) recordResponses(app.server, process.env.RECORD_RESPONSES);

@@ -1,0 +1,51 @@
+import { type DatabaseHandle, openDatabase } from '../db/client.js';
+import { type Env, parseEnv } from '../kernel/env.js';
+import { openTestPglite } from './pglite-template.js';
+
+export const TEST_TARGET_HOST = 'tags.partner-tags.example';
+
+/**
+ * The env every test app starts from: the loopback DNS server, budgets far above any test's
+ * traffic (tests of a limit pass their own), the collector quotas off, and no background loop
+ * (a test that needs the monitor or webhook delivery turns it on and owns its timing).
+ */
+export function testAppEnv(
+  dnsAddress: string,
+  databaseUrl: string | undefined,
+  extra: Record<string, string> = {},
+): Env {
+  return parseEnv({
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    TAG_TARGET_HOST: TEST_TARGET_HOST,
+    DNS_SERVERS: dnsAddress,
+    DNS_TIMEOUT_MS: '1000',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    COLLECT_RATE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_MINUTE: '1000000',
+    AUTH_FAILURE_LIMIT_PER_KEY_PER_MINUTE: '1000000',
+    WEBHOOK_TEST_CALLS_PER_PARTNER: '1000000',
+    COLLECT_TAG_EVENTS_PER_MINUTE: '0',
+    COLLECT_TAG_BYTES_PER_MINUTE: '0',
+    COLLECT_TAG_EVENTS_PER_DAY: '0',
+    COLLECT_TAG_BYTES_PER_DAY: '0',
+    COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
+    TAG_MONITOR: 'off',
+    WEBHOOK_DELIVERY: 'off',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...extra,
+  });
+}
+
+/** The test's database: the PostgreSQL of `databaseUrl`, else a copy of the migrated PGlite template. */
+export function openTestAppDatabase(env: Env, databaseUrl: string | undefined): Promise<DatabaseHandle> {
+  return databaseUrl
+    ? openDatabase({
+        kind: 'postgres',
+        url: databaseUrl,
+        maxConnections: 10,
+        statementTimeoutMs: env.DB_STATEMENT_TIMEOUT,
+        migrationTimeoutMs: env.DB_LONG_STATEMENT_TIMEOUT,
+      })
+    : openTestPglite();
+}
