@@ -16,7 +16,7 @@ export { enqueueWebhookEvent } from './features/webhooks/outbox.js';
 export { nextPageLink } from './routers/events/next-link.js';
 export { deleteLogStream } from './runtime/event-log.js';
 export { freePort } from './testing/net.mjs';
+export { quantile } from './testing/quantile.js';
 export { SERVER_DIR, type ServerProcess, spawnServer } from './testing/server-process.js';
 export { createScratchDatabase } from './testing/services.js';
-export { quantile } from './testing/stats.js';
 export { startWebhookReceiver, type TestWebhookReceiver } from './testing/webhook-receiver.js';

@@ -6,7 +6,6 @@ import { loadCursorKey } from './features/events/read/cursor.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
 import { LogWriter } from './jobs/event-log-writer.js';
-import { createMerchantPurge } from './jobs/merchant-purge.js';
 import {
   logWritersPart,
   merchantPurgePart,
@@ -14,7 +13,8 @@ import {
   tagMonitorPart,
   webhookRetentionPart,
   webhookWorkerPart,
-} from './jobs/parts.js';
+} from './jobs/job-parts.js';
+import { createMerchantPurge } from './jobs/merchant-purge.js';
 import { createStatsFold } from './jobs/stats-fold.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
@@ -39,6 +39,7 @@ import { HeldBytes } from './runtime/held-bytes.js';
 import { IdempotencyStore } from './runtime/idempotency-store.js';
 import { ApiKeys } from './runtime/keys/api-keys.js';
 import { Lifecycle } from './runtime/lifecycle.js';
+import { createRateLimits } from './runtime/rate-limits.js';
 import {
   collectorHostWatchPart,
   databasePart,
@@ -48,8 +49,7 @@ import {
   keyWatchPart,
   rateLimitsPart,
   streamHubPart,
-} from './runtime/parts.js';
-import { createRateLimits } from './runtime/rate-limits.js';
+} from './runtime/runtime-parts.js';
 import { StreamCaps } from './runtime/stream-caps.js';
 import { StreamHub } from './runtime/stream-hub.js';
 import { WebhookHostResolver } from './runtime/webhook-host-resolver.js';

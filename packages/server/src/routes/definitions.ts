@@ -1,6 +1,6 @@
+import { declareRoute, type RouteDeclaration } from './declare-route.js';
 import { EVENT_EXPORT_ROUTE } from './event-export.js';
 import { EVENT_STREAM_ROUTE } from './event-stream.js';
-import { declareRoute, type RouteDeclaration } from './route.js';
 
 export const DOCS_PATH = '/docs';
 export const METRICS_PATH = '/metrics';

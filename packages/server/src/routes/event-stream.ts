@@ -1,5 +1,5 @@
 import { EVENT_FILTER_MAX_NAMES, StreamEventsQuery, StreamedEvent } from '@partner/shared-schemas';
-import { declareRoute } from './route.js';
+import { declareRoute } from './declare-route.js';
 
 const EXAMPLE_EVENT = {
   id: 'evt_01HZX3K9QF',

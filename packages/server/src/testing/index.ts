@@ -15,9 +15,9 @@ import { openTestAppDatabase, testAppEnv } from './test-app-env.js';
 export { type DnsBehaviour, startTestDnsServer, type TestDnsServer } from './dns-server.js';
 export { freePort } from './net.mjs';
 export { openTestPglite, pgliteTemplate } from './pglite-template.js';
+export { quantile } from './quantile.js';
 export { type RecordedResponse, recordResponses } from './record-responses.js';
 export { SERVER_DIR, type ServerProcess, type SpawnServerOptions, spawnServer } from './server-process.js';
-export { quantile } from './stats.js';
 
 export { TEST_TARGET_HOST } from './test-app-env.js';
 

@@ -3,8 +3,8 @@
 // known path (the procedures' and the routes') names exactly the methods that path answers.
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
+import type { RouteDeclaration } from '../../src/routes/declare-route.js';
 import { ROUTES } from '../../src/routes/definitions.js';
-import type { RouteDeclaration } from '../../src/routes/route.js';
 import { allowedMethods } from '../../src/transport/rest/allowed-methods.js';
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];

@@ -6,7 +6,7 @@ import { type Collector, createCollector } from '../collector/collector-handler.
 import { literalPathMethods, sendUnrouted } from '../rest/allowed-methods.js';
 import { createRestHandler } from '../rest/rest-handler.js';
 import { createRoutes } from '../routes/index.js';
-import { matchRoute, notFound, type TracedRequest } from '../routes/route.js';
+import { matchRoute, notFound, type TracedRequest } from '../routes/run-route.js';
 import { createTrpcHandler, TRPC_PREFIX } from '../trpc/trpc-handler.js';
 import { createProxyTrust, setProxyTrust } from './client-address.js';
 import { createRouteTemplates, observeRequest } from './metrics-endpoint.js';

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../../kernel/errors.js';
 import { allProcedureMeta } from '../../routers/procedure-meta.js';
+import type { RouteDeclaration } from '../../routes/declare-route.js';
 import { ROUTES } from '../../routes/definitions.js';
-import type { RouteDeclaration } from '../../routes/route.js';
 import { sendError } from '../http/respond.js';
 
 /** The order methods are listed in `Allow` (the OpenAPI document's order of operations). */

@@ -1,15 +1,15 @@
 import type { AppDeps } from '../../context.js';
 import type { DatabaseHandle } from '../../db/client.js';
 import { buildOpenApiDocument } from '../../openapi/document.js';
+import type { RouteDeclaration } from '../../routes/declare-route.js';
 import { ROUTES, type RouteName } from '../../routes/definitions.js';
-import type { RouteDeclaration } from '../../routes/route.js';
 import { handleDocs } from '../http/docs.js';
 import { sendMetrics } from '../http/metrics-endpoint.js';
 import { sendJson } from '../http/respond.js';
-import { exportEvents } from '../rest/event-export.js';
-import { streamEvents } from '../rest/event-stream.js';
+import { exportEvents } from '../rest/export-response.js';
+import { streamEvents } from '../rest/sse-response.js';
 import { readiness } from './readiness.js';
-import { defineRoute, notFound, type Route, type RouteHandler } from './route.js';
+import { defineRoute, notFound, type Route, type RouteHandler } from './run-route.js';
 
 type Handlers = { [Name in RouteName]: RouteHandler<Extract<(typeof ROUTES)[number], { name: Name }>> };
 

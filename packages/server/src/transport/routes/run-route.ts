@@ -4,7 +4,7 @@ import type { AppDeps } from '../../context.js';
 import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
 import { sessionScopeError } from '../../features/partners/session-scope.js';
 import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
-import { isApiPath, type RouteDeclaration } from '../../routes/route.js';
+import { isApiPath, type RouteDeclaration } from '../../routes/declare-route.js';
 import { checkMetricsToken } from '../http/metrics-endpoint.js';
 import { clientOf } from '../http/request-client.js';
 import type { RequestPath } from '../http/request-path.js';

@@ -4,7 +4,7 @@ import type { StreamedEvent } from '../../features/events/stream/subscription.js
 import { errorResponse, toAppError } from '../../kernel/errors.js';
 import type { EVENT_STREAM_ROUTE } from '../../routes/event-stream.js';
 import { drained } from '../http/drained.js';
-import type { RouteContext } from '../routes/route.js';
+import type { RouteContext } from '../routes/run-route.js';
 
 /** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
@@ -28,7 +28,7 @@ function errorFrame(error: unknown): string {
 }
 
 /**
- * Once the route's prologue authenticated the key and validated the query (transport/routes/route.ts),
+ * Once the route's prologue authenticated the key and validated the query (transport/routes/run-route.ts),
  * checks the merchant is the partner's (404 otherwise) and opens the subscription before any byte
  * of the stream: every failure up to there is a normal JSON `{ message, code }`. Then frames flow
  * with backpressure (a full socket stops the writer, so unsent events wait in the subscription's
