@@ -16,7 +16,11 @@ async function partnerWith(count: number) {
   const partner = await app.createPartner();
   const caller = app.caller(partner.apiKey);
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push((await caller.merchant.create({ name: `M${i}` })).merchantId);
+  for (let i = 0; i < count; i++) {
+    ids.push((await caller.merchant.create({ name: `M${i}` })).merchantId);
+    // Creation order is the stored millisecond, ties by id: in-process creates can share one.
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
   return { partner, caller, ids };
 }
 
