@@ -40,6 +40,8 @@ describe('webhooks.create and list', () => {
       secret: expect.stringMatching(SECRET),
       secretOmitted: false,
     });
+    // The list's order is the stored millisecond, ties by id: keep the two creates apart.
+    await new Promise((resolve) => setTimeout(resolve, 2));
     const second = await caller.webhooks.create({ url: `https://${PUBLIC_IP}/other` });
     expect(second).toMatchObject({ events: null, description: null });
     expect(second.secret).not.toBe(first.secret);
