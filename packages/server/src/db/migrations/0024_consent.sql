@@ -1,0 +1,2 @@
+-- Reserved slot (filled by its feature).
+SELECT 1;
