@@ -5,6 +5,12 @@ export interface PollLoopOptions {
   name: string;
   /** Pause between runs (ms). */
   intervalMs: number;
+  /**
+   * Idle backoff: after a run that found nothing (resolved anything but `true`), the next pause
+   * doubles, up to this (ms); a run with work or a wake() brings it back to intervalMs. Unset: no
+   * backoff. For loops that poll a queue which is empty most of the time.
+   */
+  maxIdleIntervalMs?: number;
   /** Each pause is drawn from intervalMs x [1 - jitter, 1 + jitter] so instances drift apart. Default 0.2. */
   jitter?: number;
   /**
@@ -51,8 +57,13 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
   let current: Promise<void> | undefined;
   let controller: AbortController | undefined;
   let wakeRequested = false;
+  let idleRuns = 0;
 
-  const pause = () => options.intervalMs * (1 - jitter + Math.random() * 2 * jitter);
+  const pause = () => {
+    const max = Math.max(options.maxIdleIntervalMs ?? options.intervalMs, options.intervalMs);
+    const base = Math.min(options.intervalMs * 2 ** Math.min(Math.max(idleRuns - 1, 0), 30), max);
+    return base * (1 - jitter + Math.random() * 2 * jitter);
+  };
 
   const schedule = (delayMs: number) => {
     if (!running) return;
@@ -93,6 +104,7 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
     current = runOnce().then((more) => {
       current = undefined;
       if (!running) return;
+      idleRuns = more || wakeRequested ? 0 : idleRuns + 1;
       schedule(more || wakeRequested ? 0 : pause());
     });
   }
@@ -105,6 +117,7 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
     },
     wake() {
       if (!running) return;
+      idleRuns = 0;
       if (current) wakeRequested = true;
       else schedule(0);
     },

@@ -5,13 +5,15 @@ import { createPollLoop, type PollLoop } from './poll-loop.js';
 
 /**
  * Folds stored events into the statistics' aggregates (features/stats/fold.ts) about every second,
- * at once again while a pass comes back full. Every process runs it; folds skip each other's
+ * at once again while a pass comes back full, backing off to every 8 s while nothing is pending. Every process runs it; folds skip each other's
  * ranges. Stats reads also fold first, so this only keeps the queue short between reads.
  */
 export function createStatsFold(options: { db: Database; logger: Logger; intervalMs?: number }): PollLoop {
   return createPollLoop({
     name: 'stats-fold',
     intervalMs: options.intervalMs ?? 1_000,
+    // Idle, it backs off: reads fold first, so a longer pause never delays what a read sees.
+    maxIdleIntervalMs: Math.max(options.intervalMs ?? 1_000, 8_000),
     runTimeoutMs: 60_000,
     logger: options.logger,
     run: async () => (await foldPendingStats(options.db)) > 0,

@@ -37,6 +37,33 @@ describe('createPollLoop', () => {
     expect(runs).toBe(5);
   });
 
+  it('backs off while idle, up to maxIdleIntervalMs, and wake() resets the pause', async () => {
+    const starts: number[] = [];
+    const loop = createPollLoop({
+      name: 't-idle',
+      intervalMs: 10,
+      maxIdleIntervalMs: 80,
+      jitter: 0,
+      logger,
+      run: async () => void starts.push(Date.now()),
+    });
+    loop.start();
+    await until(() => starts.length >= 6);
+    const gaps = starts.slice(1, 6).map((at, i) => at - (starts[i] ?? at));
+    // Pauses 10, 20, 40, 80, 80 ms: each at least the doubled interval, capped.
+    expect(gaps[0]).toBeGreaterThanOrEqual(9);
+    expect(gaps[2]).toBeGreaterThanOrEqual(39);
+    expect(gaps[3]).toBeGreaterThanOrEqual(79);
+    expect(gaps[4]).toBeLessThan(gaps[3] + 60);
+    const before = starts.length;
+    loop.wake();
+    await until(() => starts.length === before + 1);
+    await until(() => starts.length === before + 2);
+    // After a wake the next idle pause is the base interval again, not 80 ms.
+    expect((starts[before + 1] ?? 0) - (starts[before] ?? 0)).toBeLessThan(75);
+    await loop.stop();
+  });
+
   it('logs a failing run and goes on', async () => {
     let runs = 0;
     const loop = createPollLoop({
