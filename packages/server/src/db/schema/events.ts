@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, pgEnum, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+/** The consent state an event was collected under (migration 0024; docs/decisions/consent.md). */
+export const eventConsent = pgEnum('event_consent', ['not_required', 'granted', 'implied', 'cookieless']);
 
 /**
  * Tracking events. The key (merchant_id, id) makes ingestion idempotent by event id and keeps
@@ -23,6 +26,7 @@ export const events = pgTable(
      * value from the `events_assign_seq` trigger (hence the null default here).
      */
     seq: bigint('seq', { mode: 'number' }).notNull().default(sql`null`),
+    consent: eventConsent('consent').notNull().default('not_required'),
   },
   (t) => [
     primaryKey({ name: 'events_pkey', columns: [t.merchantId, t.id] }),

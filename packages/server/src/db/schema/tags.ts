@@ -17,6 +17,8 @@ import { partners } from './partners.js';
 
 export const tagStatus = pgEnum('tag_status', ['active', 'inactive', 'waiting_for_events']);
 export const domainType = pgEnum('domain_type', ['preverified', 'custom']);
+/** Migration 0024 (docs/decisions/consent.md). */
+export const tagConsentMode = pgEnum('tag_consent_mode', ['none', 'opt-in', 'opt-out']);
 
 export const tags = pgTable(
   'tags',
@@ -52,6 +54,12 @@ export const tags = pgTable(
     recheckUntil: timestamp('recheck_until', { withTimezone: true, precision: 3 }),
     /** The last DNS check (verify or monitor). */
     lastCheck: jsonb('last_check').$type<TagCheck>(),
+    /** What the tag script and the collector ask before a cookie (migration 0024; docs/decisions/consent.md). */
+    consentMode: tagConsentMode('consent_mode').notNull().default('none'),
+    /** `navigator.globalPrivacyControl` (and `Sec-GPC: 1`) count as a denial. */
+    respectGpc: boolean('respect_gpc').notNull().default(true),
+    /** Without consent, events are still collected under a daily-rotating hash instead of the cookie. */
+    cookieless: boolean('cookieless').notNull().default(false),
   },
   (t) => [
     // One tag per merchant and domain type (spec section 3): concurrent generate calls meet here.
