@@ -1,17 +1,22 @@
 // Issue 35: per-request options `{ signal, timeout, maxRetries, idempotencyKey, headers }` on every
-// method, as the last argument, merged over the client's defaults; the idempotency key is made once
-// per logical call when not given.
+// method of both clients (lists, the stream and the export included), as the last argument, merged
+// over the client's defaults; the idempotency key is made once per logical POST call when not given.
 import { delay, HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
   APIUserAbortError,
-  InternalServerError,
+  type HeadersRecord,
+  MerchantClient,
+  type MerchantClientOptions,
+  type PagePromise,
   type PartnerClient,
+  PartnerError,
   type RequestOptions,
 } from '../src/index.js';
 import {
+  API_KEY,
   BASE_URL,
   type Captured,
   capture,
@@ -26,29 +31,52 @@ import {
 useMsw();
 const delays = useRecordedSleep();
 
-const PAGE = {
-  currentPage: 1,
-  itemsPerPage: 10,
-  totalItems: 0,
-  totalPages: 0,
-  hasNextPage: false,
-  hasPreviousPage: false,
+/** Whether an `http.all` handler's request is one of the list endpoints (answered over two pages). */
+const LISTS: Record<string, string> = {
+  '/v1/partners/merchant': 'merchants',
+  '/v1/partners/events': 'events',
+  '/v1/partners/webhooks': 'webhooks',
+};
+const ID_OF: Record<string, string> = {
+  merchants: 'merchantId',
+  events: 'id',
+  webhooks: 'webhookId',
+  deliveries: 'deliveryId',
 };
 
-/** Answers every API path with a body of the right shape, recording each request. */
+/** A list page: one item, and a second page after the first. */
+function listPage(itemsKey: string, page: number): Response {
+  const pagination = {
+    currentPage: page,
+    itemsPerPage: 1,
+    totalItems: 2,
+    totalPages: 2,
+    hasNextPage: page === 1,
+    hasPreviousPage: page === 2,
+  };
+  return reply({ [itemsKey]: [{ [ID_OF[itemsKey] as string]: `item-${page}` }], pagination });
+}
+
+const SSE =
+  'id: 1\nevent: event\ndata: {"id":"e1","seq":1,"muid":"u","event_name":"x","event_time":"2026-11-01T00:00:00.000Z","raw_data":"{}"}\n\n';
+const NDJSON = '{"complete":true,"count":0,"cursor":null}\n';
+
+/** Answers every API path with a body of the right shape (lists over two pages), recording each request. */
 function answerEverything(): Captured[] {
   const seen: Captured[] = [];
   server.use(
     http.all(`${BASE_URL}/*`, async ({ request }) => {
       seen.push(await capture(request));
-      const path = new URL(request.url).pathname;
+      const url = new URL(request.url);
+      const path = url.pathname;
+      const page = Number(url.searchParams.get('page') ?? 1);
       if (request.method === 'DELETE') return new HttpResponse(null, { status: 204 });
-      if (path === '/v1/partners/merchant' && request.method === 'GET')
-        return reply({ merchants: [], pagination: PAGE });
-      if (path === '/v1/partners/events') return reply({ events: [], pagination: PAGE });
-      if (path === '/v1/partners/webhooks' && request.method === 'GET')
-        return reply({ webhooks: [], pagination: PAGE });
-      if (path.endsWith('/deliveries')) return reply({ deliveries: [], pagination: PAGE });
+      if (request.method === 'GET' && LISTS[path]) return listPage(LISTS[path] as string, page);
+      if (path.endsWith('/deliveries')) return listPage('deliveries', page);
+      if (path.endsWith('/events/stream'))
+        return new HttpResponse(SSE, { headers: { 'content-type': 'text/event-stream' } });
+      if (path.endsWith('/events/export'))
+        return new HttpResponse(NDJSON, { headers: { 'content-type': 'application/x-ndjson' } });
       if (path === '/v1/collect') return reply({ accepted: 1 }, { status: 202 });
       return reply({});
     }),
@@ -56,71 +84,187 @@ function answerEverything(): Captured[] {
   return seen;
 }
 
-/** Every method that sends a request, called with `options` (the streams have their own options). */
-const METHODS: Array<
-  [string, 'GET' | 'POST' | 'DELETE', (client: PartnerClient, options: RequestOptions) => PromiseLike<unknown>]
-> = [
-  ['merchants.list', 'GET', (c, o) => c.merchants.list({}, o)],
-  ['merchants.create', 'POST', (c, o) => c.merchants.create({ name: 'a' }, o)],
-  ['tags.generate', 'POST', (c, o) => c.tags.generate({ merchantId: 'm', domain: 'd.com' }, o)],
-  ['tags.verify', 'POST', (c, o) => c.tags.verify({ tagId: 't', subdomain: 'x.d.com' }, o)],
-  ['tags.snippet', 'GET', (c, o) => c.tags.snippet('t', o)],
-  ['tags.retrieve', 'GET', (c, o) => c.tags.retrieve('t', o)],
-  ['events.list', 'GET', (c, o) => c.events.list({ merchantId: 'm' }, o)],
-  ['events.send', 'POST', (c, o) => c.events.send({ tagId: 't', events: [{ event_name: 'x' }] }, o)],
-  ['webhooks.create', 'POST', (c, o) => c.webhooks.create({ url: 'https://h.example' }, o)],
-  ['webhooks.list', 'GET', (c, o) => c.webhooks.list({}, o)],
-  ['webhooks.delete', 'DELETE', (c, o) => c.webhooks.delete('w', o)],
-  ['webhooks.rotateSecret', 'POST', (c, o) => c.webhooks.rotateSecret('w', o)],
-  ['webhooks.test', 'POST', (c, o) => c.webhooks.test('w', o)],
-  ['webhooks.deliveries.list', 'GET', (c, o) => c.webhooks.deliveries.list('w', {}, o)],
-  ['webhooks.deliveries.retry', 'POST', (c, o) => c.webhooks.deliveries.retry('w', 'd', o)],
+/** Reads a stream's first event, then leaves it (which closes the connection). */
+async function firstOf(stream: AsyncIterable<unknown>): Promise<unknown[]> {
+  for await (const item of stream) return [item];
+  return [];
+}
+
+type Call<C> = (client: C, options: RequestOptions) => Promise<unknown>;
+const all = (page: PagePromise<unknown>) => page.toArray({ limit: Number.POSITIVE_INFINITY });
+
+/**
+ * Every method of `PartnerClient` that sends requests, driven to its end with `options`: a list
+ * through every page, a stream to its first event, an export through its body. The test below
+ * checks this table against the methods the client has, so a new method fails until it is here
+ * (and then until it forwards each option).
+ */
+const CALLS: Record<string, Call<PartnerClient>> = {
+  'merchants.list': (c, o) => all(c.merchants.list({}, o)),
+  'merchants.create': (c, o) => c.merchants.create({ name: 'a' }, o),
+  'merchants.retrieve': (c, o) => c.merchants.retrieve('m', o),
+  'merchants.update': (c, o) => c.merchants.update('m', { name: 'b' }, o),
+  'merchants.delete': (c, o) => c.merchants.delete('m', o),
+  'merchants.sessions.create': (c, o) =>
+    c.merchants.sessions.create({ merchantId: 'm', allowedOrigins: ['https://shop.example'] }, o),
+  'tags.generate': (c, o) => c.tags.generate({ merchantId: 'm', domain: 'd.com' }, o),
+  'tags.verify': (c, o) => c.tags.verify({ tagId: 't', subdomain: 'x.d.com' }, o),
+  'tags.snippet': (c, o) => c.tags.snippet('t', o),
+  'tags.retrieve': (c, o) => c.tags.retrieve('t', o),
+  'tags.delete': (c, o) => c.tags.delete('t', o),
+  'events.list': (c, o) => all(c.events.list({ merchantId: 'm' }, o)),
+  'events.send': (c, o) => c.events.send({ tagId: 't', events: [{ event_name: 'x' }] }, o),
+  'events.stream': (c, o) => firstOf(c.events.stream({ merchantId: 'm' }, o)),
+  // The export's body read whole (an export iterated through msw never ends: integration.test.ts
+  // iterates the real server's; iteration opens it through this same raw()).
+  'events.export': (c, o) =>
+    c.events
+      .export({ merchantId: 'm' }, o)
+      .raw()
+      .then((response) => response.text()),
+  'webhooks.create': (c, o) => c.webhooks.create({ url: 'https://h.example' }, o),
+  'webhooks.list': (c, o) => all(c.webhooks.list({}, o)),
+  'webhooks.delete': (c, o) => c.webhooks.delete('w', o),
+  'webhooks.rotateSecret': (c, o) => c.webhooks.rotateSecret('w', o),
+  'webhooks.test': (c, o) => c.webhooks.test('w', o),
+  'webhooks.deliveries.list': (c, o) => all(c.webhooks.deliveries.list('w', {}, o)),
+  'webhooks.deliveries.retry': (c, o) => c.webhooks.deliveries.retry('w', 'd', o),
+  'stats.summary': (c, o) => c.stats.summary(STATS, o),
+  'stats.timeseries': (c, o) => c.stats.timeseries(STATS, o),
+  'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
+};
+/** Methods that send nothing: `unwrap` verifies a delivery locally. */
+const NO_REQUEST = ['webhooks.unwrap'];
+
+/** The same for `MerchantClient` (a browser page's, with a merchant session). */
+const MERCHANT_CALLS: Record<string, Call<MerchantClient>> = {
+  'stats.summary': (c, o) => c.stats.summary(STATS, o),
+  'stats.timeseries': (c, o) => c.stats.timeseries(STATS, o),
+  'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
+  'tags.retrieve': (c, o) => c.tags.retrieve('t', o),
+};
+const STATS = { merchantId: 'm', startDate: '2026-11-01', endDate: '2026-11-07' };
+
+/** Every method of a client's resources (`merchants.sessions.create`...), read from their classes. */
+function methodsOf(root: object, prefix = ''): string[] {
+  const names: string[] = [];
+  for (const [key, value] of Object.entries(root)) {
+    if (typeof value !== 'object' || value === null) continue;
+    const proto = Object.getPrototypeOf(value) as object;
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const { value: member } = Object.getOwnPropertyDescriptor(proto, name) ?? {};
+      if (name !== 'constructor' && typeof member === 'function') names.push(`${prefix}${key}.${name}`);
+    }
+    names.push(...methodsOf(value, `${prefix}${key}.`));
+  }
+  return names.sort();
+}
+
+const makeMerchantClient = (options: Partial<MerchantClientOptions> = {}) =>
+  new MerchantClient({ baseURL: BASE_URL, sessionToken: 'ms_session', sleep: async () => undefined, ...options });
+
+/** Both clients' tables as one list of rows: `[client, method, call, makeClient]`. */
+type Row = [string, string, Call<never>, (options?: { maxRetries?: number; headers?: HeadersRecord }) => never];
+const ROWS: Row[] = [
+  ...Object.entries(CALLS).map(
+    ([name, call]): Row => ['PartnerClient', name, call as Call<never>, makeClient as never],
+  ),
+  ...Object.entries(MERCHANT_CALLS).map(
+    ([name, call]): Row => ['MerchantClient', name, call as Call<never>, makeMerchantClient as never],
+  ),
 ];
 
-describe('per-request options on every method', () => {
-  it.each(METHODS)(
-    '%s: headers merged over the client’s (null removes one); idempotencyKey on POST',
-    async (name, method, call) => {
-      const seen = answerEverything();
-      const client = makeClient({ headers: { 'x-team': 'client', 'x-trace': 'client', 'x-drop': 'client' } });
-      await call(client, {
-        headers: { 'x-trace': `call-${name}`, 'x-drop': null },
-        idempotencyKey: `key-${name}`,
-      });
-      expect(seen).toHaveLength(1);
-      const [request] = seen as [Captured];
-      expect(request.method).toBe(method);
-      expect(request.headers.get('x-team')).toBe('client');
-      expect(request.headers.get('x-trace')).toBe(`call-${name}`);
-      expect(request.headers.has('x-drop')).toBe(false);
-      expect(request.headers.get('authorization')).toBe('Bearer mp_live_test_key');
-      expect(request.headers.get('idempotency-key')).toBe(method === 'POST' ? `key-${name}` : null);
-    },
-  );
+/** Holds a request until the client gives up on it (its signal aborts) or `ms` passed. */
+const hold = (request: Request, ms: number) =>
+  Promise.race([delay(ms), new Promise((resolve) => request.signal.addEventListener('abort', resolve))]);
 
-  it.each(METHODS)('%s: maxRetries overrides the client’s, both ways', async (_name, _method, call) => {
+/** What a call settled with, and how long it took. */
+async function settle(run: () => Promise<unknown>): Promise<{ error: unknown; value: unknown; ms: number }> {
+  const started = Date.now();
+  try {
+    const value = await run();
+    return { error: undefined, value, ms: Date.now() - started };
+  } catch (error) {
+    return { error, value: undefined, ms: Date.now() - started };
+  }
+}
+
+describe('per-request options on every method', () => {
+  it('the tables name every method of both clients (a new method must be added, with its options)', () => {
+    const partner = makeClient();
+    expect(methodsOf(partner).filter((name) => !NO_REQUEST.includes(name))).toEqual(Object.keys(CALLS).sort());
+    expect(methodsOf(makeMerchantClient())).toEqual(Object.keys(MERCHANT_CALLS).sort());
+  });
+
+  it.each(ROWS)('%s %s: headers and idempotencyKey reach every request of the call', async (kind, name, call, make) => {
+    const seen = answerEverything();
+    const client = make({ headers: { 'x-team': 'client', 'x-drop': 'client' } });
+    await call(client as never, {
+      headers: { 'x-trace': `call-${name}`, 'x-drop': null },
+      idempotencyKey: `key-${name}`,
+    });
+    // A list is iterated through its two pages: the options go with each.
+    expect(seen.length).toBe(name.endsWith('.list') ? 2 : 1);
+    for (const request of seen) {
+      expect(request.headers.get('x-trace')).toBe(`call-${name}`);
+      expect(request.headers.get('x-team')).toBe('client');
+      expect(request.headers.has('x-drop')).toBe(false);
+      expect(request.headers.get('idempotency-key')).toBe(`key-${name}`);
+      expect(request.headers.get('authorization')).toBe(
+        kind === 'MerchantClient' ? 'Bearer ms_session' : `Bearer ${API_KEY}`,
+      );
+    }
+  });
+
+  it.each(ROWS)('%s %s: maxRetries overrides the client’s, both ways', async (_kind, _name, call, make) => {
     let calls = 0;
     server.use(
       http.all(`${BASE_URL}/*`, () => {
         calls++;
-        return reply({ message: 'down', code: 'DATABASE_ERROR' }, { status: 500 });
+        return reply({ message: 'busy', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
       }),
     );
-    await expect(call(makeClient({ maxRetries: 3 }), { maxRetries: 0 })).rejects.toBeInstanceOf(InternalServerError);
+    const once = await settle(() => call(make({ maxRetries: 3 }) as never, { maxRetries: 0 }));
+    expect(once.error).toBeInstanceOf(PartnerError);
     expect(calls).toBe(1);
     calls = 0;
-    await expect(call(makeClient({ maxRetries: 0 }), { maxRetries: 2 })).rejects.toBeInstanceOf(InternalServerError);
+    const thrice = await settle(() => call(make({ maxRetries: 0 }) as never, { maxRetries: 2 }));
+    expect(thrice.error).toBeInstanceOf(PartnerError);
     expect(calls).toBe(3);
   });
 
-  it.each(METHODS)(
-    '%s: an aborted signal sends nothing and rejects with APIUserAbortError',
-    async (_name, _method, call) => {
-      const seen = answerEverything();
-      await expect(call(makeClient(), { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(APIUserAbortError);
-      expect(seen).toHaveLength(0);
-    },
-  );
+  it.each(ROWS)('%s %s: the signal aborts the call in flight, without a retry', async (_kind, name, call, make) => {
+    const seen: string[] = [];
+    server.use(
+      http.all(`${BASE_URL}/*`, async ({ request }) => {
+        seen.push(request.url);
+        await hold(request, 3_000);
+        return reply({ message: 'late', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
+      }),
+    );
+    const controller = new AbortController();
+    const outcome = settle(() => call(make({ maxRetries: 5 }) as never, { signal: controller.signal }));
+    await expect.poll(() => seen.length, { timeout: 2_000, interval: 5 }).toBe(1);
+    controller.abort();
+    const { error, value, ms } = await outcome;
+    expect(ms).toBeLessThan(1_500);
+    // A stream ends quietly when its signal aborts; every other call rejects.
+    if (name === 'events.stream') expect([error, value]).toEqual([undefined, []]);
+    else expect(error).toBeInstanceOf(APIUserAbortError);
+    expect(seen).toHaveLength(1);
+  });
+
+  it.each(ROWS)('%s %s: the timeout applies (the client’s is a minute)', async (_kind, _name, call, make) => {
+    server.use(
+      http.all(`${BASE_URL}/*`, async ({ request }) => {
+        await hold(request, 1_000);
+        return reply({});
+      }),
+    );
+    const { error, ms } = await settle(() => call(make({ maxRetries: 0 }) as never, { timeout: 40, maxRetries: 0 }));
+    expect(error).toBeInstanceOf(APIConnectionError);
+    expect(ms).toBeLessThan(800);
+  });
 });
 
 describe('per-request options over the client defaults', () => {

@@ -13,18 +13,37 @@ export type HeadersRecord = Record<string, string | null | undefined>;
 /** A `fetch` implementation (the global one by default). */
 export type Fetch = (input: Request | URL | string, init?: RequestInit) => Promise<Response>;
 
-/** Options accepted by every method as its last argument; they override the client's for that call. */
+/**
+ * Options accepted by every method as its last argument (lists, streams and exports included);
+ * they override the client's for that call, on every request it makes (each page, each attempt,
+ * each reconnection).
+ */
 export interface RequestOptions {
-  /** Retries after the first attempt (default: the client's, 2). */
+  /**
+   * Retries after the first attempt (default: the client's, 2). `events.stream()`: failed
+   * connections in a row before it throws (default: never give up).
+   */
   maxRetries?: number;
-  /** Per-attempt timeout in ms (default: the client's, 60 000). */
+  /**
+   * Per-attempt timeout in ms (default: the client's, 60 000). `events.stream()` and
+   * `events.export()`: the wait for the response head (the body may take longer).
+   */
   timeout?: number;
-  /** Aborts the request, including the wait between retries. */
+  /** Aborts the call, including the wait between retries (`events.stream()`: ends it quietly). */
   signal?: AbortSignal;
-  /** `Idempotency-Key` for a POST (default: a UUID made once per call and sent on every attempt). */
+  /**
+   * `Idempotency-Key`, sent as given on every request of the call (the API acts on it for POSTs).
+   * Without it, a POST gets a UUID made once per call and sent on every attempt.
+   */
   idempotencyKey?: string;
   /** Extra headers for this call; `null` removes a header. */
   headers?: HeadersRecord;
+}
+
+/** The headers a call's options add: its `Idempotency-Key`, then its own `headers` (which win). */
+export function callHeaders(options: RequestOptions | undefined, generateKey: boolean): HeadersRecord {
+  const key = options?.idempotencyKey ?? (generateKey ? makeIdempotencyKey() : undefined);
+  return { 'idempotency-key': key, ...options?.headers };
 }
 
 /** What the client hands to the transport. */
@@ -127,6 +146,11 @@ export class Transport {
     this.prefetchPages = config.prefetchPages;
   }
 
+  /** The client's retries after a first attempt (a call's `maxRetries` overrides it). */
+  get maxRetries(): number {
+    return this.#config.maxRetries;
+  }
+
   /**
    * A GET. `hooks` come from list iteration: `cancel` (the SDK's own abort, beside
    * `options.signal`) and `onHead` (a 2xx answer's headers, before its body is read).
@@ -211,6 +235,8 @@ export class Transport {
       this.#config.headers,
       extraHeaders,
     );
+    // An already aborted signal fires no 'abort' event: nothing is sent.
+    if (signal.aborted) throw new APIUserAbortError(undefined, { cause: signal.reason });
     const head = new AbortController();
     const onAbort = () => head.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -245,9 +271,8 @@ export class Transport {
         'content-type': req.body === undefined ? undefined : 'application/json',
       },
       this.#config.headers,
-      // Made once per logical call, so that every attempt carries the same key.
-      { 'idempotency-key': req.method === 'POST' ? (options.idempotencyKey ?? makeIdempotencyKey()) : undefined },
-      options.headers,
+      // A generated key is made once per logical call, so that every attempt carries the same key.
+      callHeaders(options, req.method === 'POST'),
     );
     const { session } = this.#config;
     if (session) headers.authorization = `Bearer ${await session.token()}`;

@@ -1,6 +1,7 @@
-import { APIConnectionError, PartnerError } from '../core/errors.js';
+import { APIConnectionError, APIUserAbortError, PartnerError } from '../core/errors.js';
 import { makeAPIError } from '../core/make-error.js';
-import type { HeadersRecord, Transport } from '../core/request.js';
+import { callHeaders, type RequestOptions, type Transport } from '../core/request.js';
+import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
 import { buildQuery } from '../internal/query.js';
 import type { TrackingEvent } from './tracking-event.js';
 
@@ -22,14 +23,12 @@ export interface EventExportParams {
   afterId?: string;
 }
 
-export interface EventExportOptions {
-  /** Stops the export. */
-  signal?: AbortSignal;
-  /** Extra headers; `null` removes a header. */
-  headers?: HeadersRecord;
-  /** ms to wait for the response head (default: the client's `timeout`); the body may take longer. */
-  timeout?: number;
-}
+/**
+ * `events.export()`'s options: the shared {@link RequestOptions}. `timeout` is the wait for the
+ * response head (the body may take longer); `maxRetries` retries the opening only (before the
+ * first event; a cut download resumes with `afterId`).
+ */
+export type EventExportOptions = RequestOptions;
 
 /** The last line of a complete export. */
 export interface ExportSummary {
@@ -84,16 +83,24 @@ export class EventExport implements AsyncIterable<TrackingEvent> {
       cursor: p.cursor,
       afterId: p.afterId,
     });
-    const signal = this.options.signal ?? new AbortController().signal;
-    const response = await this.transport.openStream(
-      EXPORT_PATH,
-      query,
-      signal,
-      { accept: 'application/x-ndjson', ...this.options.headers },
-      this.options.timeout,
-    );
-    if (!response.ok) throw makeAPIError(response.status, await response.text(), response.headers);
-    return response;
+    const { signal = new AbortController().signal, timeout } = this.options;
+    const headers = { accept: 'application/x-ndjson', ...callHeaders(this.options, false) };
+    const maxRetries = this.options.maxRetries ?? this.transport.maxRetries;
+    // The opening is retried as any GET is (a connection error, 408, 429, 5xx), with the same waits.
+    for (let retriesSoFar = 0; ; retriesSoFar++) {
+      let response: Response;
+      try {
+        response = await this.transport.openStream(EXPORT_PATH, query, signal, headers, timeout);
+      } catch (error) {
+        if (error instanceof APIUserAbortError || retriesSoFar >= maxRetries) throw error;
+        await this.transport.sleep(retryDelayMs(retriesSoFar), signal);
+        continue;
+      }
+      if (response.ok) return response;
+      const error = makeAPIError(response.status, await response.text(), response.headers);
+      if (!isRetryableStatus(response.status) || retriesSoFar >= maxRetries) throw error;
+      await this.transport.sleep(retryDelayMs(retriesSoFar, response.headers), signal);
+    }
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<TrackingEvent> {

@@ -1,4 +1,4 @@
-import type { HeadersRecord, Transport } from '../core/request.js';
+import { callHeaders, type RequestOptions, type Transport } from '../core/request.js';
 import { reconnectingSSE } from '../core/sse.js';
 import { buildQuery } from '../internal/query.js';
 import type { TrackingEvent } from './tracking-event.js';
@@ -17,16 +17,13 @@ export interface EventStreamParams {
   lastEventId?: string;
 }
 
-export interface EventStreamOptions {
-  /** Ends the stream: the iteration finishes without an error. */
-  signal?: AbortSignal;
-  /** Failed connection attempts in a row before the iteration throws (default: retry forever). */
-  maxRetries?: number;
-  /** ms to wait for each connection's response head (default: the client's `timeout`); a timeout reconnects. */
-  timeout?: number;
-  /** Extra headers for this stream; `null` removes a header. */
-  headers?: HeadersRecord;
-}
+/**
+ * `events.stream()`'s options: the shared {@link RequestOptions}. `signal` ends the stream quietly;
+ * `maxRetries` counts failed connections in a row (default: never give up); `timeout` is the wait
+ * for each connection's response head (a timeout reconnects); `headers` and `idempotencyKey` go
+ * with every connection.
+ */
+export type EventStreamOptions = RequestOptions;
 
 const STREAM_PATH = '/v1/partners/events/stream';
 
@@ -66,7 +63,7 @@ export class EventStream implements AsyncIterable<StreamedEvent> {
             query,
             signal,
             {
-              ...this.options.headers,
+              ...callHeaders(this.options, false),
               ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
             },
             this.options.timeout,
