@@ -102,6 +102,7 @@ export {
   type WebhookDeliveryStatus,
   type WebhookEndpoint,
   type WebhookEvent,
+  type WebhookEventDataMap,
   type WebhookEventOf,
   type WebhookEventType,
   type WebhookHeaders,

@@ -5,15 +5,8 @@ import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
 import type { Tag } from './tags.js';
 
-/** Event types a webhook endpoint can receive. */
-export type WebhookEventType =
-  | 'tag.verified'
-  | 'tag.activated'
-  | 'tag.disconnected'
-  | 'tag.reconnected'
-  | 'tag.deleted'
-  | 'merchant.deleted'
-  | 'webhook.test';
+/** Event types a webhook endpoint can receive: the keys of {@link WebhookEventDataMap}. */
+export type WebhookEventType = keyof WebhookEventDataMap;
 
 /** A webhook endpoint as listed (never with its secret). */
 export interface WebhookEndpoint {
@@ -116,22 +109,30 @@ export interface WebhookMerchantDeleted {
   purgedAt: string;
 }
 
-interface EventOf<T extends WebhookEventType, D> {
+/**
+ * Each webhook event type and the type of its `data`. Adding an event to the API is one line here;
+ * {@link WebhookEventType} and {@link WebhookEvent} follow.
+ */
+export interface WebhookEventDataMap {
+  'tag.verified': WebhookTag;
+  'tag.activated': WebhookTag;
+  'tag.disconnected': WebhookTag;
+  'tag.reconnected': WebhookTag;
+  'tag.deleted': WebhookTag;
+  'merchant.deleted': WebhookMerchantDeleted;
+  'webhook.test': { webhookId: string; message: string };
+}
+
+/** What every webhook body carries besides `data` (a field every event gains is one line here). */
+interface WebhookEnvelope<T extends WebhookEventType> {
   type: T;
   /** When the event happened (ISO 8601, UTC). */
   timestamp: string;
-  data: D;
+  data: WebhookEventDataMap[T];
 }
 
-/** Every webhook body, by `type`. */
-export type WebhookEvent =
-  | EventOf<'tag.verified', WebhookTag>
-  | EventOf<'tag.activated', WebhookTag>
-  | EventOf<'tag.disconnected', WebhookTag>
-  | EventOf<'tag.reconnected', WebhookTag>
-  | EventOf<'tag.deleted', WebhookTag>
-  | EventOf<'merchant.deleted', WebhookMerchantDeleted>
-  | EventOf<'webhook.test', { webhookId: string; message: string }>;
+/** Every webhook body: a union discriminated on `type`, so `switch (event.type)` narrows `data`. */
+export type WebhookEvent = { [T in WebhookEventType]: WebhookEnvelope<T> }[WebhookEventType];
 
 /** The event of one `type`: `WebhookEventOf<'tag.verified'>['data']` is a {@link Tag}. */
 export type WebhookEventOf<T extends WebhookEventType> = Extract<WebhookEvent, { type: T }>;
