@@ -6,7 +6,10 @@
 // partner onboarded with the CLI), with the SDK installed from its `pnpm pack` tarball, under:
 //   Node 20 ESM and CJS (this Node), Node 22 (npm `node`), Bun (npm `bun`), Deno (npm `deno`) and
 //   workerd (npm `workerd`: the program bundled by esbuild into a worker, called over HTTP, its
-//   fetches reaching the local server through a network service allowing loopback).
+//   fetches reaching the local server through a network service allowing loopback), and Chromium
+//   (Debian's /usr/bin/chromium through playwright-core: the ESM build in a page on another origin,
+//   with a merchant session; scripts/lib/chromium-row.mjs).
+// `--only <row>[,<row>]` runs some rows (names in lower case, e.g. `--only chromium,"node 20 esm"`).
 // Every runtime and tool is installed from npm into a temp dir, versions pinned. Prints a table.
 // A runtime that cannot be installed or started here is "skipped: <reason>" (the exact error);
 // a runtime that starts and whose program fails is FAIL, and the script exits non-zero.
@@ -14,6 +17,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../packages/server/src/testing/net.mjs';
+import { CHROMIUM, runChromiumRow } from './lib/chromium-row.mjs';
 import { run, startPartnerServer } from './lib/partner-server.mjs';
 import { npmInstall, packTarballs } from './outside-project.mjs';
 
@@ -25,6 +29,9 @@ const RUNTIME_PACKAGES = Object.fromEntries(
   ]),
 );
 const ESBUILD = '0.27.7';
+const onlyArg = process.argv.indexOf('--only');
+/** The rows asked for (`--only`), lower case; null: all. */
+const ONLY = onlyArg === -1 ? null : (process.argv[onlyArg + 1] ?? '').toLowerCase().split(',').filter(Boolean);
 const RUN_TIMEOUT_MS = 90_000;
 
 const log = (line) => process.stdout.write(`[runtimes] ${line}\n`);
@@ -157,17 +164,19 @@ async function main() {
     writeFileSync(path.join(app, 'worker.mjs'), ENTRY_WORKER);
 
     // Installs in parallel (network-bound): the app (SDK tarball + esbuild) and each runtime in its own dir.
+    // With `--only`, just the runtimes its rows need.
+    const runtimes = Object.entries(RUNTIME_PACKAGES).filter(
+      ([name]) => !ONLY || ONLY.some((r) => r.startsWith(name === 'node' ? 'node 22' : name)),
+    );
     log(
-      `npm install: the SDK tarball + esbuild@${ESBUILD}; ${Object.entries(RUNTIME_PACKAGES)
-        .map(([name, version]) => `${name}@${version}`)
-        .join(', ')}`,
+      `npm install: the SDK tarball + esbuild@${ESBUILD}; ${runtimes.map(([name, version]) => `${name}@${version}`).join(', ')}`,
     );
     const installs = await Promise.all([
       npmInstall(app, 'app').then(
         (seconds) => ({ ok: true, seconds }),
         (error) => ({ ok: false, error }),
       ),
-      ...Object.entries(RUNTIME_PACKAGES).map(async ([name, version]) => {
+      ...runtimes.map(async ([name, version]) => {
         const dir = path.join(work, 'runtimes', name);
         mkdirSync(dir, { recursive: true });
         writeFileSync(
@@ -206,6 +215,7 @@ async function main() {
     };
     /** Runs one row: the runtime's version, then the program; records PASS, FAIL or skipped. */
     const row = async (runtime, { install, bin, versionArgs, exec }) => {
+      if (ONLY && !ONLY.includes(runtime.toLowerCase())) return;
       const t0 = Date.now();
       const seconds = () => ((Date.now() - t0) / 1000).toFixed(1);
       if (install && !install.ok) {
@@ -230,7 +240,8 @@ async function main() {
         result: result.ok ? 'PASS' : result.skipped ? 'skipped' : 'FAIL',
         seconds: seconds(),
         detail: result.ok
-          ? `${result.merchants} merchants listed (requestId ${result.requestId}), ${result.events} events iterated`
+          ? (result.detail ??
+            `${result.merchants} merchants listed (requestId ${result.requestId}), ${result.events} events iterated`)
           : result.error,
       });
       log(`${runtime}: ${rows.at(-1).result} ${rows.at(-1).detail}`);
@@ -254,20 +265,20 @@ async function main() {
     });
     await row('Node 22 ESM', {
       install: installed.node,
-      bin: installed.node.bin,
-      exec: () => runEntry(installed.node.bin, ['smoke.mjs'], 'node22-esm'),
+      bin: installed.node?.bin,
+      exec: () => runEntry(installed.node?.bin, ['smoke.mjs'], 'node22-esm'),
     });
     await row('Bun', {
       install: installed.bun,
-      bin: installed.bun.bin,
-      exec: () => runEntry(installed.bun.bin, ['smoke.mjs'], 'bun'),
+      bin: installed.bun?.bin,
+      exec: () => runEntry(installed.bun?.bin, ['smoke.mjs'], 'bun'),
     });
     await row('Deno', {
       install: installed.deno,
-      bin: installed.deno.bin,
+      bin: installed.deno?.bin,
       exec: () =>
         runEntry(
-          installed.deno.bin,
+          installed.deno?.bin,
           [
             'run',
             '--node-modules-dir=manual',
@@ -282,7 +293,7 @@ async function main() {
     });
     await row('workerd', {
       install: installed.workerd,
-      bin: installed.workerd.bin,
+      bin: installed.workerd?.bin,
       exec: async () => {
         const bundle = await run(
           path.join(app, 'node_modules/.bin/esbuild'),
@@ -302,7 +313,7 @@ async function main() {
         const port = await freePort();
         writeFileSync(path.join(app, 'workerd.capnp'), workerdConfig({ port, env }));
         const { spawn } = await import('node:child_process');
-        const child = spawn(installed.workerd.bin, ['serve', 'workerd.capnp'], {
+        const child = spawn(installed.workerd?.bin, ['serve', 'workerd.capnp'], {
           cwd: app,
           stdio: ['ignore', 'pipe', 'pipe'],
         });
@@ -334,6 +345,14 @@ async function main() {
           child.kill('SIGTERM');
         }
       },
+    });
+    await row('Chromium', {
+      bin: CHROMIUM,
+      exec: () =>
+        runChromiumRow({ app, server }).catch((error) => ({
+          ok: false,
+          error: error instanceof Error ? error.message : String(error),
+        })),
     });
   } finally {
     await server?.stop();

@@ -93,7 +93,7 @@ describe('ApiKeyCache', () => {
     keyId: 'k1',
     keyHash: 'h1',
     expiresAt: null,
-    partner: { id: 'p1', name: 'P', domain: 'p.example', recordName: 'edge-aaaaaa' },
+    partner: { id: 'p1', name: 'P', domain: 'p.example', recordName: 'edge-aaaaaa', livemode: true },
   };
 
   it('caches nothing until something listens for invalidations', () => {

@@ -9,6 +9,12 @@ export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.0
 export const API_KEY_PREFIX = 'mp_live_';
 export const TEST_API_KEY_PREFIX = 'mp_test_';
 
+/** Every object says which mode it lives in (docs/decisions/test-mode.md). */
+export const Livemode = z.boolean().meta({
+  description: 'true: live data (reached with an `mp_live_` key); false: test mode (an `mp_test_` key).',
+  example: true,
+});
+
 /**
  * Generate: a domain without protocol or `www.`, letters/digits/hyphens per label, ending in an
  * alphabetic TLD. The spec's pattern plus punycode TLDs (`xn--p1ai`), see docs/decisions/tags-and-domains.md.

@@ -28,6 +28,8 @@ export const ErrorCode = z
     'LIMIT_EXCEEDED',
     'SESSION_SCOPE',
   ])
+    'TEST_MODE_ONLY',
+    'TAG_STATE_CONFLICT',
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

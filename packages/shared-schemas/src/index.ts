@@ -12,3 +12,4 @@ export * from './stats.js';
 export * from './tag.js';
 export * from './text.js';
 export * from './webhook.js';
+export * from './test-mode.js';

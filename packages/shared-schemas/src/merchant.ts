@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, Uuid } from './common.js';
+import { Livemode, Timestamp, Uuid } from './common.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { TagSummary } from './tag.js';
 
@@ -12,6 +12,7 @@ export const Merchant = z
     merchantId: Uuid.meta({ example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c' }),
     name: z.string().meta({ example: 'Acme Store' }),
     createdAt: Timestamp,
+    livemode: Livemode,
     tags: z.array(TagSummary),
   })
   .meta({ id: 'Merchant' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainInput, HostnameInput, Timestamp, Uuid } from './common.js';
+import { DomainInput, HostnameInput, Livemode, Timestamp, Uuid } from './common.js';
 import { TagCheck } from './dns-check.js';
 
 /** Tag status values (spec section 3). */
@@ -16,6 +16,7 @@ export const TagSummary = z
     hostname: z.string().meta({ description: 'Domain where the tag is installed.', example: 'acme-store.com' }),
     tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
     status: TagStatus,
+    livemode: Livemode,
     createdAt: Timestamp,
     isConnected: z.boolean().meta({ description: 'Set by a successful DNS verification.' }),
     isVerified: z.boolean().meta({ description: 'Set by a successful DNS verification.' }),
@@ -138,5 +139,6 @@ export const DeleteTagResponse = z
     tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
     deleted: z.literal(true),
   })
+    livemode: Livemode,
   .meta({ id: 'DeleteTagResponse' });
 export type DeleteTagResponse = z.infer<typeof DeleteTagResponse>;

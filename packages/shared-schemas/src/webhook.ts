@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { Timestamp, Uuid } from './common.js';
+import { Livemode, Timestamp, Uuid } from './common.js';
+import { Erasure } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { Tag } from './tag.js';
 
@@ -126,6 +127,7 @@ export const WebhookEndpoint = z
       .meta({ description: 'Event types it receives; null: every type.', example: ['tag.verified'] }),
     description: z.string().nullable().meta({ example: 'Production notifications' }),
     createdAt: Timestamp,
+    livemode: Livemode,
   })
   .meta({ id: 'WebhookEndpoint' });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
@@ -208,9 +210,9 @@ export const RetryWebhookDeliveryInput = z
   .meta({ id: 'RetryWebhookDeliveryInput' });
 export type RetryWebhookDeliveryInput = z.input<typeof RetryWebhookDeliveryInput>;
 
-/** The body of every webhook request: `{ type, timestamp, data }`. */
+/** The body of every webhook request: `{ type, timestamp, livemode, data }` (livemode: the endpoint's mode). */
 const event = <T extends WebhookEventType, D extends z.ZodType>(type: T, data: D) =>
-  z.object({ type: z.literal(type), timestamp: Timestamp, data });
+  z.object({ type: z.literal(type), timestamp: Timestamp, livemode: Livemode, data });
 
 /** The `data` of every `tag.*` event: the tag exactly as `GET /v1/partners/tag/{tagId}` returns it after the change. */
 export const WebhookTagData = Tag;

@@ -22,6 +22,10 @@ export const ERROR_TABLE = {
   ACCESS_DENIED: { status: 403, code: 'ACCESS_DENIED' },
   /** A merchant session token used beyond its scope: another endpoint, or another merchant. */
   SESSION_SCOPE: { status: 403, code: 'SESSION_SCOPE' },
+  /** A test-mode helper called with a live key (docs/decisions/test-mode.md). */
+  TEST_MODE_ONLY: { status: 403, code: 'TEST_MODE_ONLY' },
+  /** A test-mode trigger whose tag is not in a state the event can follow (e.g. reconnect a connected tag). */
+  TAG_STATE_CONFLICT: { status: 409, code: 'TAG_STATE_CONFLICT' },
   MERCHANT_NOT_FOUND: { status: 404, code: 'MERCHANT_NOT_FOUND' },
   TAG_NOT_FOUND: { status: 404, code: 'TAG_NOT_FOUND' },
   INTEGRATION_NOT_FOUND: { status: 404, code: 'INTEGRATION_NOT_FOUND' },

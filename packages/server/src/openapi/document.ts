@@ -21,6 +21,8 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   REQUEST_TIMEOUT: 'request not received in time',
   ACCESS_DENIED: "the tag belongs to another partner's merchant",
   SESSION_SCOPE: 'a merchant session token used beyond its scope (an operation it may not call, or another merchant)',
+  TEST_MODE_ONLY: 'a test-mode helper called with a live key (`mp_live_...`): use an `mp_test_...` key',
+  TAG_STATE_CONFLICT: 'the tag is not in a state this event can follow (the message says which)',
   MERCHANT_NOT_FOUND: "the merchant does not exist, is another partner's, or has no tag",
   TAG_NOT_FOUND: 'the tag does not exist',
   INTEGRATION_NOT_FOUND: 'no tag integration found',
@@ -101,6 +103,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Signed event notifications (Standard Webhooks): endpoints, secret rotation, test events and the delivery log with retries.',
   Stats: "A merchant's statistics from aggregates kept as events are stored: totals, a time series, top values.",
 };
+  Settings: "The partner's own settings: the default retention of its merchants' events.",
+  'Test mode':
+    'Helpers for `mp_test_...` keys only: drive a test tag through its later states, each with its real webhook.',
 
 const SHARED_HEADERS: Record<string, Record<string, unknown>> = {
   RequestId: {
@@ -234,7 +239,8 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
     version: '1.0.0',
     description:
       'Partners register merchants, generate tracking tags for merchant domains, verify custom domains in DNS ' +
-      'and read the tracking events collected for a merchant. Authenticate with `Authorization: Bearer mp_live_...`.',
+      'and read the tracking events collected for a merchant. Authenticate with `Authorization: Bearer mp_live_...`; ' +
+        'an `mp_test_...` key works on test-mode data only (simulated DNS, triggered tag states).',
     baseUrl: baseUrl ?? '/',
     paths: routePaths(),
   });
@@ -298,7 +304,9 @@ function addComponents(doc: Doc): void {
       Authorization: {
         type: 'http',
         scheme: 'bearer',
-        description: 'The API key issued at onboarding, `mp_live_...`.',
+        description:
+          'An API key issued at onboarding: `mp_live_...` for live data, `mp_test_...` for test mode (its own data, ' +
+          'simulated DNS verification, the test-mode helpers).',
       },
       MerchantSession: {
         type: 'http',

@@ -6,6 +6,7 @@ import { statsRouter } from './stats/_router.js';
 import { tagRouter } from './tag/_router.js';
 import { webhooksRouter } from './webhooks/_router.js';
 
+import { testHelpersRouter } from './test-helpers/_router.js';
 export const appRouter = router({
   merchant: merchantRouter,
   tag: tagRouter,
@@ -15,4 +16,7 @@ export const appRouter = router({
   stats: statsRouter,
 });
 
+  erasures: erasuresRouter,
+  testHelpers: testHelpersRouter,
+  settings: settingsRouter,
 export type AppRouter = typeof appRouter;

@@ -21,6 +21,8 @@ export type Caller = ReturnType<typeof createCaller>;
 export interface InProcessPartner {
   partnerId: string;
   apiKey: string;
+  /** The partner's `mp_test_` key (its test-mode twin). */
+  testApiKey: string;
   domain: string;
 }
 
@@ -60,7 +62,12 @@ export async function startInProcessApp(options: { env?: Record<string, string> 
     dns: Object.assign(dns, { targetHost: env.TAG_TARGET_HOST }),
     createPartner: async (name = 'Fast Partner', domain = partnerDomain()) => {
       const partner = await onboardPartner(database.db, { name, domain }, env.TAG_TARGET_HOST);
-      return { partnerId: partner.partnerId, apiKey: partner.apiKey, domain: partner.domain };
+      return {
+        partnerId: partner.partnerId,
+        apiKey: partner.apiKey,
+        testApiKey: partner.testApiKey,
+        domain: partner.domain,
+      };
     },
     caller: (apiKey?: string) =>
       createCaller(

@@ -24,6 +24,8 @@ export { TEST_TARGET_HOST } from './test-app-env.js';
 export interface TestPartner {
   partnerId: string;
   apiKey: string;
+  /** The partner's `mp_test_` key (its test-mode twin, docs/decisions/test-mode.md). */
+  testApiKey: string;
   domain: string;
   record: OnboardedPartner['record'];
 }
@@ -70,7 +72,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
   const createPartner = async (name = 'Test Partner', domain = uniquePartnerDomain()): Promise<TestPartner> => {
     const partner = await onboardPartner(database.db, { name, domain }, env.TAG_TARGET_HOST);
-    return { partnerId: partner.partnerId, apiKey: partner.apiKey, domain: partner.domain, record: partner.record };
+    return {
+      partnerId: partner.partnerId,
+      apiKey: partner.apiKey,
+      testApiKey: partner.testApiKey,
+      domain: partner.domain,
+      record: partner.record,
+    };
   };
   const partner = await createPartner();
 

@@ -1,6 +1,11 @@
-import { pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, boolean, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 
-/** A partner platform, created by onboarding (`pnpm partner onboard`). */
+/**
+ * A partner platform, created by onboarding (`pnpm partner onboard`), with its test-mode twin: a
+ * second row (`livemode` false, `live_partner_id` the live row) that owns the `mp_test_` keys and
+ * every test object (docs/decisions/test-mode.md, migration 0025).
+ */
 export const partners = pgTable(
   'partners',
   {
@@ -10,9 +15,17 @@ export const partners = pgTable(
     domain: text('domain').notNull(),
     /** Label of the CNAME the partner published once at onboarding: `<recordName>.<domain>`. */
     recordName: text('record_name').notNull(),
+    /** False for the test-mode twin. */
+    livemode: boolean('livemode').notNull().default(true),
+    /** The twin's live partner (null on live rows). */
+    livePartnerId: uuid('live_partner_id').references((): AnyPgColumn => partners.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('partners_domain_key').on(t.domain)],
+  (t) => [
+    // One live partner per domain; its twin shares the domain.
+    uniqueIndex('partners_domain_key').on(t.domain).where(sql`${t.livemode}`),
+    uniqueIndex('partners_live_partner_id_key').on(t.livePartnerId),
+  ],
 );
 
 export type PartnerRow = typeof partners.$inferSelect;

@@ -19,6 +19,7 @@ export async function getMerchant(db: Reader, partner: AuthenticatedPartner, mer
     await db.execute(sql`select json_build_object(
         'merchantId', m.id,
         'name', m.name,
+        'livemode', ${partner.livemode}::boolean,
         'createdAt', to_char(m.created_at at time zone 'UTC', ${ISO}),
         'tags', coalesce((
           select json_agg(json_build_object(
@@ -26,6 +27,7 @@ export async function getMerchant(db: Reader, partner: AuthenticatedPartner, mer
             'tagId', t.id,
             'status', t.status,
             'createdAt', to_char(t.created_at at time zone 'UTC', ${ISO}),
+            'livemode', ${partner.livemode}::boolean,
             'isConnected', t.is_connected,
             'isVerified', t.is_verified
           ) order by t.created_at, t.id)

@@ -23,6 +23,7 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
       select json_agg(json_build_object(
         'merchantId', p.id,
         'name', p.name,
+        'livemode', pt.livemode,
         'createdAt', to_char(p.created_at at time zone 'UTC', ${ISO}),
         'tags', coalesce((
           select json_agg(json_build_object(
@@ -30,6 +31,7 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
             'tagId', t.id,
             'status', t.status,
             'createdAt', to_char(t.created_at at time zone 'UTC', ${ISO}),
+            'livemode', pt.livemode,
             'isConnected', t.is_connected,
             'isVerified', t.is_verified
           ) order by t.created_at, t.id)
@@ -39,7 +41,7 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
       from (
         select id, name, created_at from merchants where partner_id = ${partnerId}::uuid and deleted_at is null
         order by created_at, id limit ${limit} offset ${(page - 1) * limit}
-      ) p
+      ) p cross join (select livemode from partners where id = ${partnerId}::uuid) pt
     ), '[]'::json)::text as merchants`;
 }
 

@@ -47,6 +47,7 @@ export async function authenticateSession(
       name: partners.name,
       domain: partners.domain,
       recordName: partners.recordName,
+      livemode: partners.livemode,
     })
     .from(merchantSessions)
     .innerJoin(apiKeys, eq(apiKeys.id, merchantSessions.keyId))
@@ -61,7 +62,13 @@ export async function authenticateSession(
     )
     .limit(1);
   if (!row || !hashesEqual(row.tokenHash, hash)) throw new AppError('UNAUTHORIZED', INVALID_SESSION_MESSAGE);
-  const partner = { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
+  const partner = {
+    id: row.id,
+    name: row.name,
+    domain: row.domain,
+    recordName: row.recordName,
+    livemode: row.livemode,
+  };
   const sessionExpiresAt = row.sessionExpiresAt.getTime();
   const session = {
     id: row.sessionId,

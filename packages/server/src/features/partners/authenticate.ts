@@ -70,6 +70,7 @@ export async function authenticate(
       name: partners.name,
       domain: partners.domain,
       recordName: partners.recordName,
+      livemode: partners.livemode,
     })
     .from(apiKeys)
     .innerJoin(partners, eq(partners.id, apiKeys.partnerId))
@@ -83,7 +84,13 @@ export async function authenticate(
     .limit(1);
   if (!row || !hashesEqual(row.keyHash, hash)) throw new AppError('UNAUTHORIZED', INVALID_KEY_MESSAGE);
   usage.touch(db, row.keyId);
-  const partner = { id: row.id, name: row.name, domain: row.domain, recordName: row.recordName };
+  const partner = {
+    id: row.id,
+    name: row.name,
+    domain: row.domain,
+    recordName: row.recordName,
+    livemode: row.livemode,
+  };
   const expiresAt = row.expiresAt?.getTime() ?? null;
   cache.set(token0, { keyId: row.keyId, keyHash: row.keyHash, expiresAt, partner });
   return { key: { id: row.keyId, expiresAt, generation: token0 }, ...partner };

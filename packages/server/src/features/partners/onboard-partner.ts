@@ -13,11 +13,18 @@ export interface OnboardedPartner {
   domain: string;
   /** Shown once: only its hash is stored. */
   apiKey: string;
+  /** The test-mode twin (docs/decisions/test-mode.md): its `mp_test_` key sees test data only. */
+  testPartnerId: string;
+  /** Shown once, like `apiKey`. */
+  testApiKey: string;
   /** The CNAME the partner publishes once on its own domain; preverified tags live behind it. */
   record: DnsRecord;
 }
 
-/** The offline onboarding of spec section 1: a partner, its first API key and its CNAME record. */
+/**
+ * The offline onboarding of spec section 1: a partner, its first API key and its CNAME record, with
+ * its test-mode twin (same name, domain and record) and the twin's first `mp_test_` key.
+ */
 export async function onboardPartner(
   db: Database,
   input: { name: string; domain: string },
@@ -33,13 +40,30 @@ export async function onboardPartner(
   // Registrable, not a public suffix, no overlap with another partner's domain (docs/decisions/partners-and-merchants.md).
   await checkPartnerDomain(db, domain);
 
-  const key = generateApiKey();
+  const key = generateApiKey('live');
+  const testKey = generateApiKey('test');
   const recordName = newRecordLabel();
-  const partnerId = await db.transaction(async (tx) => {
+  const ids = await db.transaction(async (tx) => {
     const [partner] = await tx.insert(partners).values({ name, domain, recordName }).returning({ id: partners.id });
     if (!partner) throw new Error('partner insert returned no row');
-    await tx.insert(apiKeys).values({ partnerId: partner.id, keyHash: key.hash, keyPrefix: key.prefix });
-    return partner.id;
+    const [twin] = await tx
+      .insert(partners)
+      .values({ name, domain, recordName, livemode: false, livePartnerId: partner.id })
+      .returning({ id: partners.id });
+    if (!twin) throw new Error('test partner insert returned no row');
+    await tx.insert(apiKeys).values([
+      { partnerId: partner.id, keyHash: key.hash, keyPrefix: key.prefix },
+      { partnerId: twin.id, keyHash: testKey.hash, keyPrefix: testKey.prefix },
+    ]);
+    return { live: partner.id, test: twin.id };
   });
-  return { partnerId, name, domain, apiKey: key.key, record: cnameRecord(recordName, tagTargetHost) };
+  return {
+    partnerId: ids.live,
+    name,
+    domain,
+    apiKey: key.key,
+    testPartnerId: ids.test,
+    testApiKey: testKey.key,
+    record: cnameRecord(recordName, tagTargetHost),
+  };
 }

@@ -8,6 +8,11 @@ export interface AuthenticatedPartner {
   domain: string;
   recordName: string;
   /**
+   * False for a partner's test-mode twin (an `mp_test_` key, or a session one created): every
+   * object it reaches is test data (docs/decisions/test-mode.md).
+   */
+  livemode: boolean;
+  /**
    * The key the request was authenticated with (absent for partners built in process): what an
    * event stream watches so that it ends when the key is revoked or expires (key-watch.ts).
    */

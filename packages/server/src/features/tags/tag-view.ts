@@ -20,12 +20,13 @@ const iso = (value: Date | null) => (value ? value.toISOString() : null);
 /** A tag in full, as `GET /v1/partners/tag/{tagId}` answers it and every `tag.*` webhook carries it. */
 export function toTagView(
   tag: TagRow,
-  partner: Pick<AuthenticatedPartner, 'recordName' | 'domain'>,
+  partner: Pick<AuthenticatedPartner, 'recordName' | 'domain' | 'livemode'>,
   targetHost: string,
 ): Tag {
   return {
     tagId: tag.id,
     merchantId: tag.merchantId,
+    livemode: partner.livemode,
     hostname: collectorHostOf(tag, partner),
     domain: tag.domain,
     domainType: tag.domainType,
@@ -39,22 +40,41 @@ export function toTagView(
     lastEventAt: iso(tag.lastEventAt),
     lastCheck: tag.lastCheck ?? null,
     nextCheckAt: iso(tag.nextCheckAt),
+    ...consentOf(tag),
   };
+}
+
+/** A tag's consent settings, as every tag output carries them. */
+export function consentOf(
+  tag: Pick<TagRow, 'consentMode' | 'respectGpc' | 'cookieless'>,
+): Pick<Tag, 'consentMode' | 'respectGpc' | 'cookieless'> {
+  return { consentMode: tag.consentMode, respectGpc: tag.respectGpc, cookieless: tag.cookieless };
 }
 
 /** The tag with its partner's id, record label and domain (for the collector host), by id. */
 export async function readTagWithPartner(
   db: Reader,
   tagId: string,
-): Promise<{ tag: TagRow; partner: { id: string; recordName: string; domain: string } } | undefined> {
+): Promise<{ tag: TagRow; partner: { id: string; recordName: string; domain: string; livemode: boolean } } | undefined> {
   const [row] = await db
-    .select({ tag: tags, partnerId: partners.id, recordName: partners.recordName, domain: partners.domain })
+    .select({
+      tag: tags,
+      partnerId: partners.id,
+      recordName: partners.recordName,
+      domain: partners.domain,
+      livemode: partners.livemode,
+    })
     .from(tags)
     .innerJoin(merchants, eq(merchants.id, tags.merchantId))
     .innerJoin(partners, eq(partners.id, merchants.partnerId))
     .where(eq(tags.id, tagId))
     .limit(1);
-  return row && { tag: row.tag, partner: { id: row.partnerId, recordName: row.recordName, domain: row.domain } };
+  return (
+    row && {
+      tag: row.tag,
+      partner: { id: row.partnerId, recordName: row.recordName, domain: row.domain, livemode: row.livemode },
+    }
+  );
 }
 
 /**

@@ -9,9 +9,11 @@ import { checkTagRecord } from './dns-check.js';
 import { isUnderDomain, rootDomainOf } from './domains.js';
 import { findOwnTag } from './find-own-tag.js';
 import { applyCheck, type TagStateConfig } from './lifecycle/tag-state.js';
+import { simulatedResolver } from './simulated-dns.js';
 
 /**
- * Checks the custom tag's record in DNS (features/tags/dns-check.ts) and applies the result like a
+ * Checks the custom tag's record in DNS (features/tags/dns-check.ts; in test mode a simulated zone,
+ * features/tags/simulated-dns.ts) and applies the result like a
  * background check would (features/tags/lifecycle/tag-state.ts): success verifies and connects the tag; a
  * failure changes no flag and answers 422 VALIDATION_ERROR (503 EXTERNAL_SERVICE_ERROR when DNS does
  * not answer) with `details` { reason, expected, found, checkedAt }.
@@ -42,7 +44,9 @@ export async function verifyTag(
     throw new AppError('VALIDATION_ERROR', `subdomain: ${input.subdomain} is not on this tag's domain ${tag.domain}`);
   }
 
-  const check = await checkTagRecord(dns, tag, config.tagTargetHost);
+  // Test mode never asks DNS: the domain's magic suffix decides (docs/decisions/test-mode.md).
+  const resolver = partner.livemode ? dns : simulatedResolver(tag, config.tagTargetHost, dns.timeoutMs);
+  const check = await checkTagRecord(resolver, tag, config.tagTargetHost);
   await applyCheck(db, config, tag.id, check, { kind: 'verify' });
   if (!check.ok) {
     const { reason = 'RECORD_NOT_FOUND', expected, found, checkedAt } = check;

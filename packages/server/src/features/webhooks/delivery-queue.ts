@@ -16,7 +16,7 @@ export interface ClaimedDelivery {
   /** Signing secrets: the current one, and the previous one while it is still valid. */
   secrets: string[];
   messageId: string;
-  /** The request body `{ type, timestamp, data }`, the same on every attempt. */
+  /** The request body `{ type, timestamp, livemode, data }`, the same on every attempt. */
   body: string;
 }
 
@@ -32,6 +32,7 @@ interface ClaimRow {
   message_id: string;
   type: string;
   created_at: string;
+  livemode: boolean;
   data: string;
 }
 
@@ -58,7 +59,8 @@ export async function claimDueDeliveries(db: Database, options: ClaimOptions): P
     url: row.url,
     secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
     messageId: row.message_id,
-    body: `{"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"data":${row.data}}`,
+    // livemode: the endpoint's partner's mode (a test-mode twin's endpoints get test events only).
+    body: `{"type":${JSON.stringify(row.type)},"timestamp":${JSON.stringify(row.created_at)},"livemode":${row.livemode === true},"data":${row.data}}`,
   }));
 }
 
@@ -129,12 +131,13 @@ export function claimStatement(options: ClaimOptions): SQL {
     )
     update webhook_deliveries d
     set claimed_until = clock_timestamp() + ${options.leaseMs} * interval '1 millisecond'
-    from picked, webhook_messages m, webhook_endpoints e
-    where d.id = picked.id and m.id = d.message_id and e.id = d.endpoint_id
+    from picked, webhook_messages m, webhook_endpoints e, partners pt
+    where d.id = picked.id and m.id = d.message_id and e.id = d.endpoint_id and pt.id = e.partner_id
       and d.status = 'pending' and (d.claimed_until is null or d.claimed_until <= now())
     returning d.id as delivery_id, d.claimed_until::text as lease, d.attempts, d.endpoint_id, e.partner_id, e.url,
       e.secret, case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
-      m.id as message_id, m.type, to_char(m.created_at at time zone 'UTC', ${ISO}) as created_at, m.data::text as data`;
+      m.id as message_id, m.type, to_char(m.created_at at time zone 'UTC', ${ISO}) as created_at, pt.livemode,
+      m.data::text as data`;
 }
 
 export interface AttemptOutcome {

@@ -21,12 +21,13 @@ import { checkWebhookUrl, type UrlSafetyOptions } from './url-safety.js';
 /** How long a rotated-out secret keeps signing next to the new one. */
 const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-function toEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
+function toEndpoint(row: WebhookEndpointRow, livemode: boolean): WebhookEndpoint {
   return {
     webhookId: row.id,
     url: row.url,
     events: (row.events as WebhookEventType[] | null) ?? null,
     description: row.description,
+    livemode,
     createdAt: row.createdAt.toISOString(),
   };
 }
@@ -60,7 +61,7 @@ export async function createWebhook(
     return inserted;
   });
   if (!row) throw new Error('webhook endpoint insert returned no row');
-  return { ...toEndpoint(row), secret, secretOmitted: false };
+  return { ...toEndpoint(row, partner.livemode), secret, secretOmitted: false };
 }
 
 /** One page of the partner's live endpoints, oldest first; never with secrets. */
@@ -81,7 +82,7 @@ export async function listWebhooks(
     db.select({ n: count() }).from(webhookEndpoints).where(own),
   ]);
   return {
-    webhooks: rows.map(toEndpoint),
+    webhooks: rows.map((row) => toEndpoint(row, partner.livemode)),
     pagination: buildPagination(params.page, params.limit, Number(totals[0]?.n ?? 0)),
   };
 }

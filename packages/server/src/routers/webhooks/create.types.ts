@@ -9,7 +9,7 @@ export const createWebhookMeta: Meta = {
     summary: 'Register a webhook endpoint',
     description:
       'Registers an `https` URL that receives signed events (Standard Webhooks: `webhook-id`, `webhook-timestamp`, ' +
-      '`webhook-signature` headers; body `{ type, timestamp, data }`). The answer holds the signing secret, shown only ' +
+      '`webhook-signature` headers; body `{ type, timestamp, livemode, data }`). The answer holds the signing secret, shown only ' +
       'here. URLs on loopback, private, link-local or metadata addresses are refused with 400 VALIDATION_ERROR naming the rule.',
     protect: true,
   },

@@ -17,7 +17,7 @@ export interface CachedKey {
   keyHash: string;
   /** Epoch ms; null when the key never expires. */
   expiresAt: number | null;
-  partner: { id: string; name: string; domain: string; recordName: string };
+  partner: { id: string; name: string; domain: string; recordName: string; livemode: boolean };
   /** A merchant session's entry (keyed by the token's hash; `keyId` is the key that created it). */
   session?: SessionPrincipal;
 }

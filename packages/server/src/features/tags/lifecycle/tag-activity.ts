@@ -17,7 +17,7 @@ export type TagEventOutbox = Pick<TagStateConfig, 'tagTargetHost' | 'emit'>;
  * first event ever (first_event_at was null) writes `tag.activated` into the webhook outbox in the
  * same transaction; the rows are locked first, so with several writers exactly one sees "first".
  */
-async function recordTagEvents(db: Database, tagIds: readonly string[], outbox: TagEventOutbox): Promise<void> {
+export async function recordTagEvents(db: Database, tagIds: readonly string[], outbox: TagEventOutbox): Promise<void> {
   if (tagIds.length === 0) return;
   const ids = sql.join(
     [...tagIds].sort().map((id) => sql`${id}::uuid`),

@@ -4,6 +4,7 @@ import { type PartnerShare, partnerTurns } from '../../../db/partner-turns.js';
 import type { DnsResolver } from '../../../runtime/dns-resolver.js';
 import { rowsOf } from '../../webhooks/outbox.js';
 import { checkTagRecord } from '../dns-check.js';
+import { simulatedResolver } from '../simulated-dns.js';
 import { applyCheck, type TagStateConfig } from './tag-state.js';
 
 /** A due check this process claimed: the tag's record, its partner and the claim's token. */
@@ -13,6 +14,8 @@ export interface ClaimedCheck {
   recordName: string;
   domain: string;
   targetLabel: string | null;
+  /** False for a test-mode tag: its check asks no DNS (features/tags/simulated-dns.ts). */
+  livemode: boolean;
   lease: string;
 }
 
@@ -71,7 +74,8 @@ export function claimChecksStatement(limit: number, leaseMs: number, fairness?: 
       for update skip locked
     )
     returning id::text as "tagId", partner_id::text as "partnerId", record_name as "recordName", domain,
-      target_label as "targetLabel", check_lease::text as lease`;
+      target_label as "targetLabel", check_lease::text as lease,
+      (select p.livemode from partners p where p.id = tags.partner_id) as livemode`;
 }
 
 /**
@@ -96,7 +100,8 @@ export async function runClaimedCheck(
   config: TagStateConfig,
   claim: ClaimedCheck,
 ): Promise<string> {
-  const check = await checkTagRecord(dns, claim, config.tagTargetHost);
+  const resolver = claim.livemode ? dns : simulatedResolver(claim, config.tagTargetHost, dns.timeoutMs);
+  const check = await checkTagRecord(resolver, claim, config.tagTargetHost);
   const applied = await applyCheck(db, config, claim.tagId, check, { kind: 'monitor', lease: claim.lease });
   if (!applied) return 'overtaken';
   return check.ok ? 'ok' : (check.reason ?? 'failed');

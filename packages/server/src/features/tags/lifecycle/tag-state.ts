@@ -60,8 +60,11 @@ function outageRetryDelay(schedule: CheckSchedule): number {
 
 const at = (ms: number) => new Date(Date.now() + ms);
 
-/** Where a check comes from: a partner's verify call, or the background monitor holding a claim. */
-export type CheckSource = { kind: 'verify' } | { kind: 'monitor'; lease: string };
+/**
+ * Where a check comes from: a partner's verify call, the background monitor holding a claim, or a
+ * test-mode trigger (features/tags/trigger-tag.ts), which the tag takes as a monitor's check.
+ */
+export type CheckSource = { kind: 'verify' } | { kind: 'monitor'; lease: string } | { kind: 'trigger' };
 
 /**
  * THE transition of a custom tag after a DNS check (verify and monitor alike), in one transaction
@@ -94,6 +97,7 @@ export async function applyCheck(
       .limit(1);
     if (tag?.domainType !== 'custom') return false;
     const { schedule } = config;
+    const background = source.kind !== 'verify';
     const lastCheck: TagCheck = {
       checkedAt: check.checkedAt,
       ok: check.ok,
@@ -113,17 +117,17 @@ export async function applyCheck(
       if (!tag.isVerified) events.push('tag.verified');
       else if (!tag.isConnected) events.push('tag.reconnected');
     } else if (check.reason === 'RESOLVER_UNAVAILABLE') {
-      if (source.kind === 'monitor') update.nextCheckAt = at(outageRetryDelay(schedule));
+      if (background) update.nextCheckAt = at(outageRetryDelay(schedule));
       else if (!tag.isVerified) Object.assign(update, restartedRechecks(schedule));
     } else if (tag.isVerified) {
-      if (source.kind === 'monitor') {
+      if (background) {
         update.nextCheckAt = at(schedule.healthIntervalMs);
         if (tag.isConnected) {
           update.isConnected = false;
           events.push('tag.disconnected');
         }
       }
-    } else if (source.kind === 'monitor') {
+    } else if (background) {
       const attempt = tag.recheckAttempt + 1;
       const next = at(recheckDelay(schedule, attempt));
       update.recheckAttempt = attempt;

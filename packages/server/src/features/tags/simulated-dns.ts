@@ -1,0 +1,77 @@
+import type { DnsCheckReason } from '@partner/shared-schemas';
+import { DnsUnavailableError } from '../../kernel/lookup-errors.js';
+import type { AnswerRecord, DnsResolver } from '../../runtime/dns-resolver.js';
+import { type CheckedTag, expectedRecordOf } from './dns-check.js';
+
+/**
+ * Test mode's magic domains (docs/decisions/test-mode.md): a custom domain whose first label ends in
+ * one of these suffixes (`shop-record-not-found.com`) fails its check with that reason; any other
+ * domain verifies. The kebab case of every DnsCheckReason.
+ */
+export const SIMULATED_DNS_SUFFIXES: Readonly<Record<string, DnsCheckReason>> = {
+  'record-not-found': 'RECORD_NOT_FOUND',
+  'wrong-target': 'WRONG_TARGET',
+  'not-a-cname': 'NOT_A_CNAME',
+  'wildcard-record': 'WILDCARD_RECORD',
+  'cname-chain-too-long': 'CNAME_CHAIN_TOO_LONG',
+  'resolver-unavailable': 'RESOLVER_UNAVAILABLE',
+};
+
+/** The reason a test-mode domain is made to fail with, or null when it verifies. */
+export function simulatedOutcomeOf(domain: string): DnsCheckReason | null {
+  const label = domain.split('.')[0] ?? '';
+  for (const [suffix, reason] of Object.entries(SIMULATED_DNS_SUFFIXES)) {
+    if (label === suffix || label.endsWith(`-${suffix}`)) return reason;
+  }
+  return null;
+}
+
+/** Documentation-only names and addresses (RFC 2606, 5737, 3849): what the simulated answers point at. */
+const ELSEWHERE = 'elsewhere.example.net';
+const ADDRESSES: AnswerRecord['type'][] = ['A', 'AAAA'];
+const ADDRESS_OF = { A: '192.0.2.10', AAAA: '2001:db8::10' } as const;
+
+/**
+ * A resolver that asks no DNS server: it answers as a real zone would for the tag's domain in the
+ * state its magic suffix names, so that `checkTagRecord` (the live check, unchanged) reaches exactly
+ * the outcome, message and `details` a real zone in that state gives. `reason` overrides the suffix
+ * (a trigger's record taken away or put back).
+ */
+export function simulatedResolver(
+  tag: CheckedTag,
+  targetHost: string,
+  timeoutMs: number,
+  reason: DnsCheckReason | null = simulatedOutcomeOf(tag.domain),
+): DnsResolver {
+  const expected = expectedRecordOf(tag, targetHost);
+  const loop = `loop.${tag.domain}`;
+  const cname = (name: string, value: string): AnswerRecord[] => [{ type: 'CNAME', name, value }];
+  const answer = (name: string, type: AnswerRecord['type']): AnswerRecord[] => {
+    if (type !== 'CNAME') {
+      return reason === 'NOT_A_CNAME' && name === expected.name && ADDRESSES.includes(type)
+        ? [{ type, name, value: ADDRESS_OF[type as 'A' | 'AAAA'] }]
+        : [];
+    }
+    switch (reason) {
+      case null:
+        return name === expected.name ? cname(name, expected.value) : [];
+      case 'WRONG_TARGET':
+        return name === expected.name ? cname(name, ELSEWHERE) : [];
+      case 'WILDCARD_RECORD':
+        return name.endsWith(`.${tag.domain}`) ? cname(name, expected.value) : [];
+      case 'CNAME_CHAIN_TOO_LONG':
+        if (name === expected.name) return cname(name, loop);
+        return name === loop ? cname(name, expected.name) : [];
+      default:
+        return [];
+    }
+  };
+  return {
+    timeoutMs,
+    query: async (name, type) => {
+      if (reason === 'RESOLVER_UNAVAILABLE') throw new DnsUnavailableError('SERVFAIL');
+      const records = answer(name, type);
+      return { rcode: records.length > 0 ? 'NOERROR' : 'NXDOMAIN', records };
+    },
+  };
+}
