@@ -6,7 +6,9 @@ import { loadCursorKey } from './features/events/read/cursor.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
 import { LogWriter } from './jobs/event-log-writer.js';
+import { createEventRetention } from './jobs/event-retention.js';
 import {
+  eventRetentionPart,
   logWritersPart,
   merchantPurgePart,
   statsFoldPart,
@@ -155,6 +157,11 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
   // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
   const graceMs = env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS;
   lifecycle.add(merchantPurgePart(createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })));
+  // Events past their merchant's retention period, in the background (docs/decisions/data-deletion.md).
+  const retention = { serverDays: env.EVENT_RETENTION_DAYS, everyMs: env.EVENT_RETENTION_INTERVAL };
+  if (env.EVENT_RETENTION === 'on') {
+    lifecycle.add(eventRetentionPart(createEventRetention({ db, logger, metrics, ...retention })));
+  }
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).

@@ -6,6 +6,7 @@ export * from './event.js';
 export * from './merchant.js';
 export * from './normalize.js';
 export * from './pagination.js';
+export * from './retention.js';
 export * from './session.js';
 export * from './snippet.js';
 export * from './stats.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Livemode, Timestamp, Uuid } from './common.js';
 import { Pagination, paginationQuery } from './pagination.js';
+import { RetentionDays } from './retention.js';
 import { TagSummary } from './tag.js';
 
 export const MERCHANT_NAME_MAX = 255;
@@ -13,6 +14,11 @@ export const Merchant = z
     name: z.string().meta({ example: 'Acme Store' }),
     createdAt: Timestamp,
     livemode: Livemode,
+    retentionDays: RetentionDays.meta({
+      description:
+        "Days its events are kept; null: the partner's `defaultRetentionDays`, then the server's default (else forever).",
+      example: 90,
+    }),
     tags: z.array(TagSummary),
   })
   .meta({ id: 'Merchant' });
@@ -59,7 +65,14 @@ export type GetMerchantInput = z.input<typeof GetMerchantInput>;
 export const UpdateMerchantInput = z
   .object({
     merchantId: MerchantIdPath,
-    name: CreateMerchantInput.shape.name,
+    name: CreateMerchantInput.shape.name.optional(),
+    retentionDays: RetentionDays.optional().meta({
+      description: 'Days its events are kept (1..3650); null: inherit the partner default.',
+      example: 90,
+    }),
+  })
+  .refine((input) => input.name !== undefined || input.retentionDays !== undefined, {
+    message: 'name or retentionDays is required',
   })
   .meta({ id: 'UpdateMerchantInput' });
 export type UpdateMerchantInput = z.input<typeof UpdateMerchantInput>;

@@ -40,6 +40,11 @@ export function merchantPurgePart(purge: PollLoop): Part {
   return { name: 'merchant-purge', start: () => purge.start(), stop: { release: () => purge.stop() } };
 }
 
+/** Event retention: a run cut by shutdown gives its merchant back when its lease runs out. */
+export function eventRetentionPart(retention: PollLoop): Part {
+  return { name: 'event-retention', start: () => retention.start(), stop: { release: () => retention.stop() } };
+}
+
 /** Requests in flight end by their deadline; claimed but unsent deliveries are given back. */
 export function webhookWorkerPart(worker: WebhookDeliveryWorker): Part {
   return { name: 'webhook-worker', start: () => worker.start(), stop: { release: () => worker.stop() } };

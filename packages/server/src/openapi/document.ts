@@ -102,6 +102,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks:
     'Signed event notifications (Standard Webhooks): endpoints, secret rotation, test events and the delivery log with retries.',
   Stats: "A merchant's statistics from aggregates kept as events are stored: totals, a time series, top values.",
+  Settings: "The partner's own settings: the default retention of its merchants' events.",
 };
   Settings: "The partner's own settings: the default retention of its merchants' events.",
   'Test mode':

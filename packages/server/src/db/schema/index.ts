@@ -5,6 +5,7 @@ export * from './events.js';
 export * from './idempotency-keys.js';
 export * from './merchant-sessions.js';
 export * from './merchants.js';
+export * from './partner-settings.js';
 export * from './partner-usage.js';
 export * from './partners.js';
 export * from './server-secrets.js';

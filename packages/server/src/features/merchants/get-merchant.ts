@@ -21,6 +21,7 @@ export async function getMerchant(db: Reader, partner: AuthenticatedPartner, mer
         'name', m.name,
         'livemode', ${partner.livemode}::boolean,
         'createdAt', to_char(m.created_at at time zone 'UTC', ${ISO}),
+        'retentionDays', m.retention_days,
         'tags', coalesce((
           select json_agg(json_build_object(
             'hostname', t.domain,

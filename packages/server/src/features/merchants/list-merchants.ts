@@ -25,6 +25,7 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
         'name', p.name,
         'livemode', pt.livemode,
         'createdAt', to_char(p.created_at at time zone 'UTC', ${ISO}),
+        'retentionDays', p.retention_days,
         'tags', coalesce((
           select json_agg(json_build_object(
             'hostname', t.domain,
@@ -39,7 +40,7 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
         ), '[]'::json)
       ) order by p.created_at, p.id)
       from (
-        select id, name, created_at from merchants where partner_id = ${partnerId}::uuid and deleted_at is null
+        select id, name, created_at, retention_days from merchants where partner_id = ${partnerId}::uuid and deleted_at is null
         order by created_at, id limit ${limit} offset ${(page - 1) * limit}
       ) p cross join (select livemode from partners where id = ${partnerId}::uuid) pt
     ), '[]'::json)::text as merchants`;
