@@ -354,6 +354,15 @@ export const EnvSchema = z.object({
    * them is pending (the delivery log reaches this far back). Default 30d; at least 1h.
    */
   WEBHOOK_RETENTION: z.preprocess(emptyAsUndefined, Duration(3_600_000).default(30 * 86_400_000)),
+  /**
+   * Event retention: days a merchant's events are kept when neither the merchant nor its partner
+   * sets a period (docs/decisions/data-deletion.md). Unset: kept forever.
+   */
+  EVENT_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).optional()),
+  /** Event retention: `off` runs no retention pass in this process (others still do). */
+  EVENT_RETENTION: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+  /** Event retention: each merchant with a period gets a pass this often (the job looks as often, at most every 30 s). */
+  EVENT_RETENTION_INTERVAL: z.preprocess(emptyAsUndefined, Duration(1000).default(3_600_000)),
   /** Webhooks: `off` sends nothing from this process (messages still queue in the database). */
   WEBHOOK_DELIVERY: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
 });

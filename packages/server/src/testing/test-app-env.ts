@@ -32,6 +32,7 @@ export function testAppEnv(
     COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
     TAG_MONITOR: 'off',
     WEBHOOK_DELIVERY: 'off',
+    EVENT_RETENTION: 'off',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...extra,
   });

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { partners } from './partners.js';
 
 export const merchants = pgTable(
@@ -18,12 +18,20 @@ export const merchants = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
     /** The purge's lease: the process purging this deleted merchant holds it until then. */
     purgeClaimedUntil: timestamp('purge_claimed_until', { withTimezone: true, precision: 3 }),
+    /** Days its events are kept (migration 0023); null: the partner's default, then EVENT_RETENTION_DAYS. */
+    retentionDays: integer('retention_days'),
+    /** The retention job's lease (jobs/event-retention.ts): one process works this merchant until then. */
+    retentionClaimedUntil: timestamp('retention_claimed_until', { withTimezone: true, precision: 3 }),
+    /** When its last retention pass started: events older than this minus the period are gone. */
+    retentionCheckedAt: timestamp('retention_checked_at', { withTimezone: true, precision: 3 }),
   },
   (t) => [
     // The merchant list pages through one partner's live merchants in creation order.
     index('merchants_partner_created_idx').on(t.partnerId, t.createdAt, t.id).where(sql`${t.deletedAt} IS NULL`),
     // The purge's claim: deleted merchants, oldest deletion first.
     index('merchants_deleted_idx').on(t.deletedAt).where(sql`${t.deletedAt} IS NOT NULL`),
+    // The retention job's claim: live merchants, the longest unchecked first.
+    index('merchants_retention_due_idx').on(t.retentionCheckedAt).where(sql`${t.deletedAt} IS NULL`),
   ],
 );
 

@@ -6,16 +6,23 @@ import { AppError } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { getMerchant } from './get-merchant.js';
 
-/** `PATCH /v1/partners/merchant/{merchantId}`: renames the partner's live merchant; answers it as GET does. */
-export async function renameMerchant(
+/**
+ * `PATCH /v1/partners/merchant/{merchantId}`: sets the given fields of the partner's live merchant
+ * (`name`, `retentionDays`); answers it as GET does. A new retention period makes the merchant due
+ * for a retention pass at once.
+ */
+export async function updateMerchant(
   db: Database,
   partner: AuthenticatedPartner,
-  input: { merchantId: string; name: string },
+  input: { merchantId: string; name?: string | undefined; retentionDays?: number | null | undefined },
 ): Promise<Merchant> {
   return db.transaction(async (tx) => {
     const updated = await tx
       .update(merchants)
-      .set({ name: input.name })
+      .set({
+        ...(input.name === undefined ? {} : { name: input.name }),
+        ...(input.retentionDays === undefined ? {} : { retentionDays: input.retentionDays, retentionCheckedAt: null }),
+      })
       .where(and(eq(merchants.id, input.merchantId), eq(merchants.partnerId, partner.id), isNull(merchants.deletedAt)))
       .returning({ id: merchants.id });
     if (updated.length === 0) {

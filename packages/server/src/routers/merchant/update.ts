@@ -1,4 +1,4 @@
-import { renameMerchant } from '../../features/merchants/rename-merchant.js';
+import { updateMerchant } from '../../features/merchants/update-merchant.js';
 import { partnerProcedure } from '../procedures.js';
 import { updateMerchantMeta, ZUpdateMerchantRequest, ZUpdateMerchantResponse } from './update.types.js';
 
@@ -6,4 +6,4 @@ export const updateMerchantRoute = partnerProcedure
   .meta(updateMerchantMeta)
   .input(ZUpdateMerchantRequest)
   .output(ZUpdateMerchantResponse)
-  .mutation(({ ctx, input }) => renameMerchant(ctx.db, ctx.partner, input));
+  .mutation(({ ctx, input }) => updateMerchant(ctx.db, ctx.partner, input));

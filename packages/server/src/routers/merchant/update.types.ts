@@ -6,10 +6,11 @@ export const updateMerchantMeta: Meta = {
     method: 'PATCH',
     path: '/v1/partners/merchant/{merchantId}',
     tags: ['Merchants'],
-    summary: 'Rename a merchant',
+    summary: 'Update a merchant',
     description:
-      "Sets the merchant's `name` (trimmed, 1..255 characters) and answers the merchant as GET does. A missing, " +
-      "deleted or another partner's merchant: 404 MERCHANT_NOT_FOUND.",
+      "Sets the fields given: `name` (trimmed, 1..255 characters) and `retentionDays` (1..3650 days its events " +
+      "are kept, or null to inherit the partner's default); at least one. Answers the merchant as GET does. " +
+      "A missing, deleted or another partner's merchant: 404 MERCHANT_NOT_FOUND.",
     protect: true,
   },
   errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],

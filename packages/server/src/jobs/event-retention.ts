@@ -1,0 +1,84 @@
+import type { Database } from '../db/client.js';
+import {
+  claimRetention,
+  expireRound,
+  finishRetention,
+  RETENTION_BATCH,
+  type RetentionCounts,
+  releaseRetention,
+} from '../features/events/retention/expire-events.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Metrics } from '../kernel/metrics.js';
+import { createPollLoop, type PollLoop } from './poll-loop.js';
+
+export interface EventRetentionOptions {
+  db: Database;
+  logger: Logger;
+  metrics?: Metrics;
+  /** EVENT_RETENTION_DAYS: the period of merchants whose partner sets none (undefined: kept forever). */
+  serverDays: number | undefined;
+  /** EVENT_RETENTION_INTERVAL: how often each merchant with a period gets a pass. */
+  everyMs: number;
+  /** Rows per statement (default RETENTION_BATCH). */
+  batch?: number;
+  /** How long one run works a merchant before it gives it back for the next run (default 20 s). */
+  runBudgetMs?: number;
+  /** After each round, a pause of this many times its duration (default 1, as the merchant purge). */
+  pauseRatio?: number;
+}
+
+/**
+ * Event retention (features/events/retention/expire-events.ts): each run claims the merchant most
+ * overdue for a pass (a lease: one process at a time), removes its expired rows round after round in
+ * bounded batches with a pause after each, and marks the pass done. A run that reaches its budget
+ * gives the merchant back and the next run follows at once. Looks every `everyMs` (at most 30 s).
+ */
+export function createEventRetention(options: EventRetentionOptions): PollLoop {
+  const log = options.logger.child({ job: 'event-retention' });
+  const budgetMs = options.runBudgetMs ?? 20_000;
+  const batch = options.batch ?? RETENTION_BATCH;
+  const pauseRatio = options.pauseRatio ?? 1;
+  const removed = options.metrics?.counter({
+    name: 'partner_tags_event_retention_deleted_total',
+    help: 'Rows removed (stat_buckets: visitor sketches emptied) by event retention, by table',
+    labelNames: ['table'] as const,
+  });
+  return createPollLoop({
+    name: 'event-retention',
+    intervalMs: Math.min(options.everyMs, 30_000),
+    // The lease outlives the run's deadline: a run cut there still owns the merchant until released.
+    runTimeoutMs: budgetMs + 30_000,
+    logger: options.logger,
+    run: async (signal) => {
+      const claim = await claimRetention(options.db, {
+        leaseMs: budgetMs + 60_000,
+        everyMs: options.everyMs,
+        serverDays: options.serverDays,
+      });
+      if (!claim) return false;
+      const started = Date.now();
+      const total: Partial<RetentionCounts> = {};
+      for (;;) {
+        const roundStarted = Date.now();
+        const counts = await expireRound(options.db, claim, batch);
+        for (const [table, n] of Object.entries(counts) as [keyof RetentionCounts, number][]) {
+          total[table] = (total[table] ?? 0) + n;
+          if (n > 0) removed?.inc({ table: table === 'future_dated' ? 'events' : table }, n);
+        }
+        if (Object.values(counts).every((n) => n < batch)) break;
+        if (signal.aborted || Date.now() - started > budgetMs) {
+          await releaseRetention(options.db, claim);
+          log.info({ merchantId: claim.merchantId, removed: total }, 'event retention: continues in the next run');
+          return true;
+        }
+        const pause = (Date.now() - roundStarted) * pauseRatio;
+        if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+      const finished = await finishRetention(options.db, claim);
+      if (Object.values(total).some((n) => n > 0)) {
+        log.info({ merchantId: claim.merchantId, cutoff: claim.cutoff, removed: total, finished }, 'event retention pass');
+      }
+      return true;
+    },
+  });
+}

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+
+/** Retention periods are whole days, 1 day to 10 years. */
+export const RETENTION_DAYS_MAX = 3650;
+
+/**
+ * Days a merchant's events are kept (by `event_time`); older ones are removed in the background.
+ * `null`: inherit (the merchant from its partner's default, the partner from the server's).
+ */
+export const RetentionDays = z
+  .number({ message: 'must be an integer number of days or null' })
+  .int({ message: 'must be an integer number of days' })
+  .min(1, { message: 'must be at least 1 day' })
+  .max(RETENTION_DAYS_MAX, { message: `must be at most ${RETENTION_DAYS_MAX} days` })
+  .nullable()
+  .meta({ example: 90 });
+
+/** `GET /v1/partners/settings`: the partner's own settings. */
+export const PartnerSettings = z
+  .object({
+    defaultRetentionDays: RetentionDays.meta({
+      description:
+        "Days its merchants' events are kept unless a merchant sets `retentionDays`; null: the server's default " +
+        '(kept forever when the server sets none).',
+      example: 365,
+    }),
+  })
+  .meta({ id: 'PartnerSettings' });
+export type PartnerSettings = z.infer<typeof PartnerSettings>;
+
+/** `PATCH /v1/partners/settings`: the fields given change, the others stay. */
+export const UpdatePartnerSettingsInput = z
+  .object({ defaultRetentionDays: PartnerSettings.shape.defaultRetentionDays.optional() })
+  .refine((input) => input.defaultRetentionDays !== undefined, { message: 'defaultRetentionDays is required' })
+  .meta({ id: 'UpdatePartnerSettingsInput' });
+export type UpdatePartnerSettingsInput = z.input<typeof UpdatePartnerSettingsInput>;
