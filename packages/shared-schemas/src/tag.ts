@@ -102,6 +102,7 @@ export const Tag = z
   .object({
     tagId: Uuid,
     merchantId: Uuid,
+    livemode: Livemode,
     hostname: z.string().meta({
       description: "The tag's collector host (its CNAME name): the tag script and its events are served from it.",
       example: 'edge-k3j9x2.shop-example.com',
@@ -139,6 +140,5 @@ export const DeleteTagResponse = z
     tagId: Uuid.meta({ example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
     deleted: z.literal(true),
   })
-    livemode: Livemode,
   .meta({ id: 'DeleteTagResponse' });
 export type DeleteTagResponse = z.infer<typeof DeleteTagResponse>;

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { Livemode, Timestamp, Uuid } from './common.js';
-import { Erasure } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { Tag } from './tag.js';
 

@@ -56,7 +56,7 @@ const MERCHANT_LIST_TEXT = toQuery(
  * holds the two together). What the API and the bench's bare server run.
  */
 export function merchantListSql(partnerId: string, { page, limit }: ListMerchantsParams): Query {
-  return { sql: MERCHANT_LIST_TEXT, params: [partnerId, partnerId, limit, (page - 1) * limit] };
+  return { sql: MERCHANT_LIST_TEXT, params: [partnerId, partnerId, limit, (page - 1) * limit, partnerId] };
 }
 
 /** One page of the partner's live (not deleted) merchants in creation order (stable while new merchants are added). */
