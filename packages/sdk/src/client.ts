@@ -4,6 +4,7 @@ import { defaultSleep, type Sleep } from './core/retry.js';
 import { readEnv } from './internal/env.js';
 import { Events } from './resources/events.js';
 import { Merchants } from './resources/merchants.js';
+import { Settings } from './resources/settings.js';
 import { Stats } from './resources/stats.js';
 import { Tags } from './resources/tags.js';
 import { Webhooks } from './resources/webhooks.js';
@@ -83,6 +84,8 @@ export class PartnerClient {
   readonly webhooks: Webhooks;
   /** A merchant's statistics: `/v1/partners/stats/*`. */
   readonly stats: Stats;
+  /** `/v1/partners/settings`: the partner's default retention */
+  readonly settings: Settings;
   readonly #options: ClientOptions;
   readonly #apiKey: string;
 
@@ -128,6 +131,7 @@ export class PartnerClient {
     this.events = new Events(transport);
     this.webhooks = new Webhooks(transport);
     this.stats = new Stats(transport);
+    this.settings = new Settings(transport);
   }
 
   /** The API key in use (a getter, so that logging the client does not print it). */

@@ -57,6 +57,7 @@ export {
   Merchants,
   type MerchantUpdateParams,
 } from './resources/merchants.js';
+export { type PartnerSettings, Settings, type SettingsUpdateParams } from './resources/settings.js';
 export {
   Stats,
   type StatsBreakdown,

@@ -40,6 +40,7 @@ const EXPECTED_EXPORTS = [
   'PartnerError',
   'PermissionDeniedError',
   'RateLimitError',
+  'Settings',
   'Stats',
   'Tags',
   'UnprocessableEntityError',

@@ -22,6 +22,7 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.StatsSummary>().toEqualTypeOf<Schemas.StatsSummaryResponse>();
     expectTypeOf<Sdk.StatsTimeseries>().toEqualTypeOf<Schemas.StatsTimeseriesResponse>();
     expectTypeOf<Sdk.StatsBreakdown>().toEqualTypeOf<Schemas.StatsBreakdownResponse>();
+    expectTypeOf<Sdk.PartnerSettings>().toEqualTypeOf<Schemas.PartnerSettings>();
   });
 
   it('webhook events: tag.* data is the shared Tag (GET /v1/partners/tag/{tagId})', () => {

@@ -35,6 +35,8 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'stats-summary': 'stats.summary',
   'stats-timeseries': 'stats.timeseries',
   'stats-breakdown': 'stats.breakdown',
+  'settings-get': 'settings.retrieve',
+  'settings-update': 'settings.update',
 };
 
 /** SDK methods that are not API operations (helpers that run locally), with why. */

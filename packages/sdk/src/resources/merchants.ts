@@ -11,6 +11,8 @@ export interface Merchant {
   name: string;
   /** ISO 8601, UTC. */
   createdAt: string;
+  /** Days its events are kept; `null`: the partner's `defaultRetentionDays`, then the server's default (else forever). */
+  retentionDays: number | null;
   /** The merchant's tags. */
   tags: TagSummary[];
 }
@@ -31,9 +33,12 @@ export interface MerchantCreateResponse {
   merchantId: string;
 }
 
+/** The fields to change: at least one. */
 export interface MerchantUpdateParams {
   /** The new name: trimmed, 1..255 characters. */
-  name: string;
+  name?: string;
+  /** Days its events are kept, 1..3650; `null`: inherit the partner's default (`client.settings`). */
+  retentionDays?: number | null;
 }
 
 /** `merchants.delete`: gone for every reader now; its data is purged in the background, then `merchant.deleted`. */
@@ -91,9 +96,10 @@ export class Merchants {
     return this.#transport.get(merchantPath(merchantId), new URLSearchParams(), options);
   }
 
-  /** `PATCH /v1/partners/merchant/{merchantId}`: renames the merchant; resolves with it. */
+  /** `PATCH /v1/partners/merchant/{merchantId}`: sets its name and/or retention period; resolves with it. */
   update(merchantId: string, params: MerchantUpdateParams, options?: RequestOptions): APIPromise<Merchant> {
-    return this.#transport.patch(merchantPath(merchantId), { name: params.name }, options);
+    const body = { name: params.name, retentionDays: params.retentionDays };
+    return this.#transport.patch(merchantPath(merchantId), body, options);
   }
 
   /**

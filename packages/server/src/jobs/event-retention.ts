@@ -76,7 +76,10 @@ export function createEventRetention(options: EventRetentionOptions): PollLoop {
       }
       const finished = await finishRetention(options.db, claim);
       if (Object.values(total).some((n) => n > 0)) {
-        log.info({ merchantId: claim.merchantId, cutoff: claim.cutoff, removed: total, finished }, 'event retention pass');
+        log.info(
+          { merchantId: claim.merchantId, cutoff: claim.cutoff, removed: total, finished },
+          'event retention pass',
+        );
       }
       return true;
     },
