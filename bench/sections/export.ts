@@ -71,7 +71,7 @@ async function copyOnce(sql: postgres.Sql, merchant: SeedMerchant): Promise<Expo
   const start = process.hrtime.bigint();
   const readable = await sql
     .unsafe(
-      `copy (select id, muid, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), raw_data
+      `copy (select id, muid, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), raw_data, consent
       from events where merchant_id = '${merchant.merchantId}'::uuid order by event_time, id) to stdout`,
     )
     .readable();

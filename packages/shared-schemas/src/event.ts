@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.js';
 import { INSTANT_RANGE_MESSAGE, readIsoInstant } from './dates.js';
+import { VisitorId } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { EVENT_DATA_MAX_CHARS, isWellFormedDeep, isWellFormedText, WELL_FORMED_MESSAGE } from './text.js';
 
@@ -27,6 +28,17 @@ export const STANDARD_EVENT_NAMES = [
   'Logout',
 ] as const;
 
+/**
+ * The consent state an event was collected under (docs/decisions/consent.md): `not_required` (a tag
+ * in mode `none`, `POST /v1/collect`, and every event stored before consent existed), `granted`
+ * (`ptag('consent', 'granted')`), `implied` (an `opt-out` tag not denied), `cookieless` (no consent:
+ * no cookie, the visitor a daily-rotating hash).
+ */
+export const EventConsent = z
+  .enum(['not_required', 'granted', 'implied', 'cookieless'])
+  .meta({ id: 'EventConsent', description: 'The consent state the event was collected under.' });
+export type EventConsent = z.infer<typeof EventConsent>;
+
 /** A tracking event as returned by the event list (spec 2.4). */
 export const TrackingEvent = z
   .object({
@@ -37,6 +49,7 @@ export const TrackingEvent = z
     event_name: z.string().meta({ example: 'Purchase' }),
     event_time: Timestamp,
     raw_data: z.string().meta({ description: 'A JSON document serialised as a string.', example: '{"value":42}' }),
+    consent: EventConsent,
   })
   .meta({ id: 'TrackingEvent' });
 export type TrackingEvent = z.infer<typeof TrackingEvent>;
@@ -106,6 +119,10 @@ export const ListEventsQuery = z
     events: EventNamesParam.meta({
       description: `Comma-separated event names to keep (spaces around names ignored, at most ${EVENT_FILTER_MAX_NAMES} names); all events when absent.`,
       example: 'PageView,Purchase',
+    }).optional(),
+    muid: VisitorId.meta({
+      description: "Only this visitor's events (e.g. to answer a visitor's access request).",
+      example: 'muid_7d2f9a',
     }).optional(),
     startDate: isoValue('startDate')
       .meta({
@@ -243,6 +260,26 @@ export const CollectInput = z
   })
   .meta({ id: 'CollectInput' });
 export type CollectInput = z.input<typeof CollectInput>;
+
+/** What the tag script says of the visitor's consent with a batch to its collector (`POST /e`). */
+export const TagConsentSignal = z.enum(['granted', 'implied', 'cookieless', 'denied']);
+export type TagConsentSignal = z.infer<typeof TagConsentSignal>;
+
+/**
+ * A batch of the tag script (`POST /e` on the collector host): `CollectInput` and the consent the
+ * script collected it under. `denied` carries no events: it asks the collector to clear the cookie.
+ */
+export const TagBatchInput = z
+  .object({
+    tagId: CollectInput.shape.tagId,
+    consent: TagConsentSignal.optional(),
+    events: z.array(CollectEvent).max(COLLECT_MAX_EVENTS),
+  })
+  .refine((batch) => batch.consent === 'denied' || batch.events.length > 0, {
+    message: 'must hold at least 1 event',
+    path: ['events'],
+  });
+export type TagBatchInput = z.infer<typeof TagBatchInput>;
 
 export const CollectResponse = z
   .object({

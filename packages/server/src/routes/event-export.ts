@@ -2,8 +2,8 @@ import { ExportEventsQuery, ExportSummary, TrackingEvent } from '@partner/shared
 import { declareRoute } from './declare-route.js';
 
 const EXAMPLE_LINES = [
-  '{"id":"evt_01HZX3K9QF","muid":"muid_7d2f9a","event_name":"Purchase","event_time":"2026-11-22T10:00:00.000Z","raw_data":"{\\"value\\":42}"}',
-  '{"id":"evt_01HZX3KA01","muid":"muid_7d2f9a","event_name":"PageView","event_time":"2026-11-22T10:00:05.000Z","raw_data":"{}"}',
+  '{"id":"evt_01HZX3K9QF","muid":"muid_7d2f9a","event_name":"Purchase","event_time":"2026-11-22T10:00:00.000Z","raw_data":"{\\"value\\":42}","consent":"granted"}',
+  '{"id":"evt_01HZX3KA01","muid":"muid_7d2f9a","event_name":"PageView","event_time":"2026-11-22T10:00:05.000Z","raw_data":"{}","consent":"cookieless"}',
   '{"complete":true,"count":2,"cursor":"WzEsMiwiMjAyNi0xMS0yMlQxMDowMDowNS4wMDBaIiwiZXZ0XzAxSFpYM0tBMDEiXQ.q2b1cXy0m2jv3dE5gQnN1A"}',
 ].map((line) => JSON.parse(line) as Record<string, unknown>);
 

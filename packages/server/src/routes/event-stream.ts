@@ -7,6 +7,7 @@ const EXAMPLE_EVENT = {
   event_name: 'Purchase',
   event_time: '2026-11-22T10:00:00.000Z',
   raw_data: '{"value":42}',
+  consent: 'not_required',
   seq: 1042,
 };
 

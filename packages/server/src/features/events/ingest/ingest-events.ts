@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { type CollectResponse, INSTANT_RANGE_MESSAGE, readIsoInstant } from '@partner/shared-schemas';
+import {
+  type CollectResponse,
+  type EventConsent,
+  INSTANT_RANGE_MESSAGE,
+  readIsoInstant,
+} from '@partner/shared-schemas';
 import { AppError, toAppError } from '../../../kernel/errors.js';
 import type { Metrics } from '../../../kernel/metrics.js';
 import type { EventLog } from '../../../runtime/event-log.js';
@@ -45,8 +50,10 @@ interface TagQuotas {
  */
 export interface IngestDefaults {
   muid?: string;
-  /** The muid is the visitor's cookie: it wins over a `muid` in the body. */
+  /** The muid is the visitor's cookie (or the cookieless hash): it wins over a `muid` in the body. */
   muidWins?: boolean;
+  /** The consent state the events were collected under (the collector's); absent: `not_required`. */
+  consent?: EventConsent;
 }
 
 export async function ingestEvents(
@@ -88,6 +95,7 @@ async function ingest(
     eventName: event.event_name,
     eventTime: event.event_time ? eventTime(event.event_time, index) : now,
     rawData: JSON.stringify(event.data ?? {}),
+    ...(defaults.consent && defaults.consent !== 'not_required' ? { consent: defaults.consent } : {}),
   }));
   if (deps.limits) {
     // What the batch stores: each event's data JSON and name (ids and muid are short and bounded).

@@ -1,3 +1,4 @@
+import type { EventConsent } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 
@@ -12,6 +13,8 @@ export interface EventInsertRow {
   eventTime: string;
   /** The event's `data` serialised as JSON text. */
   rawData: string;
+  /** The consent state it was collected under; absent: `not_required` (also rows logged before consent existed). */
+  consent?: EventConsent | undefined;
 }
 
 /**
@@ -32,6 +35,9 @@ export interface EventInsertRow {
  * (no deadlock between overlapping retries). An id already stored (a retried batch, or a row
  * skipped at the last moment by a concurrent insert of the same id) leaves its number unused: a
  * gap in `seq`, which readers (`seq > last`) do not mind.
+ *
+ * Events of a visitor whose erasure is running, or who is suppressed (`erasures`, migration 0022),
+ * are dropped here, on both paths (direct and log writer), their numbers left unused like a repeat's.
  *
  * For the statistics, the statement also records per merchant the `seq` range it inserted
  * (`stat_pending`, one small row); features/stats/fold.ts adds those events to the aggregates later,
@@ -61,6 +67,7 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       event_name: r.eventName,
       event_time: r.eventTime,
       raw_data: r.rawData,
+      consent: r.consent ?? 'not_required',
       n,
       k: counts.get(r.merchantId),
     })),
@@ -68,7 +75,7 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
   const result = await db.execute(sql`
     with x as (
       select * from json_to_recordset(${payload}::json) as x(
-        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, n int, k int
+        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, consent event_consent, n int, k int
       )
     ), bump as (
       insert into event_seqs as s (merchant_id, last_seq)
@@ -76,9 +83,15 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       on conflict (merchant_id) do update set last_seq = s.last_seq + excluded.last_seq
       returning merchant_id, last_seq
     ), ins as (
-      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
-      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, b.last_seq - x.k + x.n
+      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, seq)
+      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, b.last_seq - x.k + x.n
       from x join bump b on b.merchant_id = x.merchant_id
+      -- A visitor under erasure (or suppressed) is dropped: one probe of erasures_muid_idx per row.
+      where not exists (
+        select 1 from erasures s
+        where s.muid = x.muid and (s.suppressed_until is null or s.suppressed_until > now())
+          and (s.merchant_id = x.merchant_id
+            or (s.merchant_id is null and s.partner_id = (select m.partner_id from merchants m where m.id = x.merchant_id))))
       order by x.merchant_id, x.id
       on conflict do nothing
       returning merchant_id, seq, tag_id

@@ -1,5 +1,6 @@
 import {
   buildPagination,
+  type EventConsent,
   EventNamesFilter,
   INSTANT_RANGE_MESSAGE,
   type ListEventsResponse,
@@ -20,6 +21,8 @@ export interface ListEventsParams {
   sortOrder: 'asc' | 'desc';
   sortBy: 'event_time' | 'event_name';
   events?: string | undefined;
+  /** Only this visitor's events. */
+  muid?: string | undefined;
   startDate?: string | undefined;
   endDate?: string | undefined;
   /** A `nextCursor` of an earlier page of the same list: keyset paging from there (`page` is ignored). */
@@ -28,7 +31,7 @@ export interface ListEventsParams {
 
 /** The SQL one event-list request runs, all of it; the bench runs exactly these. */
 export interface EventListPlan {
-  /** The page: columns id, muid, event_name, event_time (ISO 8601 text), raw_data, in order. */
+  /** The page: columns id, muid, event_name, event_time (ISO 8601 text), raw_data, consent, in order. */
   data: SQL;
   /**
    * The access check and the count: one row when the merchant is the partner's, with `tagged`
@@ -43,6 +46,8 @@ export interface EventListPlan {
 
 interface Filters {
   names: string[];
+  /** One visitor's events only (the (merchant_id, muid, event_time, id) index); null: every visitor. */
+  muid: string | null;
   start: Date | null;
   end: Date | null;
 }
@@ -64,7 +69,7 @@ function parseFilters(params: ListEventsParams): Filters {
   if (start && end && start > end) {
     throw new AppError('VALIDATION_ERROR', 'startDate must not be after endDate');
   }
-  return { names, start, end };
+  return { names, muid: params.muid ?? null, start, end };
 }
 
 const ts = (instant: Date | number) => sql`${new Date(instant).toISOString()}::timestamptz`;
@@ -75,9 +80,17 @@ const nameList = (names: string[]) =>
     sql`, `,
   );
 
-/** `merchant_id = ... [and event_name ...] [and event_time in range]`, on the events table. */
-function eventWhere(merchantId: string, names: string[], from: SQL | null, to: SQL | null, toInclusive = true): SQL {
+/** `merchant_id = ... [and muid = ...] [and event_name ...] [and event_time in range]`, on the events table. */
+function eventWhere(
+  merchantId: string,
+  names: string[],
+  from: SQL | null,
+  to: SQL | null,
+  toInclusive = true,
+  muid: string | null = null,
+): SQL {
   const parts: SQL[] = [sql`merchant_id = ${merchantId}::uuid`];
+  if (muid !== null) parts.push(sql`muid = ${muid}`);
   if (names.length === 1) parts.push(sql`event_name = ${names[0]}`);
   else if (names.length > 1) parts.push(sql`event_name in (${nameList(names)})`);
   if (from) parts.push(sql`event_time >= ${from}`);
@@ -103,7 +116,9 @@ const countWhere = (where: SQL) => sql`(select count(*) from events where ${wher
  * (kept exact by triggers on events), and only the partial days at the edges of a range are
  * counted in `events` (an index-only range count). A range without a whole day is counted directly.
  */
-function totalExpression(merchantId: string, { names, start, end }: Filters): SQL {
+function totalExpression(merchantId: string, { names, muid, start, end }: Filters): SQL {
+  // One visitor's events: counted directly (the day counts are not per visitor; the muid index is).
+  if (muid !== null) return countWhere(eventWhere(merchantId, names, start && ts(start), end && ts(end), true, muid));
   const startMs = start?.getTime() ?? null;
   // End bounds are inclusive at millisecond precision (event times are stored with 3 digits).
   const endExclusive = end && end.getTime() < MAX_INSTANT ? end.getTime() + 1 : null;
@@ -166,18 +181,19 @@ function selectList(shape: RowShape, prefix: '' | 'e.' | 'r.'): SQL {
   const col = (name: string) => sql.raw(`${prefix}${name}`);
   const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
   if (shape === 'fields') {
-    return sql`${col('id')}, ${col('muid')}, ${col('event_name')}, ${time} as event_time, ${col('raw_data')}`;
+    return sql`${col('id')}, ${col('muid')}, ${col('event_name')}, ${time} as event_time, ${col('raw_data')}, ${col('consent')}`;
   }
+  // The consent values are plain ASCII words: no escaping.
   return sql`'{"id":' || to_json(${col('id')})::text || ',"muid":' || to_json(${col('muid')})::text
     || ',"event_name":' || to_json(${col('event_name')})::text || ',"event_time":"' || ${time}
-    || '","raw_data":' || to_json(${col('raw_data')})::text || '}' as line`;
+    || '","raw_data":' || to_json(${col('raw_data')})::text || ',"consent":"' || ${col('consent')}::text || '"}' as line`;
 }
 
 export function dataQuery(
   partnerId: string,
   merchantId: string,
   params: Pick<ListEventsParams, 'sortBy' | 'sortOrder' | 'limit' | 'page'>,
-  { names, start, end }: Filters,
+  { names, muid, start, end }: Filters,
   position: CursorPosition | null,
   shape: RowShape = 'fields',
 ): SQL {
@@ -196,7 +212,7 @@ export function dataQuery(
   const from = start && ts(start);
   const to = end && ts(end);
   const where = (branch: string[], ...more: SQL[]) =>
-    sql.join([eventWhere(merchantId, branch, from, to), ...more], sql` and `);
+    sql.join([eventWhere(merchantId, branch, from, to, true, muid), ...more], sql` and `);
   // Keyset conditions: rows strictly after the cursor's row in the list's order.
   const afterTimeId = position ? sql`(event_time, id) ${cmp} (${position.time}::timestamptz, ${position.id})` : null;
   if (names.length <= 1 && offset === 0) {
@@ -218,7 +234,7 @@ export function dataQuery(
   // Several names, first page or a cursor: each run reads whole rows straight from its index scan
   // (one heap fetch per row taken, and Merge Append pulls only what the page needs); a deferred
   // join would walk the primary key once per row, which is what grows with the table.
-  const cols = sql.raw(offset === 0 ? 'id, muid, event_name, event_time, raw_data' : keyCols.join(', '));
+  const cols = sql.raw(offset === 0 ? 'id, muid, event_name, event_time, raw_data, consent' : keyCols.join(', '));
   const run = (name: string, ...more: SQL[]) =>
     sql`(select ${cols} from events where ${where([name], ...more)} order by ${order()} limit ${offset + take})`;
   const branches: SQL[] = [];
@@ -263,6 +279,7 @@ export function bindingOf(partnerId: string, params: ListEventsParams, filters: 
     sortBy: params.sortBy,
     sortOrder: params.sortOrder,
     names: filters.names,
+    muid: filters.muid,
     start: filters.start,
     end: filters.end,
   };
@@ -315,6 +332,7 @@ export function eventListResponse(
       event_name: row.event_name as string,
       event_time: row.event_time as string,
       raw_data: row.raw_data as string,
+      consent: row.consent as EventConsent,
     };
   }
   const last = events[count - 1];

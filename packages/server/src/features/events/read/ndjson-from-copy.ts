@@ -1,6 +1,6 @@
 /**
- * The export's lines from PostgreSQL's COPY text format, byte by byte: PostgreSQL sends the five
- * columns of the list (id, muid, event_name, event_time as ISO text, raw_data) as plain COPY rows,
+ * The export's lines from PostgreSQL's COPY text format, byte by byte: PostgreSQL sends the six
+ * columns of the list (id, muid, event_name, event_time as ISO text, raw_data, consent) as plain COPY rows,
  * the cheapest output it has, and this process writes the JSON, so the two cores share the work
  * (built in SQL, the JSON took PostgreSQL longer than reading the rows). Each line is exactly
  * `JSON.stringify` of the event as the list gives it.
@@ -17,6 +17,7 @@ const PREFIXES = [
   enc('","event_name":"'),
   enc('","event_time":"'),
   enc('","raw_data":"'),
+  enc('","consent":"'),
 ];
 const SUFFIX = enc('"}\n');
 const HEX = enc('0123456789abcdef');
@@ -28,7 +29,7 @@ const BACKSLASH = 92;
 const SAME_ESCAPES = new Set([BACKSLASH, 110, 114, 116, 98, 102]); // \ n r t b f
 const V = 118;
 const FIELDS = PREFIXES.length;
-/** Fixed bytes per line: the five prefixes and the suffix. */
+/** Fixed bytes per line: the six prefixes and the suffix. */
 const FIXED = PREFIXES.reduce((n, p) => n + p.length, 0) + SUFFIX.length;
 
 let scratch = Buffer.alloc(0);
@@ -44,7 +45,7 @@ export interface NdjsonBatch {
 }
 
 /**
- * `rows` COPY text rows (each ending in `\n`) of the five columns, as NDJSON, in `into` when it
+ * `rows` COPY text rows (each ending in `\n`) of the six columns, as NDJSON, in `into` when it
  * is large enough (else in a new buffer, a little larger than needed). Throws CopyFormatError on
  * anything else.
  */

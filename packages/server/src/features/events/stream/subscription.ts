@@ -213,6 +213,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
         eventName: events.eventName,
         eventTime: events.eventTime,
         rawData: events.rawData,
+        consent: events.consent,
       })
       .from(events)
       .where(and(...where))
@@ -225,6 +226,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
       event_name: row.eventName,
       event_time: row.eventTime.toISOString(),
       raw_data: row.rawData,
+      consent: row.consent,
     }));
   }
 
