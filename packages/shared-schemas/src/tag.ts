@@ -38,6 +38,36 @@ export const DnsRecord = z
   .meta({ id: 'DnsRecord' });
 export type DnsRecord = z.infer<typeof DnsRecord>;
 
+/**
+ * What the tag asks before it names a visitor (docs/decisions/consent.md): `none` (a cookie at once,
+ * as before), `opt-in` (no cookie and no visitor id before `ptag('consent', 'granted')`), `opt-out`
+ * (collects until `ptag('consent', 'denied')`, which stops it and clears the cookie).
+ */
+export const TagConsentMode = z.enum(['none', 'opt-in', 'opt-out']).meta({ id: 'TagConsentMode' });
+export type TagConsentMode = z.infer<typeof TagConsentMode>;
+
+const consentModeField = TagConsentMode.meta({
+  description:
+    "`none`: the muid cookie at once (the default). `opt-in`: no cookie and no visitor id before `ptag('consent', 'granted')`. " +
+    "`opt-out`: collects until `ptag('consent', 'denied')`, which stops collection and clears the cookie.",
+  example: 'opt-in',
+});
+const respectGpcField = z.boolean().meta({
+  description:
+    'In `opt-in` and `opt-out`: Global Privacy Control (`navigator.globalPrivacyControl`, `Sec-GPC: 1`) counts as denied. Default true.',
+  example: true,
+});
+const cookielessField = z.boolean().meta({
+  description:
+    'Events without consent are still collected, with no cookie and no stored identifier: the visitor is a hash of a ' +
+    'daily-rotating secret salt, the merchant, the IP address and the user agent (a new one each UTC day). Default: ' +
+    'true for `opt-in`, false otherwise. With `none`, every event is collected this way.',
+  example: true,
+});
+
+/** A tag's consent settings, as every tag output carries them. */
+const TagConsentFields = { consentMode: consentModeField, respectGpc: respectGpcField, cookieless: cookielessField };
+
 export const TAG_CREATED_MESSAGE = 'New tag created successfully';
 export const TAG_EXISTING_MESSAGE = 'Existing tag retrieved';
 
@@ -52,8 +82,14 @@ export const GenerateTagInput = z
         "The merchant's domain, without protocol or `www.`: under the partner's domain (preverified) or a registrable root domain (custom).",
       example: 'acme-store.com',
     }),
+    consentMode: consentModeField.optional(),
+    respectGpc: respectGpcField.optional(),
+    cookieless: cookielessField.optional(),
   })
-  .meta({ id: 'GenerateTagInput' });
+  .meta({
+    id: 'GenerateTagInput',
+    description: 'The consent settings apply to a new tag; an existing tag keeps its own (change them with PATCH).',
+  });
 export type GenerateTagInput = z.input<typeof GenerateTagInput>;
 
 export const GenerateTagResponse = z
@@ -67,6 +103,7 @@ export const GenerateTagResponse = z
     record: DnsRecord,
     status: TagStatus,
     message: z.enum([TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE]),
+    ...TagConsentFields,
   })
   .meta({ id: 'GenerateTagResponse' });
 export type GenerateTagResponse = z.infer<typeof GenerateTagResponse>;
@@ -123,6 +160,7 @@ export const Tag = z
     nextCheckAt: Timestamp.nullable().meta({
       description: 'When the monitor checks the record next; null when no check is scheduled.',
     }),
+    ...TagConsentFields,
   })
   .meta({ id: 'Tag' });
 export type Tag = z.infer<typeof Tag>;
@@ -142,3 +180,20 @@ export const DeleteTagResponse = z
   })
   .meta({ id: 'DeleteTagResponse' });
 export type DeleteTagResponse = z.infer<typeof DeleteTagResponse>;
+
+/** `PATCH /v1/partners/tag/{tagId}`: the tag's consent settings; what is left out stays as it is. */
+export const UpdateTagInput = z
+  .object({
+    tagId: Uuid.meta({ description: 'The tag (UUID) to change.', example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
+    consentMode: consentModeField.optional(),
+    respectGpc: respectGpcField.optional(),
+    cookieless: cookielessField.optional(),
+  })
+  .refine(
+    (input) => input.consentMode !== undefined || input.respectGpc !== undefined || input.cookieless !== undefined,
+    {
+      message: 'consentMode, respectGpc or cookieless is required',
+    },
+  )
+  .meta({ id: 'UpdateTagInput' });
+export type UpdateTagInput = z.input<typeof UpdateTagInput>;

@@ -9,7 +9,7 @@ import { newTargetLabel } from './dns-check.js';
 import { classifyDomain, newRecordLabel } from './domains.js';
 import { restartedRechecks, type TagStateConfig, type Transaction } from './lifecycle/tag-state.js';
 import { cnameRecord } from './record.js';
-import { targetOf } from './tag-view.js';
+import { consentOf, targetOf } from './tag-view.js';
 
 export type GenerateTagConfig = Pick<TagStateConfig, 'tagTargetHost' | 'schedule'>;
 
@@ -25,7 +25,9 @@ export async function generateTag(
   partner: AuthenticatedPartner,
   config: GenerateTagConfig,
   caps: Pick<PartnerCaps, 'maxCustomTags'>,
-  input: { merchantId: string; domain: string },
+  input: { merchantId: string; domain: string } & Partial<
+    Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'>
+  >,
 ): Promise<GenerateTagResponse> {
   const merchant = await findOwnMerchant(db, partner, input.merchantId);
   const domainType = classifyDomain(input.domain, partner.domain);
@@ -46,6 +48,7 @@ export async function generateTag(
         // Preverified tags live behind the partner's onboarding record; custom ones get their own.
         recordName: domainType === 'preverified' ? partner.recordName : newRecordLabel(),
         status: domainType === 'preverified' ? 'active' : 'inactive',
+        ...consentSettings(input),
         // A custom tag gets its own CNAME target (a wildcard to one tag's target proves nothing for
         // another) and its first background re-checks (jobs/tag-monitor.ts).
         ...(domainType === 'custom' ? { targetLabel: newTargetLabel(), ...restartedRechecks(config.schedule) } : {}),
@@ -80,5 +83,21 @@ export async function generateTag(
     record: cnameRecord(tag.recordName, targetOf(tag, config.tagTargetHost)),
     status: tag.status,
     message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
+    ...consentOf(tag),
+  };
+}
+
+/**
+ * A new tag's consent settings: `opt-in` is cookieless unless told otherwise, so its page views
+ * still count before a visitor answers (docs/decisions/consent.md); every other mode is not.
+ */
+function consentSettings(
+  input: Partial<Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'>>,
+): Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'> {
+  const consentMode = input.consentMode ?? 'none';
+  return {
+    consentMode,
+    respectGpc: input.respectGpc ?? true,
+    cookieless: input.cookieless ?? consentMode === 'opt-in',
   };
 }

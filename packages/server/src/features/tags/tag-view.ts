@@ -55,7 +55,9 @@ export function consentOf(
 export async function readTagWithPartner(
   db: Reader,
   tagId: string,
-): Promise<{ tag: TagRow; partner: { id: string; recordName: string; domain: string; livemode: boolean } } | undefined> {
+): Promise<
+  { tag: TagRow; partner: { id: string; recordName: string; domain: string; livemode: boolean } } | undefined
+> {
   const [row] = await db
     .select({
       tag: tags,

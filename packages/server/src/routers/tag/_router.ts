@@ -3,6 +3,7 @@ import { deleteTagRoute } from './delete.js';
 import { generateTagRoute } from './generate.js';
 import { getTagRoute } from './get.js';
 import { tagSnippetRoute } from './snippet.js';
+import { updateTagRoute } from './update.js';
 import { verifyTagRoute } from './verify.js';
 
 export const tagRouter = router({
@@ -10,5 +11,6 @@ export const tagRouter = router({
   verify: verifyTagRoute,
   snippet: tagSnippetRoute,
   get: getTagRoute,
+  update: updateTagRoute,
   delete: deleteTagRoute,
 });

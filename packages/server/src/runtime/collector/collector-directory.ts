@@ -3,6 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { merchants, partners, tags } from '../../db/schema/index.js';
 import { collectorHostOf } from '../../features/tags/collector-host.js';
+import type { TagConsent } from '../../features/tags/consent.js';
 import { rootDomainOf } from '../../features/tags/domains.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 import type { CollectorHostSet } from './collector-hosts.js';
@@ -19,6 +20,10 @@ export interface CollectorTag {
   collectorHost: string;
   /** The registrable root of the collector host: the muid cookie's Domain and the CORS boundary. */
   rootDomain: string;
+  /** The merchant: part of a cookieless visitor's hash. */
+  merchantId: string;
+  /** The tag's consent settings (docs/decisions/consent.md): inlined in its script, enforced on `/e`. */
+  consent: TagConsent;
 }
 
 /** The `Host` header without port or trailing dot, lower-cased; null for IP literals and bare names. */
@@ -62,7 +67,8 @@ export class CollectorDirectory {
     private readonly collectorHosts: CollectorHostSet,
     deletedTags?: DeletedTags,
   ) {
-    // A deleted tag's script and `/e` answer 404 at once, not when its cached entry runs out.
+    // A deleted tag's script and `/e` answer 404 at once, not when its cached entry runs out; a tag
+    // whose consent settings changed is read again (migration 0024 notifies the same channel).
     deletedTags?.subscribe((tagIds) => this.forget(tagIds));
   }
 
@@ -156,6 +162,10 @@ export class CollectorDirectory {
         domainType: tags.domainType,
         recordName: tags.recordName,
         domain: tags.domain,
+        merchantId: tags.merchantId,
+        mode: tags.consentMode,
+        respectGpc: tags.respectGpc,
+        cookieless: tags.cookieless,
         partnerRecordName: partners.recordName,
         partnerDomain: partners.domain,
       })
@@ -167,7 +177,13 @@ export class CollectorDirectory {
     let result: CollectorTag | null = null;
     if (row) {
       const collectorHost = collectorHostOf(row, { recordName: row.partnerRecordName, domain: row.partnerDomain });
-      result = { tagId, collectorHost, rootDomain: rootDomainOf(collectorHost) ?? row.domain };
+      result = {
+        tagId,
+        collectorHost,
+        rootDomain: rootDomainOf(collectorHost) ?? row.domain,
+        merchantId: row.merchantId,
+        consent: { mode: row.mode, respectGpc: row.respectGpc, cookieless: row.cookieless },
+      };
     }
     this.tagCache.set(tagId, result, result ? HOST_TTL_MS : MISS_TTL_MS);
     if (result) this.knownTags.set(tagId, result, KNOWN_TTL_MS);

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CollectInput } from '@partner/shared-schemas';
+import { TagBatchInput } from '@partner/shared-schemas';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { AppDeps } from '../../context.js';
 import { ingestEvents } from '../../features/events/ingest/ingest-events.js';
+import { type ConsentDecision, cookielessVisitor, decideConsent } from '../../features/tags/consent.js';
 import { rootDomainOf } from '../../features/tags/domains.js';
 import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
-import { CollectorDirectory, hostOfHeader } from '../../runtime/collector/collector-directory.js';
+import { CollectorDirectory, type CollectorTag, hostOfHeader } from '../../runtime/collector/collector-directory.js';
+import { DailySalt } from '../../runtime/collector/daily-salt.js';
 import { bodyBytesRead, readJsonBody } from '../http/body.js';
 import { clientUsesHttps } from '../http/client-address.js';
 import { clientOf } from '../http/request-client.js';
@@ -58,9 +60,11 @@ class FirstPartyCollector implements Collector {
   private readonly directory: CollectorDirectory;
   // Hosts that are never collectors: no lookup for the API's own name.
   private readonly apiHosts: Set<string>;
+  private readonly salt: DailySalt;
 
   constructor(private readonly deps: AppDeps) {
     this.collectorHosts = deps.collectorHosts;
+    this.salt = new DailySalt(deps.db);
     this.directory = new CollectorDirectory(deps.db, this.collectorHosts, deps.deletedTags);
     this.apiHosts = new Set([deps.env.TAG_TARGET_HOST]);
     if (deps.env.PUBLIC_BASE_URL) this.apiHosts.add(new URL(deps.env.PUBLIC_BASE_URL).hostname.toLowerCase());
@@ -114,7 +118,7 @@ class FirstPartyCollector implements Collector {
   private async serveScript(req: IncomingMessage, res: ServerResponse, host: string, tagId: string): Promise<void> {
     const tag = await this.directory.tag(tagId.toLowerCase());
     if (!tag || tag.collectorHost !== host) throw new AppError('NOT_FOUND', 'Not found');
-    const script = tagScript(tag.tagId);
+    const script = tagScript(tag.tagId, tag.consent);
     res.setHeader('cache-control', SCRIPT_CACHE_CONTROL);
     res.setHeader('etag', script.etag);
     res.setHeader('vary', 'Accept-Encoding');
@@ -145,26 +149,50 @@ class FirstPartyCollector implements Collector {
     await deps.limits.limitCollector(client); // the collector policy of every way in (runtime/rate-limits.ts)
     const body = await readJsonBody(req);
     await deps.limits.chargeReadBytes(client, bodyBytesRead(req));
-    const input = CollectInput.parse(body);
+    const input = TagBatchInput.parse(body);
     const tag = await this.directory.tag(input.tagId.toLowerCase());
     if (!tag || tag.collectorHost !== host) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId} on ${host}`);
 
     const given = parseCookies(req.headers.cookie ?? '')[MUID_COOKIE];
-    const muid = given && MUID_VALUE.test(given) ? given : randomUUID();
-    // The first-party cookie names the visitor: a body `muid` counts only when there is no cookie.
-    const result = await ingestEvents(deps, input, { muid, muidWins: muid === given });
+    const decision = decideConsent(tag.consent, input.consent, req.headers['sec-gpc'] === '1');
     const headers: Record<string, string> = { ...cors };
-    if (muid !== given) {
-      headers['set-cookie'] = serializeCookie(MUID_COOKIE, muid, {
+    const cookie = (value: string, maxAge: number) =>
+      serializeCookie(MUID_COOKIE, value, {
         domain: tag.rootDomain,
         path: '/',
-        maxAge: MUID_MAX_AGE_SECONDS,
+        maxAge,
         sameSite: 'lax',
         secure: clientUsesHttps(req), // X-Forwarded-Proto only from a trusted proxy (TRUST_PROXY)
         httpOnly: true,
       });
+    if (decision.clearCookie && given !== undefined) headers['set-cookie'] = cookie('', 0);
+    let result: { accepted: number } = { accepted: 0 };
+    if (decision.state !== null) {
+      const muid = await this.visitorOf(req, client.ip, tag, decision, given);
+      // The first-party cookie (or the cookieless hash) names the visitor: a body `muid` counts only without one.
+      result = await ingestEvents(deps, input, {
+        muid,
+        muidWins: muid === given || decision.visitor === 'hash',
+        consent: decision.state,
+      });
+      if (decision.visitor === 'cookie' && muid !== given) headers['set-cookie'] = cookie(muid, MUID_MAX_AGE_SECONDS);
     }
     sendJson(res, 202, result, headers);
+  }
+
+  /** The batch's visitor: the muid cookie (a new one when absent or malformed), or the cookieless hash. */
+  private async visitorOf(
+    req: IncomingMessage,
+    ip: string,
+    tag: CollectorTag,
+    decision: ConsentDecision,
+    given: string | undefined,
+  ): Promise<string> {
+    if (decision.visitor === 'hash') {
+      const salt = await this.salt.today();
+      return cookielessVisitor(salt, tag.merchantId, ip, req.headers['user-agent'] ?? '');
+    }
+    return given && MUID_VALUE.test(given) ? given : randomUUID();
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import zlib from 'node:zlib';
+import type { TagConsent } from '../../features/tags/consent.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
 
 const SOURCE_PATH = new URL('./script/tag.js', import.meta.url);
@@ -24,10 +25,14 @@ export interface TagScript {
 
 let template: string | undefined;
 
-/** The tag script of one tag (its id baked in), compressed once for gzip and brotli. */
-function buildTagScript(tagId: string): TagScript {
+/**
+ * The tag script of one tag (its id and consent settings baked in), compressed once for gzip and
+ * brotli. The settings are part of the body, so of the ETag: a changed mode is a new validator.
+ */
+function buildTagScript(tagId: string, consent: TagConsent): TagScript {
   template ??= scriptTemplate();
-  const body = Buffer.from(template.replace('__TAG_ID__', tagId), 'utf8');
+  const config = JSON.stringify({ mode: consent.mode, gpc: consent.respectGpc, cookieless: consent.cookieless });
+  const body = Buffer.from(template.replace('__TAG_ID__', tagId).replace('__TAG_CONSENT__', config), 'utf8');
   return {
     body,
     gzip: zlib.gzipSync(body, { level: 9 }),
@@ -39,12 +44,13 @@ function buildTagScript(tagId: string): TagScript {
 
 const scripts = new TtlCache<string, TagScript>(10_000);
 
-/** `buildTagScript`, kept for an hour per tag. */
-export function tagScript(tagId: string): TagScript {
-  let script = scripts.get(tagId);
+/** `buildTagScript`, kept for an hour per tag and consent settings. */
+export function tagScript(tagId: string, consent: TagConsent): TagScript {
+  const key = `${tagId}:${consent.mode}:${consent.respectGpc}:${consent.cookieless}`;
+  let script = scripts.get(key);
   if (!script) {
-    script = buildTagScript(tagId);
-    scripts.set(tagId, script, 3_600_000);
+    script = buildTagScript(tagId, consent);
+    scripts.set(key, script, 3_600_000);
   }
   return script;
 }
