@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Livemode, Timestamp, Uuid } from './common.js';
 import { Pagination, paginationQuery } from './pagination.js';
-import { RetentionDays } from './retention.js';
+import { RetentionDays, RetentionDaysInput } from './retention.js';
 import { TagSummary } from './tag.js';
 
 export const MERCHANT_NAME_MAX = 255;
@@ -66,7 +66,7 @@ export const UpdateMerchantInput = z
   .object({
     merchantId: MerchantIdPath,
     name: CreateMerchantInput.shape.name.optional(),
-    retentionDays: RetentionDays.optional().meta({
+    retentionDays: RetentionDaysInput.optional().meta({
       description: 'Days its events are kept (1..3650); null: inherit the partner default.',
       example: 90,
     }),

@@ -15,6 +15,12 @@ export const RetentionDays = z
   .nullable()
   .meta({ example: 90 });
 
+/**
+ * The same in request bodies, as a pipe: trpc-to-openapi makes every bare number of a REST input
+ * coercing (`"30"` and `true` would pass); it leaves pipes alone.
+ */
+export const RetentionDaysInput = RetentionDays.transform((days) => days);
+
 /** `GET /v1/partners/settings`: the partner's own settings. */
 export const PartnerSettings = z
   .object({
@@ -30,7 +36,12 @@ export type PartnerSettings = z.infer<typeof PartnerSettings>;
 
 /** `PATCH /v1/partners/settings`: the fields given change, the others stay. */
 export const UpdatePartnerSettingsInput = z
-  .object({ defaultRetentionDays: PartnerSettings.shape.defaultRetentionDays.optional() })
+  .object({
+    defaultRetentionDays: RetentionDaysInput.optional().meta({
+      description: "1..3650 days, or null for the server's default.",
+      example: 365,
+    }),
+  })
   .refine((input) => input.defaultRetentionDays !== undefined, { message: 'defaultRetentionDays is required' })
   .meta({ id: 'UpdatePartnerSettingsInput' });
 export type UpdatePartnerSettingsInput = z.input<typeof UpdatePartnerSettingsInput>;
