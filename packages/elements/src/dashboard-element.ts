@@ -74,6 +74,13 @@ export class PartnerTagsDashboard extends HTMLElement {
     }
     shadow.append(this.#parts.root);
     this.#wire();
+    // A page may set the property before the element is defined: it is then an own property of the
+    // plain element, which would hide the accessor. Taken over here.
+    if (Object.hasOwn(this, 'fetchSession')) {
+      const fetcher = (this as { fetchSession?: () => Promise<DashboardSession> }).fetchSession;
+      delete (this as { fetchSession?: unknown }).fetchSession;
+      this.#fetchSession = fetcher;
+    }
   }
 
   /** Fetches a new session from the partner's backend; used first when no `session-token` is set. */

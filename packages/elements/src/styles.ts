@@ -101,12 +101,15 @@ button:focus-visible { outline: 3px solid var(--ptd-color-focus); outline-offset
   list-style: none; }
 .swatch { display: inline-block; width: 12px; height: 3px; border-radius: 2px; vertical-align: middle;
   margin-right: 6px; }
+.swatch.one { background: var(--ptd-color-accent); }
+.swatch.two { background: var(--ptd-color-series-2); }
 .chart { min-height: 240px; }
 .tops { display: grid; gap: 0 16px; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); }
 table { width: 100%; border-collapse: collapse; font-size: 0.875rem; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 700; font-size: 0.95rem; padding-bottom: 6px; }
 th, td { padding: 5px 6px; border-bottom: 1px solid var(--ptd-color-border); text-align: right; }
 th:first-child, td:first-child { text-align: left; overflow-wrap: anywhere; }
+tbody th { font-weight: 500; }
 thead th { color: var(--ptd-color-muted); font-weight: 600; font-size: 0.8rem; }
 tbody tr:last-child td, tbody tr:last-child th { border-bottom: 0; }
 .table-wrap { max-height: 320px; overflow: auto; margin-top: 8px; }

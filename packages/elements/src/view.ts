@@ -47,8 +47,8 @@ export function skeleton(): Parts {
   const legend = h(
     'ul',
     { class: 'legend', 'aria-hidden': 'true' },
-    h('li', {}, h('span', { class: 'swatch', style: 'background: var(--ptd-color-accent)' }), 'Visitors'),
-    h('li', {}, h('span', { class: 'swatch', style: 'background: var(--ptd-color-series-2)' }), 'Page views'),
+    h('li', {}, h('span', { class: 'swatch one' }), 'Visitors'),
+    h('li', {}, h('span', { class: 'swatch two' }), 'Page views'),
   );
   const chartCard = h(
     'section',
