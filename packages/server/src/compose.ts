@@ -13,12 +13,14 @@ import {
   merchantPurgePart,
   statsFoldPart,
   tagMonitorPart,
+  visitorErasurePart,
   webhookRetentionPart,
   webhookWorkerPart,
 } from './jobs/job-parts.js';
 import { createMerchantPurge } from './jobs/merchant-purge.js';
 import { createStatsFold } from './jobs/stats-fold.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
+import { createVisitorErasure } from './jobs/visitor-erasure.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
 import { createWebhookRetention } from './jobs/webhook-retention.js';
 import type { Env } from './kernel/env.js';
@@ -157,6 +159,9 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
   // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
   const graceMs = env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS;
   lifecycle.add(merchantPurgePart(createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })));
+  // Visitor erasures; without `suppress`, log mode keeps dropping the visitor's events as long as the log may hold one.
+  const holdMs = env.EVENT_LOG_URL ? env.EVENT_LOG_MAX_AGE_SECONDS * 1000 : 0;
+  lifecycle.add(visitorErasurePart(createVisitorErasure({ db, logger, metrics, graceMs, holdMs, intervalMs: graceMs })));
   // Events past their merchant's retention period, in the background (docs/decisions/data-deletion.md).
   const retention = { serverDays: env.EVENT_RETENTION_DAYS, everyMs: env.EVENT_RETENTION_INTERVAL };
   if (env.EVENT_RETENTION === 'on') {

@@ -25,11 +25,12 @@ export const ErrorCode = z
     'STREAM_CONSUMER_TOO_SLOW',
     'WEBHOOK_NOT_FOUND',
     'WEBHOOK_DELIVERY_NOT_FOUND',
+    'ERASURE_NOT_FOUND',
     'LIMIT_EXCEEDED',
     'SESSION_SCOPE',
-  ])
     'TEST_MODE_ONLY',
     'TAG_STATE_CONFLICT',
+  ])
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

@@ -1,6 +1,7 @@
 export * from './common.js';
 export * from './dates.js';
 export * from './dns-check.js';
+export * from './erasure.js';
 export * from './errors.js';
 export * from './event.js';
 export * from './merchant.js';
@@ -11,6 +12,6 @@ export * from './session.js';
 export * from './snippet.js';
 export * from './stats.js';
 export * from './tag.js';
+export * from './test-mode.js';
 export * from './text.js';
 export * from './webhook.js';
-export * from './test-mode.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Livemode, Timestamp, Uuid } from './common.js';
+import { Erasure } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { Tag } from './tag.js';
 
@@ -9,22 +10,46 @@ export const WEBHOOK_DESCRIPTION_MAX = 500;
 /** Standard Webhooks secret prefix: `whsec_` + base64 of the key bytes. */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
-/** The events a webhook endpoint can receive (docs/decisions/webhooks.md). */
-export const WEBHOOK_EVENT_TYPES = [
-  'tag.verified',
-  'tag.activated',
-  'tag.disconnected',
-  'tag.reconnected',
-  'tag.deleted',
-  'merchant.deleted',
-  'webhook.test',
-] as const;
+/** The `data` of every `tag.*` event: the tag exactly as `GET /v1/partners/tag/{tagId}` returns it after the change. */
+export const WebhookTagData = Tag;
+
+/** The `data` of `merchant.deleted`: sent once the merchant's rows are purged. */
+export const WebhookMerchantDeletedData = z
+  .object({
+    merchantId: Uuid,
+    deletedAt: Timestamp.meta({
+      description: 'When DELETE was answered: the merchant was gone for every reader from then.',
+    }),
+    purgedAt: Timestamp.meta({ description: 'When the purge of its events, aggregates and webhooks finished.' }),
+  })
+  .meta({ id: 'WebhookMerchantDeletedData' });
+export type WebhookMerchantDeletedData = z.infer<typeof WebhookMerchantDeletedData>;
+
+/** The `data` of `erasure.completed`: the erasure as `GET /v1/partners/erasures/{erasureId}` returns it. */
+export const WebhookErasureCompletedData = Erasure;
+
+/**
+ * Every webhook event (docs/decisions/webhooks.md): its type, the schema of its `data` and what it
+ * means. Adding an event is one line here: the type list, the enum and its description, and the
+ * discriminated union below follow (the SDK's `WebhookEventDataMap` is kept equal by a type test).
+ */
+const WEBHOOK_EVENTS = {
+  'tag.verified': { data: WebhookTagData, means: 'a custom tag passed its DNS check' },
+  'tag.activated': { data: WebhookTagData, means: 'its first event arrived' },
+  'tag.disconnected': { data: WebhookTagData, means: 'a health check found the record gone' },
+  'tag.reconnected': { data: WebhookTagData, means: 'a health check found the record back' },
+  'tag.deleted': { data: WebhookTagData, means: 'the tag was deleted (data: the tag as it was)' },
+  'merchant.deleted': { data: WebhookMerchantDeletedData, means: "a deleted merchant's data has been purged" },
+  'erasure.completed': { data: WebhookErasureCompletedData, means: 'a visitor erasure finished' },
+  'webhook.test': { data: z.object({ webhookId: Uuid, message: z.string() }), means: 'sent on request' },
+} as const;
+type WebhookEvents = typeof WEBHOOK_EVENTS;
+
+/** The events a webhook endpoint can receive, in the order above. */
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as [keyof WebhookEvents, ...(keyof WebhookEvents)[]];
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES).meta({
   id: 'WebhookEventType',
-  description:
-    '`tag.verified`: a custom tag passed its DNS check; `tag.activated`: its first event arrived; ' +
-    '`tag.disconnected` / `tag.reconnected`: a health check found the record gone / back; `tag.deleted`: the tag was ' +
-    "deleted (data: the tag as it was); `merchant.deleted`: a deleted merchant's data has been purged; `webhook.test`: sent on request.",
+  description: WEBHOOK_EVENT_TYPES.map((type) => `\`${type}\`: ${WEBHOOK_EVENTS[type].means}`).join('; '),
   example: 'tag.verified',
 });
 export type WebhookEventType = z.infer<typeof WebhookEventType>;
@@ -125,8 +150,8 @@ export const WebhookEndpoint = z
       .nullable()
       .meta({ description: 'Event types it receives; null: every type.', example: ['tag.verified'] }),
     description: z.string().nullable().meta({ example: 'Production notifications' }),
-    createdAt: Timestamp,
     livemode: Livemode,
+    createdAt: Timestamp,
   })
   .meta({ id: 'WebhookEndpoint' });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;
@@ -209,32 +234,25 @@ export const RetryWebhookDeliveryInput = z
   .meta({ id: 'RetryWebhookDeliveryInput' });
 export type RetryWebhookDeliveryInput = z.input<typeof RetryWebhookDeliveryInput>;
 
-/** The body of every webhook request: `{ type, timestamp, livemode, data }` (livemode: the endpoint's mode). */
+/** What every webhook body carries besides `type` and `data` (livemode: the endpoint's mode). */
+const envelope = { timestamp: Timestamp, livemode: Livemode };
+
+/** The body of every webhook request: `{ type, timestamp, livemode, data }`. */
 const event = <T extends WebhookEventType, D extends z.ZodType>(type: T, data: D) =>
-  z.object({ type: z.literal(type), timestamp: Timestamp, livemode: Livemode, data });
+  z.object({ type: z.literal(type), ...envelope, data });
 
-/** The `data` of every `tag.*` event: the tag exactly as `GET /v1/partners/tag/{tagId}` returns it after the change. */
-export const WebhookTagData = Tag;
+/** One member of the union: the body of the event `T`. */
+type EventSchema<T extends WebhookEventType> = z.ZodObject<
+  { type: z.ZodLiteral<T>; data: WebhookEvents[T]['data'] } & typeof envelope
+>;
+type AnyEventSchema = { [T in WebhookEventType]: EventSchema<T> }[WebhookEventType];
 
-/** The `data` of `merchant.deleted`: sent once the merchant's rows are purged. */
-export const WebhookMerchantDeletedData = z
-  .object({
-    merchantId: Uuid,
-    deletedAt: Timestamp.meta({
-      description: 'When DELETE was answered: the merchant was gone for every reader from then.',
-    }),
-    purgedAt: Timestamp.meta({ description: 'When the purge of its events, aggregates and webhooks finished.' }),
-  })
-  .meta({ id: 'WebhookMerchantDeletedData' });
-export type WebhookMerchantDeletedData = z.infer<typeof WebhookMerchantDeletedData>;
-
-export const WebhookEvent = z.discriminatedUnion('type', [
-  event('tag.verified', WebhookTagData),
-  event('tag.activated', WebhookTagData),
-  event('tag.disconnected', WebhookTagData),
-  event('tag.reconnected', WebhookTagData),
-  event('tag.deleted', WebhookTagData),
-  event('merchant.deleted', WebhookMerchantDeletedData),
-  event('webhook.test', z.object({ webhookId: Uuid, message: z.string() })),
-]);
+/** Every webhook body, discriminated on `type`. */
+export const WebhookEvent = z.discriminatedUnion(
+  'type',
+  WEBHOOK_EVENT_TYPES.map((type) => event(type, WEBHOOK_EVENTS[type].data)) as unknown as [
+    AnyEventSchema,
+    ...AnyEventSchema[],
+  ],
+);
 export type WebhookEvent = z.infer<typeof WebhookEvent>;

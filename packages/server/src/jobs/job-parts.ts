@@ -45,6 +45,11 @@ export function eventRetentionPart(retention: PollLoop): Part {
   return { name: 'event-retention', start: () => retention.start(), stop: { release: () => retention.stop() } };
 }
 
+/** Visitor erasures: a run cut by shutdown gives its erasure back when its lease runs out. */
+export function visitorErasurePart(erasure: PollLoop): Part {
+  return { name: 'visitor-erasure', start: () => erasure.start(), stop: { release: () => erasure.stop() } };
+}
+
 /** Requests in flight end by their deadline; claimed but unsent deliveries are given back. */
 export function webhookWorkerPart(worker: WebhookDeliveryWorker): Part {
   return { name: 'webhook-worker', start: () => worker.start(), stop: { release: () => worker.stop() } };

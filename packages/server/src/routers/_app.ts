@@ -1,4 +1,5 @@
 import { collectRouter } from './collect/_router.js';
+import { erasuresRouter } from './erasures/_router.js';
 import { eventsRouter } from './events/_router.js';
 import { merchantRouter } from './merchant/_router.js';
 import { router } from './procedures.js';
@@ -15,6 +16,7 @@ export const appRouter = router({
   collect: collectRouter,
   webhooks: webhooksRouter,
   stats: statsRouter,
+  erasures: erasuresRouter,
   testHelpers: testHelpersRouter,
   settings: settingsRouter,
 });

@@ -35,6 +35,8 @@ export const events = pgTable(
     // An event-name filter, and sortBy=event_name.
     index('events_merchant_name_time_idx').on(t.merchantId, t.eventName, t.eventTime, t.id),
     index('events_merchant_seq_idx').on(t.merchantId, t.seq),
+    // One visitor's events (migration 0022): erasure batches and the list's `muid=` filter.
+    index('events_merchant_muid_time_idx').on(t.merchantId, t.muid, t.eventTime, t.id),
   ],
 );
 

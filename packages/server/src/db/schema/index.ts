@@ -1,4 +1,5 @@
 export * from './api-keys.js';
+export * from './erasures.js';
 export * from './event-day-counts.js';
 export * from './event-seqs.js';
 export * from './events.js';

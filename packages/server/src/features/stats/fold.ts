@@ -6,41 +6,21 @@ import { rowsOf } from '../webhooks/outbox.js';
 const FOLD_ROWS = 500;
 
 /**
- * Adds stored events to the statistics' aggregates: takes up to `limit` pending `seq` ranges
- * (`stat_pending`, written by `storeEvents`), reads their events and upserts `stat_buckets`,
- * `stat_revenue` and `stat_dimensions`, in one statement (the ranges leave the queue in the same
- * transaction that counts them, so each is counted once). Ranges locked by another fold are
- * skipped, or with `wait` waited for (then gone); the upserts run in key order, so two folds
- * wait for each other, never deadlock. Each range is read by the (merchant_id, seq) index: a
- * lateral kept from flattening (`offset 0`), as a join let plans on a young table scan every
- * event.
- *
- * The rules (docs/decisions/stats.md) are those of migration 0017's backfill: `path`, the
- * referrer's host and the page URL's utm_* values from `PageView` data, `(none)` when absent,
- * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from
- * `Purchase` data `value` (a number or a decimal string) and a three-letter `currency`.
- * Registers as sketch.ts reads them, from `md5(muid)`. Returns the number of ranges folded.
+ * What one event adds to the aggregates, read from `e` (an events row) and `h.md5` (md5 of its
+ * muid): its merchant, 15-minute bucket, name, sketch register and the data of PageView/Purchase.
  */
-export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = false): Promise<number> {
-  const lock = wait ? sql`for update` : sql`for update skip locked`;
-  const result = await db.execute(sql`
-    with p as (
-      delete from stat_pending
-      where id in (select id from stat_pending order by id limit ${limit} ${lock})
-      returning merchant_id, first_seq, last_seq
-    ), f as materialized (
-      select e.merchant_id,
+export const FACT_COLUMNS = sql`e.merchant_id,
         date_bin('15 minutes', e.event_time, timestamptz '1970-01-01 00:00:00+00') as bucket,
         e.event_name collate "C" as event_name,
         (((('x' || substr(h.md5, 1, 8))::bit(32)::int) >> 18) & 16383) as idx,
         coalesce(nullif(position('1' in (('x' || substr(h.md5, 9, 8))::bit(32))::text), 0), 33) as rank,
-        case when e.event_name in ('PageView', 'Purchase') then e.raw_data::jsonb end as d
-      from p
-      cross join lateral (
-        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq offset 0
-      ) e
-      cross join lateral (select md5(e.muid) as md5) h
-    ), b as (
+        case when e.event_name in ('PageView', 'Purchase') then e.raw_data::jsonb end as d`;
+
+/**
+ * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` from a CTE `f` of
+ * FACT_COLUMNS rows (CTEs `b`, `r`, `dv`, `dm`): counts and sums added, sketches merged, in key order.
+ */
+export const AGGREGATE_UPSERTS = sql`b as (
       insert into stat_buckets as t (merchant_id, bucket, event_name, events, visitors)
       select merchant_id, bucket, event_name, sum(n), string_agg(decode(lpad(to_hex(idx * 256 + rank), 6, '0'), 'hex'), ''::bytea)
       from (select merchant_id, bucket, event_name, idx, max(rank) as rank, count(*) as n from f group by 1, 2, 3, 4) r
@@ -81,7 +61,39 @@ export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = f
       order by 1, 2, 3, 4
       on conflict (merchant_id, dimension, bucket, value) do update
       set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
-    )
+    )`;
+
+/**
+ * Adds stored events to the statistics' aggregates: takes up to `limit` pending `seq` ranges
+ * (`stat_pending`, written by `storeEvents`), reads their events and upserts `stat_buckets`,
+ * `stat_revenue` and `stat_dimensions`, in one statement (the ranges leave the queue in the same
+ * transaction that counts them, so each is counted once). Ranges locked by another fold are
+ * skipped, or with `wait` waited for (then gone); the upserts run in key order, so two folds
+ * wait for each other, never deadlock. Each range is read by the (merchant_id, seq) index: a
+ * lateral kept from flattening (`offset 0`), as a join let plans on a young table scan every
+ * event.
+ *
+ * The rules (docs/decisions/stats.md) are those of migration 0017's backfill: `path`, the
+ * referrer's host and the page URL's utm_* values from `PageView` data, `(none)` when absent,
+ * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from
+ * `Purchase` data `value` (a number or a decimal string) and a three-letter `currency`.
+ * Registers as sketch.ts reads them, from `md5(muid)`. Returns the number of ranges folded.
+ */
+export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = false): Promise<number> {
+  const lock = wait ? sql`for update` : sql`for update skip locked`;
+  const result = await db.execute(sql`
+    with p as (
+      delete from stat_pending
+      where id in (select id from stat_pending order by id limit ${limit} ${lock})
+      returning merchant_id, first_seq, last_seq
+    ), f as materialized (
+      select ${FACT_COLUMNS}
+      from p
+      cross join lateral (
+        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq offset 0
+      ) e
+      cross join lateral (select md5(e.muid) as md5) h
+    ), ${AGGREGATE_UPSERTS}
     select count(*)::int as ranges from p`);
   return Number(rowsOf<{ ranges: number }>(result)[0]?.ranges ?? 0);
 }

@@ -16,6 +16,7 @@ export function nextPageLink(input: ListInput, nextCursor: string): string {
   if (input.sortBy !== undefined) query.set('sortBy', input.sortBy);
   if (input.sortOrder !== undefined) query.set('sortOrder', input.sortOrder);
   if (input.events !== undefined) query.set('events', input.events);
+  if (input.muid !== undefined) query.set('muid', input.muid);
   if (input.startDate !== undefined) query.set('startDate', input.startDate);
   if (input.endDate !== undefined) query.set('endDate', input.endDate);
   query.set('cursor', nextCursor);

@@ -35,6 +35,8 @@ export interface CursorBinding {
   sortOrder: string;
   /** Event names filtered on (any order; duplicates ignored). */
   names: readonly string[];
+  /** The visitor filtered on (`muid=`); absent or null: none (a cursor made without it stays valid). */
+  muid?: string | null;
   start: Date | null;
   end: Date | null;
 }
@@ -53,6 +55,8 @@ function bindingText(b: CursorBinding): string {
     names,
     b.start?.getTime() ?? null,
     b.end?.getTime() ?? null,
+    // Only when set, so cursors made before the filter existed keep their MAC.
+    ...(b.muid ? [b.muid] : []),
   ]);
 }
 

@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { partners } from './partners.js';
+
+/**
+ * Visitor erasures (migration 0022): one muid of one merchant (`merchantId`) or of every merchant of
+ * the partner (null). Worked by jobs/visitor-erasure.ts under a lease; while `suppressedUntil` is
+ * null or later than now, `storeEvents` drops the muid's events in that scope.
+ */
+export const erasures = pgTable(
+  'erasures',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    partnerId: uuid('partner_id')
+      .notNull()
+      .references(() => partners.id, { onDelete: 'cascade' }),
+    /** No foreign key: a merchant's purge deletes its erasures with its other rows. */
+    merchantId: uuid('merchant_id'),
+    muid: text('muid').notNull(),
+    suppress: boolean('suppress').notNull(),
+    /** `pending`, `running` or `completed`. */
+    status: text('status').notNull().default('pending'),
+    eventsDeleted: bigint('events_deleted', { mode: 'number' }).notNull().default(0),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    completedAt: timestamp('completed_at', { withTimezone: true, precision: 3 }),
+    /** The job's lease. */
+    claimedUntil: timestamp('claimed_until', { withTimezone: true, precision: 3 }),
+    /** Null: suppressed (until completion, or forever with `suppress`). */
+    suppressedUntil: timestamp('suppressed_until', { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    index('erasures_muid_idx').on(t.muid),
+    index('erasures_open_idx').on(t.createdAt).where(sql`${t.status} <> 'completed'`),
+  ],
+);
+
+/** The statistics buckets the erased events were in, recounted before the erasure completes. */
+export const erasureBuckets = pgTable(
+  'erasure_buckets',
+  {
+    erasureId: uuid('erasure_id')
+      .notNull()
+      .references(() => erasures.id, { onDelete: 'cascade' }),
+    merchantId: uuid('merchant_id').notNull(),
+    bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
+  },
+  (t) => [primaryKey({ name: 'erasure_buckets_pkey', columns: [t.erasureId, t.merchantId, t.bucket] })],
+);
+
+export type ErasureRow = typeof erasures.$inferSelect;

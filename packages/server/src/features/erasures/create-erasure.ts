@@ -1,0 +1,30 @@
+import type { Erasure } from '@partner/shared-schemas';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.js';
+import { findOwnMerchant } from '../merchants/find-merchant.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { rowsOf } from '../webhooks/outbox.js';
+import { ERASURE_COLUMNS, toErasure } from './erasure-view.js';
+
+/**
+ * `POST /v1/partners/erasures` (202): records the erasure of one visitor, of one of the partner's
+ * merchants (404 MERCHANT_NOT_FOUND for another partner's or a deleted one) or of all of them. From
+ * its commit on, `storeEvents` drops the visitor's events in that scope (until it completes, or
+ * forever with `suppress`); jobs/visitor-erasure.ts deletes the stored ones, recounts the statistics
+ * and sends `erasure.completed`.
+ */
+export async function createErasure(
+  db: Database,
+  partner: AuthenticatedPartner,
+  input: { muid: string; merchantId?: string | undefined; suppress?: boolean | undefined },
+): Promise<Erasure> {
+  if (input.merchantId !== undefined) await findOwnMerchant(db, partner, input.merchantId);
+  const [row] = rowsOf(
+    await db.execute(sql`
+      insert into erasures (partner_id, merchant_id, muid, suppress)
+      values (${partner.id}::uuid, ${input.merchantId ?? null}::uuid, ${input.muid}, ${input.suppress === true})
+      returning ${ERASURE_COLUMNS}`),
+  );
+  if (!row) throw new Error('erasure insert returned no row');
+  return toErasure(row);
+}

@@ -1,0 +1,83 @@
+import type { Database } from '../db/client.js';
+import {
+  claimErasure,
+  ERASURE_BATCH,
+  type ErasureClaim,
+  eraseRound,
+  finishErasure,
+  recountRound,
+  releaseErasure,
+} from '../features/erasures/erase-visitor.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Metrics } from '../kernel/metrics.js';
+import { createPollLoop, type PollLoop } from './poll-loop.js';
+
+export interface VisitorErasureOptions {
+  db: Database;
+  logger: Logger;
+  metrics?: Metrics;
+  /** How long after its creation an erasure starts: statements that did not see its suppression have committed. */
+  graceMs: number;
+  /** How long a completed erasure without `suppress` keeps dropping the visitor's events (log mode: the log's age limit). */
+  holdMs: number;
+  /** Pause between looks when no erasure is waiting (default 5 s, with the loop's jitter). */
+  intervalMs?: number;
+  /** Events per statement (default ERASURE_BATCH). */
+  batch?: number;
+  /** How long one run works before it gives the erasure back for the next run (default 20 s). */
+  runBudgetMs?: number;
+  /** After each round, a pause of this many times its duration (default 1), as the merchant purge does. */
+  pauseRatio?: number;
+}
+
+/**
+ * The background erasure of visitors (features/erasures/erase-visitor.ts): each run claims one
+ * erasure (a lease: one process at a time), deletes the visitor's events in bounded batches until
+ * none is left, folds what is pending and recounts every statistics bucket they were in, then
+ * completes it with `erasure.completed`. A run that reaches its budget gives the claim back; the
+ * next run continues at once, anywhere (the rounds are idempotent: what is done stays done).
+ */
+export function createVisitorErasure(options: VisitorErasureOptions): PollLoop {
+  const log = options.logger.child({ job: 'visitor-erasure' });
+  const budgetMs = options.runBudgetMs ?? 20_000;
+  const batch = options.batch ?? ERASURE_BATCH;
+  const pauseRatio = options.pauseRatio ?? 1;
+  const erased = options.metrics?.counter({
+    name: 'partner_tags_erasure_events_deleted_total',
+    help: 'Events deleted by visitor erasures',
+  });
+  const rounds = async (claim: ErasureClaim, signal: AbortSignal): Promise<'done' | 'budget'> => {
+    const started = Date.now();
+    let folded = false;
+    for (;;) {
+      const roundStarted = Date.now();
+      const deleted = await eraseRound(options.db, claim, batch);
+      if (deleted > 0) erased?.inc(deleted);
+      const recounted = deleted > 0 ? 0 : await recountRound(options.db, claim, !folded);
+      if (deleted === 0) folded = true;
+      if (deleted === 0 && recounted === 0) return 'done';
+      if (signal.aborted || Date.now() - started > budgetMs) return 'budget';
+      const pause = (Date.now() - roundStarted) * pauseRatio;
+      if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  };
+  return createPollLoop({
+    name: 'visitor-erasure',
+    intervalMs: options.intervalMs ?? 5_000,
+    // The lease outlives the run's deadline: a run cut there still owns the erasure until released.
+    runTimeoutMs: budgetMs + 30_000,
+    logger: options.logger,
+    run: async (signal) => {
+      const claim = await claimErasure(options.db, { leaseMs: budgetMs + 60_000, graceMs: options.graceMs });
+      if (!claim) return false;
+      if ((await rounds(claim, signal)) === 'budget') {
+        await releaseErasure(options.db, claim);
+        log.info({ erasureId: claim.id }, 'visitor erasure: continues in the next run');
+        return true;
+      }
+      const finished = await finishErasure(options.db, claim, options.holdMs);
+      log.info({ erasureId: claim.id, finished }, 'visitor erased');
+      return true;
+    },
+  });
+}
