@@ -2,6 +2,7 @@ import { PartnerError } from './core/errors.js';
 import { type Fetch, type HeadersRecord, Transport } from './core/request.js';
 import { defaultSleep, type Sleep } from './core/retry.js';
 import { readEnv } from './internal/env.js';
+import { Erasures } from './resources/erasures.js';
 import { Events } from './resources/events.js';
 import { Merchants } from './resources/merchants.js';
 import { Settings } from './resources/settings.js';
@@ -84,6 +85,8 @@ export class PartnerClient {
   readonly webhooks: Webhooks;
   /** A merchant's statistics: `/v1/partners/stats/*`. */
   readonly stats: Stats;
+  /** `/v1/partners/erasures`: erase a visitor's events */
+  readonly erasures: Erasures;
   /** `/v1/partners/settings`: the partner's default retention */
   readonly settings: Settings;
   readonly #options: ClientOptions;
@@ -131,6 +134,7 @@ export class PartnerClient {
     this.events = new Events(transport);
     this.webhooks = new Webhooks(transport);
     this.stats = new Stats(transport);
+    this.erasures = new Erasures(transport);
     this.settings = new Settings(transport);
   }
 

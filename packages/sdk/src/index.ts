@@ -24,6 +24,7 @@ export type { Sleep } from './core/retry.js';
 export type { SessionGrant } from './core/session-auth.js';
 export { MerchantClient, type MerchantClientOptions, MerchantTags } from './merchant-client.js';
 export type { DnsCheckDetails, DnsCheckReason, DnsRecordSeen, ExpectedDnsRecord } from './resources/dns-check.js';
+export { type Erasure, type ErasureCreateParams, Erasures, type ErasureStatus } from './resources/erasures.js';
 export {
   EventExport,
   type EventExportOptions,
@@ -102,6 +103,7 @@ export {
   type WebhookDeliveryListParams,
   type WebhookDeliveryStatus,
   type WebhookEndpoint,
+  type WebhookErasureCompleted,
   type WebhookEvent,
   type WebhookEventDataMap,
   type WebhookEventOf,

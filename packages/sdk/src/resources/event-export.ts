@@ -13,6 +13,8 @@ export interface EventExportParams {
   sortOrder?: 'asc' | 'desc';
   /** Event names to keep: an array or a comma-separated string. */
   events?: readonly string[] | string;
+  /** Only this visitor's events (e.g. to answer a visitor's access request). */
+  muid?: string;
   /** Inclusive start: a `Date` or an ISO 8601 string. */
   startDate?: Date | string;
   /** Inclusive end: a `Date` or an ISO 8601 string. */
@@ -78,6 +80,7 @@ export class EventExport implements AsyncIterable<TrackingEvent> {
       sortBy: p.sortBy,
       sortOrder: p.sortOrder,
       events: typeof p.events === 'string' ? p.events.split(',') : p.events,
+      muid: p.muid,
       startDate: p.startDate,
       endDate: p.endDate,
       cursor: p.cursor,

@@ -19,6 +19,8 @@ export interface EventListParams {
   sortOrder?: 'asc' | 'desc';
   /** Event names to keep: an array or a comma-separated string. */
   events?: readonly string[] | string;
+  /** Only this visitor's events (e.g. to answer a visitor's access request). */
+  muid?: string;
   /** Inclusive start: a `Date` or an ISO 8601 string. */
   startDate?: Date | string;
   /** Inclusive end: a `Date` or an ISO 8601 string (a date-only string covers its whole UTC day). */
@@ -133,6 +135,7 @@ export class Events {
               sortBy: params.sortBy,
               sortOrder: params.sortOrder,
               events: typeof params.events === 'string' ? params.events.split(',') : params.events,
+              muid: params.muid,
               startDate: params.startDate,
               endDate: params.endDate,
             }),
