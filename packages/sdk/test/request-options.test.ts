@@ -61,6 +61,14 @@ const SSE =
   'id: 1\nevent: event\ndata: {"id":"e1","seq":1,"muid":"u","event_name":"x","event_time":"2026-11-01T00:00:00.000Z","raw_data":"{}"}\n\n';
 const NDJSON = '{"complete":true,"count":0,"cursor":null}\n';
 
+/** The first page of a list (a GET of a list path without `page` or with page 1); null for any other request. */
+function firstPage(request: Request): Response | null {
+  const url = new URL(request.url);
+  const itemsKey = url.pathname.endsWith('/deliveries') ? 'deliveries' : LISTS[url.pathname];
+  if (request.method !== 'GET' || !itemsKey || Number(url.searchParams.get('page') ?? 1) !== 1) return null;
+  return listPage(itemsKey, 1);
+}
+
 /** Answers every API path with a body of the right shape (lists over two pages), recording each request. */
 function answerEverything(): Captured[] {
   const seen: Captured[] = [];
@@ -132,6 +140,8 @@ const CALLS: Record<string, Call<PartnerClient>> = {
   'stats.summary': (c, o) => c.stats.summary(STATS, o),
   'stats.timeseries': (c, o) => c.stats.timeseries(STATS, o),
   'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
+  'settings.retrieve': (c, o) => c.settings.retrieve(o),
+  'settings.update': (c, o) => c.settings.update({ defaultRetentionDays: 30 }, o),
 };
 /** Methods that send nothing: `unwrap` verifies a delivery locally. */
 const NO_REQUEST = ['webhooks.unwrap'];
@@ -220,21 +230,24 @@ describe('per-request options on every method', () => {
     }
   });
 
-  it.each(ROWS)('%s %s: maxRetries overrides the client’s, both ways', async (_kind, _name, call, make) => {
+  // A list's first page is answered; the options are then checked on the page its iteration asks
+  // for next (they go with every page, not only with the list call's first request).
+  it.each(ROWS)('%s %s: maxRetries overrides the client’s, both ways', async (_kind, name, call, make) => {
     let calls = 0;
     server.use(
-      http.all(`${BASE_URL}/*`, () => {
+      http.all(`${BASE_URL}/*`, ({ request }) => {
         calls++;
-        return reply({ message: 'busy', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
+        return firstPage(request) ?? reply({ message: 'busy', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
       }),
     );
+    const pages = name.endsWith('.list') ? 1 : 0;
     const once = await settle(() => call(make({ maxRetries: 3 }) as never, { maxRetries: 0 }));
     expect(once.error).toBeInstanceOf(PartnerError);
-    expect(calls).toBe(1);
+    expect(calls).toBe(pages + 1);
     calls = 0;
     const thrice = await settle(() => call(make({ maxRetries: 0 }) as never, { maxRetries: 2 }));
     expect(thrice.error).toBeInstanceOf(PartnerError);
-    expect(calls).toBe(3);
+    expect(calls).toBe(pages + 3);
   });
 
   it.each(ROWS)('%s %s: the signal aborts the call in flight, without a retry', async (_kind, name, call, make) => {
@@ -242,25 +255,30 @@ describe('per-request options on every method', () => {
     server.use(
       http.all(`${BASE_URL}/*`, async ({ request }) => {
         seen.push(request.url);
+        const answered = firstPage(request);
+        if (answered) return answered;
         await hold(request, 3_000);
         return reply({ message: 'late', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
       }),
     );
+    const requests = name.endsWith('.list') ? 2 : 1;
     const controller = new AbortController();
     const outcome = settle(() => call(make({ maxRetries: 5 }) as never, { signal: controller.signal }));
-    await expect.poll(() => seen.length, { timeout: 2_000, interval: 5 }).toBe(1);
+    await expect.poll(() => seen.length, { timeout: 2_000, interval: 5 }).toBe(requests);
     controller.abort();
     const { error, value, ms } = await outcome;
     expect(ms).toBeLessThan(1_500);
     // A stream ends quietly when its signal aborts; every other call rejects.
     if (name === 'events.stream') expect([error, value]).toEqual([undefined, []]);
     else expect(error).toBeInstanceOf(APIUserAbortError);
-    expect(seen).toHaveLength(1);
+    expect(seen).toHaveLength(requests);
   });
 
   it.each(ROWS)('%s %s: the timeout applies (the client’s is a minute)', async (_kind, _name, call, make) => {
     server.use(
       http.all(`${BASE_URL}/*`, async ({ request }) => {
+        const answered = firstPage(request);
+        if (answered) return answered;
         await hold(request, 1_000);
         return reply({});
       }),
