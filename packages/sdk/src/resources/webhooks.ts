@@ -3,6 +3,7 @@ import { PartnerError } from '../core/errors.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
+import type { Erasure } from './erasures.js';
 import type { Tag } from './tags.js';
 
 /** Event types a webhook endpoint can receive: the keys of {@link WebhookEventDataMap}. */
@@ -109,6 +110,9 @@ export interface WebhookMerchantDeleted {
   purgedAt: string;
 }
 
+/** The `data` of `erasure.completed`: the erasure as `client.erasures.retrieve` returns it, completed. */
+export type WebhookErasureCompleted = Erasure;
+
 /**
  * Each webhook event type and the type of its `data`. Adding an event to the API is one line here;
  * {@link WebhookEventType} and {@link WebhookEvent} follow.
@@ -120,6 +124,7 @@ export interface WebhookEventDataMap {
   'tag.reconnected': WebhookTag;
   'tag.deleted': WebhookTag;
   'merchant.deleted': WebhookMerchantDeleted;
+  'erasure.completed': WebhookErasureCompleted;
   'webhook.test': { webhookId: string; message: string };
 }
 
