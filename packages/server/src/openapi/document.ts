@@ -30,6 +30,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   METHOD_NOT_ALLOWED: 'the path does not answer this method (see `Allow`)',
   WEBHOOK_NOT_FOUND: "the webhook endpoint does not exist, was deleted, or is another partner's",
   WEBHOOK_DELIVERY_NOT_FOUND: 'the delivery does not exist or belongs to another webhook endpoint',
+  ERASURE_NOT_FOUND: "the erasure does not exist or is another partner's",
   TAG_NOT_LIVE: 'the tag does not take events yet (custom domain not verified)',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used with another request',
   LIMIT_EXCEEDED: 'the partner has reached a per-partner cap (the message names it and its value)',
