@@ -267,10 +267,22 @@ try {
 
   // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
   // installed package would), which a fresh clone does not have.
-  if (['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard'].some((name) => examples.includes(name))) {
+  if (
+    ['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard', 'merchant-admin'].some((name) =>
+      examples.includes(name),
+    )
+  ) {
     log('building @partner/sdk (the SDK example imports its build)');
     const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
     if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
+  }
+  // The merchant admin serves the element's standalone bundle from @partner/elements' dist/.
+  if (examples.includes('merchant-admin')) {
+    log('building @partner/elements (the merchant admin page loads its bundle)');
+    const build = await run('pnpm', ['--silent', '--filter', '@partner/elements', 'build'], {
+      prefix: 'elements build',
+    });
+    if (build.code !== 0) throw new Error(`the elements build failed (exit ${build.code})`);
   }
 
   log(`onboarding a partner (${partnerDomain}) with \`partner onboard --json\` into ${dataDir}`);
@@ -331,8 +343,8 @@ try {
       continue;
     }
     log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
-    // The dashboard serves until stopped; --check seeds, checks its page and JSON, and exits.
-    const args = name === 'merchant-dashboard' ? ['--check'] : [];
+    // The dashboard and the admin serve until stopped; --check seeds, checks its page and exits.
+    const args = name === 'merchant-dashboard' || name === 'merchant-admin' ? ['--check'] : [];
     const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
       env: {
         PARTNER_BASE_URL: baseUrl,

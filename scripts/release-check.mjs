@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // The release pipeline, dry: what `pnpm changeset version` and `pnpm changeset publish` would do,
 // without touching this checkout or the registry (CI step "release dry run"; needs `pnpm build`).
-// 1. Only @partner/sdk and @partner/trpc are publishable: every other workspace package is private.
+// 1. Only @partner/sdk, @partner/trpc and @partner/elements are publishable: every other workspace
+//    package is private.
 // 2. `changeset version` on a scratch copy of the manifests and .changeset/ (plus one test
 //    changeset per public package) bumps them, writes their CHANGELOG.md, and versions no private
 //    package.
 // 3. `pnpm --filter <pkg> publish --dry-run` packs the real packages: dist (ESM, CJS, types),
-//    README, LICENSE; no sources, tests or workspace: ranges. @partner/trpc is types only: its
+//    README, LICENSE; no sources, tests or workspace: ranges (@partner/elements: ESM only, with its
+//    standalone bundle). @partner/trpc is types only: its
 //    JavaScript files are empty modules and its declaration imports nothing but @trpc/server.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +17,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PUBLIC = ['@partner/sdk', '@partner/trpc'];
+const PUBLIC = ['@partner/sdk', '@partner/trpc', '@partner/elements'];
+/** What each tarball must hold besides package.json, README.md and LICENSE. */
+const DIST = {
+  '@partner/elements': ['dist/index.js', 'dist/index.d.ts', 'dist/partner-tags-dashboard.bundle.js'],
+};
+const DUAL = ['dist/index.js', 'dist/index.cjs', 'dist/index.d.ts', 'dist/index.d.cts'];
 const failures = [];
 const check = (ok, message) => {
   if (!ok) failures.push(message);
@@ -93,15 +100,7 @@ for (const name of PUBLIC) {
     );
     const files = (packed.files ?? []).map((f) => f.path);
     check(packed.name === name, `${name}: packs ${packed.name}@${packed.version} (${files.length} files)`);
-    for (const required of [
-      'package.json',
-      'README.md',
-      'LICENSE',
-      'dist/index.js',
-      'dist/index.cjs',
-      'dist/index.d.ts',
-      'dist/index.d.cts',
-    ]) {
+    for (const required of ['package.json', 'README.md', 'LICENSE', ...(DIST[name] ?? DUAL)]) {
       check(files.includes(required), `${name}: the tarball has ${required}`);
     }
     if (name === '@partner/trpc') checkTypesOnly(name, packed.filename, files);
