@@ -8,6 +8,7 @@ import { Merchants } from './resources/merchants.js';
 import { Settings } from './resources/settings.js';
 import { Stats } from './resources/stats.js';
 import { Tags } from './resources/tags.js';
+import { TestHelpers } from './resources/test-helpers.js';
 import { Webhooks } from './resources/webhooks.js';
 
 export interface ClientOptions {
@@ -87,6 +88,8 @@ export class PartnerClient {
   readonly stats: Stats;
   /** `/v1/partners/erasures`: erase a visitor's events */
   readonly erasures: Erasures;
+  /** `/v1/partners/test/*`: test mode's helpers (an `mp_test_` key only) */
+  readonly testHelpers: TestHelpers;
   /** `/v1/partners/settings`: the partner's default retention */
   readonly settings: Settings;
   readonly #options: ClientOptions;
@@ -135,6 +138,7 @@ export class PartnerClient {
     this.webhooks = new Webhooks(transport);
     this.stats = new Stats(transport);
     this.erasures = new Erasures(transport);
+    this.testHelpers = new TestHelpers(transport);
     this.settings = new Settings(transport);
   }
 

@@ -90,6 +90,7 @@ export {
   type TagVerifyParams,
   type TagVerifyResponse,
 } from './resources/tags.js';
+export { TestHelpers, type TriggerableTagEvent, type TriggerTagParams } from './resources/test-helpers.js';
 export type { TrackingEvent } from './resources/tracking-event.js';
 export {
   type UnwrapOptions,

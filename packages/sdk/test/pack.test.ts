@@ -43,6 +43,7 @@ const EXPECTED_EXPORTS = [
   'Settings',
   'Stats',
   'Tags',
+  'TestHelpers',
   'UnprocessableEntityError',
   'VERSION',
   'WEBHOOK_TOLERANCE_SECONDS',

@@ -30,7 +30,7 @@ describe('POST /v1/partners/merchant', () => {
     const listed = await list(partner);
     expect(listed.body.merchants).toHaveLength(1);
     const [merchant] = listed.body.merchants;
-    expect(Object.keys(merchant).sort()).toEqual(['createdAt', 'merchantId', 'name', 'tags']);
+    expect(Object.keys(merchant).sort()).toEqual(['createdAt', 'livemode', 'merchantId', 'name', 'tags']);
     expect(merchant).toMatchObject({ merchantId: res.body.merchantId, name: 'Acme Store', tags: [] });
     expect(merchant.createdAt).toMatch(ISO);
     expect(Date.parse(merchant.createdAt)).toBeGreaterThanOrEqual(before - 1000);
@@ -198,6 +198,7 @@ describe('GET /v1/partners/merchant', () => {
         'hostname',
         'isConnected',
         'isVerified',
+        'livemode',
         'status',
         'tagId',
       ]);
@@ -208,6 +209,7 @@ describe('GET /v1/partners/merchant', () => {
         hostname: `shop.${partner.domain}`,
         tagId: preverified.tagId,
         status: 'active',
+        livemode: true,
         createdAt: expect.any(String),
         isConnected: false,
         isVerified: false,
@@ -216,6 +218,7 @@ describe('GET /v1/partners/merchant', () => {
         hostname: custom.domain,
         tagId: custom.tagId,
         status: 'inactive',
+        livemode: true,
         createdAt: expect.any(String),
         isConnected: false,
         isVerified: false,

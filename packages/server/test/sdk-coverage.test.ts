@@ -37,6 +37,7 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'stats-breakdown': 'stats.breakdown',
   'settings-get': 'settings.retrieve',
   'settings-update': 'settings.update',
+  'testHelpers-triggerTag': 'testHelpers.triggerTag',
 };
 
 /** SDK methods that are not API operations (helpers that run locally), with why. */

@@ -21,6 +21,7 @@ describe('GET /v1/partners/tag/{tagId}', () => {
     expect(res.body).toEqual({
       tagId: tag.tagId,
       merchantId: tag.merchantId,
+      livemode: true,
       hostname: `${tag.record.name}.${tag.domain}`,
       domain: tag.domain,
       domainType: 'custom',

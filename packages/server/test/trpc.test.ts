@@ -68,6 +68,7 @@ describe('through createCaller', () => {
       {
         merchantId,
         name: 'Caller Co',
+        livemode: true,
         createdAt: expect.any(String),
         tags: [expect.objectContaining({ tagId: generated.tagId, hostname: partner.domain, status: 'active' })],
       },

@@ -9,6 +9,8 @@ import type { TagSummary } from './tags.js';
 export interface Merchant {
   merchantId: string;
   name: string;
+  /** `false` in test mode (reached with an `mp_test_` key). */
+  livemode: boolean;
   /** ISO 8601, UTC. */
   createdAt: string;
   /** Days its events are kept; `null`: the partner's `defaultRetentionDays`, then the server's default (else forever). */

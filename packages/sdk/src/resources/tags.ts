@@ -12,6 +12,8 @@ export interface TagSummary {
   hostname: string;
   tagId: string;
   status: TagStatus;
+  /** `false` in test mode (reached with an `mp_test_` key). */
+  livemode: boolean;
   /** ISO 8601, UTC. */
   createdAt: string;
   /** Set by a successful DNS verification. */
@@ -87,6 +89,8 @@ export interface TagDeleteResponse {
 export interface Tag {
   tagId: string;
   merchantId: string;
+  /** `false` in test mode (reached with an `mp_test_` key). */
+  livemode: boolean;
   /** The collector host (the CNAME name) the tag script and its events use. */
   hostname: string;
   /** The domain the tag was generated for. */

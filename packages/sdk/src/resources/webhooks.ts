@@ -16,6 +16,8 @@ export interface WebhookEndpoint {
   /** Event types it receives; `null`: every type. */
   events: WebhookEventType[] | null;
   description: string | null;
+  /** `false` in test mode (reached with an `mp_test_` key). */
+  livemode: boolean;
   /** ISO 8601, UTC. */
   createdAt: string;
 }

@@ -1,14 +1,17 @@
 import { parseArgs } from 'node:util';
-import { isStorableInstant } from '@partner/shared-schemas';
+import { isStorableInstant, TRIGGERABLE_TAG_EVENTS, type TriggerableTagEvent } from '@partner/shared-schemas';
 import { openDatabaseFromEnv } from '../app.js';
 import { StoreLockedError } from '../db/lock.js';
 import {
   DEFAULT_ROTATION_OVERLAP_MS,
+  type KeyMode,
   listPartners,
   revokeApiKeys,
   rotateApiKey,
 } from '../features/partners/key-admin.js';
 import { onboardPartner } from '../features/partners/onboard-partner.js';
+import { tagStateConfigFromEnv } from '../features/tags/lifecycle/tag-state.js';
+import { triggerTagEventByOperator } from '../features/tags/trigger-tag.js';
 import { parseDuration } from '../kernel/duration.js';
 import { EnvError, parseEnv } from '../kernel/env.js';
 import { AppError } from '../kernel/errors.js';
@@ -18,11 +21,15 @@ const USAGE = `Partner onboarding (offline): uses the server's database settings
 Usage:
   pnpm partner onboard --name <name> --domain <partner domain> [--json]
   pnpm partner list [--json]
-  pnpm partner rotate-key <partnerId> [--expire-old-in 24h] [--json]
-  pnpm partner revoke-key <partnerId> [--json]
+  pnpm partner rotate-key <partnerId> [--mode live|test] [--expire-old-in 24h] [--json]
+  pnpm partner revoke-key <partnerId> [--mode live|test] [--json]
+  pnpm partner trigger <${TRIGGERABLE_TAG_EVENTS.join('|')}> --tag <tagId> [--json]
 
-rotate-key keeps the partner's current keys valid for the overlap (default 24h; 0 ends them now).
-revoke-key ends every key of the partner at once.
+onboard prints a live key (mp_live_) and a test key (mp_test_: test mode's own data, simulated DNS).
+rotate-key keeps the partner's current keys of that mode (default live) valid for the overlap
+(default 24h; 0 ends them now); a partner onboarded before test mode gets its first test key with
+--mode test. revoke-key ends every key of that mode at once. trigger drives a test-mode tag into a
+state with its real webhook (a running server delivers it).
 `;
 
 class UsageError extends Error {}
@@ -40,16 +47,24 @@ async function run(argv: string[]): Promise<void> {
       domain: { type: 'string' },
       json: { type: 'boolean', default: false },
       'expire-old-in': { type: 'string' },
+      mode: { type: 'string', default: 'live' },
+      tag: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   const [command, partnerId] = positionals;
+  const mode = values.mode as KeyMode;
   if (values.help || !command || command === 'help') {
     process.stdout.write(USAGE);
     return;
   }
-  if (!['onboard', 'list', 'rotate-key', 'revoke-key'].includes(command)) {
+  if (!['onboard', 'list', 'rotate-key', 'revoke-key', 'trigger'].includes(command)) {
     throw new UsageError(`Unknown command "${command}".`);
+  }
+  if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode is live or test.');
+  const event = positionals[1] as TriggerableTagEvent;
+  if (command === 'trigger' && (!TRIGGERABLE_TAG_EVENTS.includes(event) || !values.tag)) {
+    throw new UsageError(`trigger needs an event (${TRIGGERABLE_TAG_EVENTS.join(', ')}) and --tag <tagId>.`);
   }
   if ((command === 'rotate-key' || command === 'revoke-key') && !partnerId) {
     throw new UsageError(`${command} needs a partnerId (see \`pnpm partner list\`).`);
@@ -73,7 +88,7 @@ async function run(argv: string[]): Promise<void> {
     const db = database.db;
     if (command === 'onboard') {
       const p = await onboardPartner(db, { name: values.name!, domain: values.domain! }, env.TAG_TARGET_HOST);
-      const result = { partnerId: p.partnerId, apiKey: p.apiKey, record: p.record };
+      const result = { partnerId: p.partnerId, apiKey: p.apiKey, testApiKey: p.testApiKey, record: p.record };
       out(
         json,
         result,
@@ -81,6 +96,7 @@ async function run(argv: string[]): Promise<void> {
           `Partner "${p.name}" onboarded: ${p.partnerId}`,
           '',
           `API key (shown once, store it now): ${p.apiKey}`,
+          `Test key (shown once; test mode, docs/decisions/test-mode.md): ${p.testApiKey}`,
           '',
           'Publish this DNS record once on the partner domain; tags on it and under it are then live at once:',
           `  ${p.record.name}.${p.domain}  ${p.record.ttl}  IN  CNAME  ${p.record.value}`,
@@ -92,7 +108,7 @@ async function run(argv: string[]): Promise<void> {
         const keys = p.keys
           .map(
             (k) =>
-              `    ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`,
+              `    ${k.mode}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`,
           )
           .join('\n');
         return `${p.partnerId}  ${p.name}  ${p.domain}  (record ${p.recordName}.${p.domain})\n${keys}`;
@@ -105,15 +121,22 @@ async function run(argv: string[]): Promise<void> {
           : lines.join('\n'),
       );
     } else if (command === 'rotate-key') {
-      const result = await rotateApiKey(db, partnerId!, overlapMs);
+      const result = await rotateApiKey(db, partnerId!, overlapMs, mode);
       out(
         json,
-        { partnerId, ...result },
-        `New API key (shown once, store it now): ${result.apiKey}\nPrevious keys stay valid until ${result.oldKeysExpireAt}.`,
+        { partnerId, mode, ...result },
+        `New ${mode} API key (shown once, store it now): ${result.apiKey}\nPrevious ${mode} keys stay valid until ${result.oldKeysExpireAt}.`,
       );
+    } else if (command === 'revoke-key') {
+      const revoked = await revokeApiKeys(db, partnerId!, mode);
+      out(json, { partnerId, mode, revoked }, `Revoked ${revoked} ${mode} key(s) of partner ${partnerId}.`);
     } else {
-      const revoked = await revokeApiKeys(db, partnerId!);
-      out(json, { partnerId, revoked }, `Revoked ${revoked} key(s) of partner ${partnerId}.`);
+      const tag = await triggerTagEventByOperator(db, tagStateConfigFromEnv(env), { tagId: values.tag!, event });
+      out(
+        json,
+        tag,
+        `${event} triggered: tag ${tag.tagId} is ${tag.status}, ${tag.isConnected ? 'connected' : 'disconnected'}; its webhook is queued.`,
+      );
     }
   } finally {
     await database.close();

@@ -97,6 +97,7 @@ describe('tag.get and tag.snippet', () => {
     expect(got).toEqual({
       tagId: tag.tagId,
       merchantId: s.merchantId,
+      livemode: true,
       hostname: `${tag.record.name}.${tag.domain}`,
       domain: tag.domain,
       domainType: 'custom',

@@ -36,6 +36,7 @@ describe('webhooks.create and list', () => {
       url,
       events: ['tag.verified'],
       description: 'ops',
+      livemode: true,
       createdAt: expect.any(String),
       secret: expect.stringMatching(SECRET),
       secretOmitted: false,

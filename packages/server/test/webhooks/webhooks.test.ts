@@ -150,6 +150,7 @@ describe('delivery', () => {
     expect(event).toEqual({
       type: 'webhook.test',
       timestamp: expect.any(String),
+      livemode: true,
       data: { webhookId, message: expect.any(String) },
     });
     const log = await until(

@@ -8,7 +8,7 @@ import { findOwnTag } from './find-own-tag.js';
 import { recordTagEvents } from './lifecycle/tag-activity.js';
 import { applyCheck, type TagStateConfig } from './lifecycle/tag-state.js';
 import { simulatedResolver } from './simulated-dns.js';
-import { getTag } from './tag-view.js';
+import { getTag, readTagWithPartner } from './tag-view.js';
 
 /** The simulated zone answers at once; the check's budget is never spent. */
 const ZONE_BUDGET_MS = 1000;
@@ -54,4 +54,19 @@ export async function triggerTagEvent(
     await applyCheck(db, config, tag.id, await checkTagRecord(zone, tag, config.tagTargetHost), { kind: 'trigger' });
   }
   return getTag(db, partner, config, { tagId: tag.id });
+}
+
+/**
+ * `pnpm partner trigger <event> --tag <id>`: the same trigger for an operator, by tag id alone. The
+ * tag must be a test-mode tag (a live one is TEST_MODE_ONLY, an unknown one TAG_NOT_FOUND).
+ */
+export async function triggerTagEventByOperator(
+  db: Database,
+  config: TagStateConfig,
+  input: { tagId: string; event: TriggerableTagEvent },
+): Promise<Tag> {
+  const found = /^[0-9a-f-]{36}$/i.test(input.tagId) ? await readTagWithPartner(db, input.tagId) : undefined;
+  if (!found) throw new AppError('TAG_NOT_FOUND', `No tag ${input.tagId}`);
+  const { partner } = found;
+  return triggerTagEvent(db, { ...partner, name: '' }, config, input);
 }
