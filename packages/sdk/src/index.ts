@@ -24,7 +24,7 @@ export type { Sleep } from './core/retry.js';
 export type { SessionGrant } from './core/session-auth.js';
 export { MerchantClient, type MerchantClientOptions, MerchantTags } from './merchant-client.js';
 export type { DnsCheckDetails, DnsCheckReason, DnsRecordSeen, ExpectedDnsRecord } from './resources/dns-check.js';
-export { type Erasure, type ErasureCreateParams, Erasures, type ErasureStatus } from './resources/erasures.js';
+export { type Erasure, type ErasureCreateParams, type ErasureStatus, Erasures } from './resources/erasures.js';
 export {
   EventExport,
   type EventExportOptions,
@@ -80,6 +80,8 @@ export {
   type DnsRecord,
   type Tag,
   type TagCheck,
+  type TagConsentMode,
+  type TagConsentSettings,
   type TagDeleteResponse,
   type TagGenerateParams,
   type TagGenerateResponse,
@@ -87,11 +89,12 @@ export {
   type TagStatus,
   type TagSummary,
   Tags,
+  type TagUpdateParams,
   type TagVerifyParams,
   type TagVerifyResponse,
 } from './resources/tags.js';
 export { TestHelpers, type TriggerableTagEvent, type TriggerTagParams } from './resources/test-helpers.js';
-export type { TrackingEvent } from './resources/tracking-event.js';
+export type { EventConsent, TrackingEvent } from './resources/tracking-event.js';
 export {
   type UnwrapOptions,
   unwrapWebhook,

@@ -15,6 +15,7 @@ function event(n: number): TrackingEvent {
     event_name: n % 2 ? 'Purchase' : 'PageView',
     event_time: new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString(),
     raw_data: JSON.stringify({ n }),
+    consent: 'not_required',
   };
 }
 

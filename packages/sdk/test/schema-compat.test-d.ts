@@ -18,6 +18,8 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.DnsCheckReason>().toEqualTypeOf<Schemas.DnsCheckReason>();
     expectTypeOf<NonNullable<Sdk.APIError['details']>>().toEqualTypeOf<NonNullable<Schemas.ErrorBody['details']>>();
     expectTypeOf<Sdk.TrackingEvent>().toEqualTypeOf<Schemas.TrackingEvent>();
+    expectTypeOf<Sdk.EventConsent>().toEqualTypeOf<Schemas.EventConsent>();
+    expectTypeOf<Sdk.TagConsentMode>().toEqualTypeOf<Schemas.TagConsentMode>();
     expectTypeOf<Sdk.StreamedEvent>().toEqualTypeOf<Schemas.StreamedEvent>();
     expectTypeOf<Sdk.StatsSummary>().toEqualTypeOf<Schemas.StatsSummaryResponse>();
     expectTypeOf<Sdk.StatsTimeseries>().toEqualTypeOf<Schemas.StatsTimeseriesResponse>();
@@ -68,6 +70,7 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.MerchantCreateParams>().toMatchTypeOf<Schemas.CreateMerchantInput>();
     expectTypeOf<Sdk.TagGenerateParams>().toMatchTypeOf<Schemas.GenerateTagInput>();
     expectTypeOf<Sdk.TagVerifyParams>().toMatchTypeOf<Schemas.VerifyTagInput>();
+    expectTypeOf<Sdk.TagUpdateParams & { tagId: string }>().toMatchTypeOf<Schemas.UpdateTagInput>();
     expectTypeOf<Sdk.EventInput>().toMatchTypeOf<Omit<Schemas.CollectEvent, 'event_time'>>();
     expectTypeOf<Sdk.EventSendParams['tagId']>().toEqualTypeOf<Schemas.CollectInput['tagId']>();
     expectTypeOf<Sdk.MerchantListParams>().toMatchTypeOf<Schemas.ListMerchantsQuery>();

@@ -19,6 +19,7 @@ function event(seq: number, name = 'PageView'): StreamedEvent {
     event_name: name,
     event_time: '2026-01-01T00:00:00.000Z',
     raw_data: '{}',
+    consent: 'not_required',
   };
 }
 

@@ -27,9 +27,12 @@ const tag: Tag = {
   lastEventAt: null,
   lastCheck: { checkedAt: '2026-11-23T20:00:00.000Z', ok: true, found: [] },
   nextCheckAt: '2026-11-24T20:00:00.000Z',
+  consentMode: 'none',
+  respectGpc: true,
+  cookieless: false,
 };
 
-const event: WebhookEvent = { type: 'tag.verified', timestamp: '2026-11-23T20:00:00.000Z', data: tag };
+const event: WebhookEvent = { type: 'tag.verified', timestamp: '2026-11-23T20:00:00.000Z', livemode: true, data: tag };
 
 function signed(secret = SECRET, body = JSON.stringify(event), at = new Date(), id = 'msg_2b4c') {
   return {
@@ -76,6 +79,7 @@ describe('client.webhooks.unwrap', () => {
     const activated = {
       type: 'tag.activated',
       timestamp: '2026-11-23T20:01:00.000Z',
+      livemode: true,
       data: {
         ...tag,
         status: 'active',

@@ -174,6 +174,7 @@ describe('the OpenAPI document: descriptions, examples, headers (every operation
       event_name: 'Purchase',
       event_time: '2026-11-22T10:00:00.000Z',
       raw_data: '{"value":42}',
+      consent: 'granted',
       seq: 7,
     };
     expect(invalid(event, 'components', 'schemas', 'StreamedEvent')).toBeNull();

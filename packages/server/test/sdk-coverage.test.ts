@@ -20,6 +20,7 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'tag-verify': 'tags.verify',
   'tag-snippet': 'tags.snippet',
   'tag-get': 'tags.retrieve',
+  'tag-update': 'tags.update',
   'tag-delete': 'tags.delete',
   'events-list': 'events.list',
   'events-stream': 'events.stream',

@@ -36,7 +36,8 @@ export const STANDARD_EVENT_NAMES = [
  */
 export const EventConsent = z
   .enum(['not_required', 'granted', 'implied', 'cookieless'])
-  .meta({ id: 'EventConsent', description: 'The consent state the event was collected under.' });
+  // No schema id: inlined where it is used (the stream's documented frames resolve no nested reference).
+  .meta({ description: 'The consent state the event was collected under.' });
 export type EventConsent = z.infer<typeof EventConsent>;
 
 /** A tracking event as returned by the event list (spec 2.4). */

@@ -33,13 +33,35 @@ export interface DnsRecord {
   ttl: number;
 }
 
-export interface TagGenerateParams {
+/**
+ * What the tag asks before it names a visitor: `none` (the muid cookie at once), `opt-in` (no cookie
+ * and no visitor id before `ptag('consent', 'granted')`), `opt-out` (collects until
+ * `ptag('consent', 'denied')`, which stops collection and clears the cookie).
+ */
+export type TagConsentMode = 'none' | 'opt-in' | 'opt-out';
+
+/** A tag's consent settings. */
+export interface TagConsentSettings {
+  consentMode: TagConsentMode;
+  /** In `opt-in` and `opt-out`: Global Privacy Control counts as denied (default true). */
+  respectGpc: boolean;
+  /**
+   * Events without consent are still collected, with no cookie: the visitor is a daily-rotating
+   * hash (default: true for `opt-in`, false otherwise; with `none`, every event).
+   */
+  cookieless: boolean;
+}
+
+export interface TagGenerateParams extends Partial<TagConsentSettings> {
   merchantId: string;
   /** Root domain without protocol or `www.`, e.g. `shop-example.com`. */
   domain: string;
 }
 
-export interface TagGenerateResponse {
+/** `tags.update`: the consent settings to change (at least one; the others stay). */
+export type TagUpdateParams = Partial<TagConsentSettings>;
+
+export interface TagGenerateResponse extends TagConsentSettings {
   tagId: string;
   /** The tag's domain: with "Existing tag retrieved", the existing tag's, which can differ from the one sent. */
   domain: string;
@@ -86,7 +108,7 @@ export interface TagDeleteResponse {
 }
 
 /** One tag in full (`client.tags.retrieve`), also the `data` of the `tag.*` webhooks. */
-export interface Tag {
+export interface Tag extends TagConsentSettings {
   tagId: string;
   merchantId: string;
   /** `false` in test mode (reached with an `mp_test_` key). */
@@ -125,7 +147,25 @@ export class Tags {
   generate(params: TagGenerateParams, options?: RequestOptions): APIPromise<TagGenerateResponse> {
     return this.#transport.post(
       '/v1/partners/tag/generate',
-      { merchantId: params.merchantId, domain: params.domain },
+      {
+        merchantId: params.merchantId,
+        domain: params.domain,
+        consentMode: params.consentMode,
+        respectGpc: params.respectGpc,
+        cookieless: params.cookieless,
+      },
+      options,
+    );
+  }
+
+  /**
+   * `PATCH /v1/partners/tag/{tagId}`: sets the consent settings given (the others stay) and returns
+   * the tag. The collector applies them to the next batch.
+   */
+  update(tagId: string, params: TagUpdateParams, options?: RequestOptions): APIPromise<Tag> {
+    return this.#transport.patch(
+      `/v1/partners/tag/${encodeURIComponent(tagId)}`,
+      { consentMode: params.consentMode, respectGpc: params.respectGpc, cookieless: params.cookieless },
       options,
     );
   }
