@@ -161,7 +161,9 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
   lifecycle.add(merchantPurgePart(createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })));
   // Visitor erasures; without `suppress`, log mode keeps dropping the visitor's events as long as the log may hold one.
   const holdMs = env.EVENT_LOG_URL ? env.EVENT_LOG_MAX_AGE_SECONDS * 1000 : 0;
-  lifecycle.add(visitorErasurePart(createVisitorErasure({ db, logger, metrics, graceMs, holdMs, intervalMs: graceMs })));
+  lifecycle.add(
+    visitorErasurePart(createVisitorErasure({ db, logger, metrics, graceMs, holdMs, intervalMs: graceMs })),
+  );
   // Events past their merchant's retention period, in the background (docs/decisions/data-deletion.md).
   const retention = { serverDays: env.EVENT_RETENTION_DAYS, everyMs: env.EVENT_RETENTION_INTERVAL };
   if (env.EVENT_RETENTION === 'on') {

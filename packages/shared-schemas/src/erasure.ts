@@ -30,8 +30,9 @@ export const CreateErasureInput = z
       description: "One of the partner's merchants; omitted: the visitor's events of every merchant of the partner.",
       example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c',
     }),
+    // Literals, not z.boolean(): trpc-to-openapi coerces booleans by truthiness ('no' -> true).
     suppress: z
-      .boolean({ message: 'must be a boolean' })
+      .union([z.literal(true), z.literal(false)], { message: 'must be true or false' })
       .optional()
       .meta({
         description:

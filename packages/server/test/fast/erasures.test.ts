@@ -170,7 +170,13 @@ describe('erasures.create / erasures.get', () => {
     );
 
     const created = await s.caller.erasures.create({ muid: 'v1', merchantId: m1 });
-    expect(created).toMatchObject({ muid: 'v1', merchantId: m1, status: 'pending', eventsDeleted: 0, completedAt: null });
+    expect(created).toMatchObject({
+      muid: 'v1',
+      merchantId: m1,
+      status: 'pending',
+      eventsDeleted: 0,
+      completedAt: null,
+    });
     expect(await s.caller.erasures.get({ erasureId: created.id })).toEqual(created);
 
     const claims = await runErasures();
@@ -181,7 +187,9 @@ describe('erasures.create / erasures.get', () => {
     await expectAggregatesMatchEvents(m1);
     await expectAggregatesMatchEvents(m2);
     expect(
-      await q(sql`select bucket, event_name, events, visitors from stat_buckets where merchant_id = ${m2}::uuid order by 1, 2`),
+      await q(
+        sql`select bucket, event_name, events, visitors from stat_buckets where merchant_id = ${m2}::uuid order by 1, 2`,
+      ),
     ).toEqual(m2Before);
     // event_day_counts (the list's totals) follow the delete trigger.
     expect((await s.caller.events.list({ merchantId: m1, limit: 1 })).pagination.totalItems).toBe(16);
@@ -230,7 +238,12 @@ describe('erasures.create / erasures.get', () => {
     expect(
       await failureOf(owner.caller.erasures.create({ muid: 'x1', merchantId: owner.merchants[0]! })),
     ).toMatchObject({ status: 404, code: 'MERCHANT_NOT_FOUND' });
-    for (const input of [{ muid: '' }, { muid: 'x'.repeat(129) }, { muid: 'a\u0000b' }, { muid: 'x', merchantId: 'nope' }]) {
+    for (const input of [
+      { muid: '' },
+      { muid: 'x'.repeat(129) },
+      { muid: 'a\u0000b' },
+      { muid: 'x', merchantId: 'nope' },
+    ]) {
       expect(await failureOf(owner.caller.erasures.create(input))).toMatchObject({
         status: 400,
         code: 'VALIDATION_ERROR',
@@ -300,7 +313,13 @@ describe('events.list({ muid })', () => {
         await failureOf(s.caller.events.list({ merchantId: m, muid, limit: 5, cursor: first.pagination.nextCursor! })),
       ).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     }
-    const named = await s.caller.events.list({ merchantId: m, muid: 'u3', events: 'Purchase,PageView', page: 2, limit: 3 });
+    const named = await s.caller.events.list({
+      merchantId: m,
+      muid: 'u3',
+      events: 'Purchase,PageView',
+      page: 2,
+      limit: 3,
+    });
     expect(named.pagination.totalItems).toBe(8);
     expect(named.events.map((e) => e.muid)).toEqual(['u3', 'u3', 'u3']);
     const dated = await s.caller.events.list({ merchantId: m, muid: 'u1', startDate: '2026-11-20T10:15:00Z' });
