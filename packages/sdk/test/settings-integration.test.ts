@@ -1,0 +1,41 @@
+// Retention through the SDK against the real server: merchants.update({ retentionDays }) and
+// client.settings, their answers and their 400s.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BadRequestError, PartnerClient } from '../src/index.js';
+import { startRealServer, type TestServer } from './real-server.js';
+
+let server: TestServer;
+let client: PartnerClient;
+
+beforeAll(async () => {
+  server = await startRealServer();
+  client = new PartnerClient({ apiKey: server.partner.apiKey, baseURL: server.url, maxRetries: 0 });
+}, 120_000);
+afterAll(() => server?.close());
+
+describe('retention through the SDK', () => {
+  it('merchants.update sets retentionDays; retrieve and list show it; null inherits', async () => {
+    const { merchantId } = await client.merchants.create({ name: 'Kept 90 days' });
+    const updated = await client.merchants.update(merchantId, { retentionDays: 90 });
+    expect(updated).toMatchObject({ merchantId, name: 'Kept 90 days', retentionDays: 90 });
+    expect((await client.merchants.retrieve(merchantId)).retentionDays).toBe(90);
+    const listed: (number | null)[] = [];
+    for await (const merchant of client.merchants.list({ limit: 100 })) {
+      if (merchant.merchantId === merchantId) listed.push(merchant.retentionDays);
+    }
+    expect(listed).toEqual([90]);
+    expect((await client.merchants.update(merchantId, { retentionDays: null })).retentionDays).toBeNull();
+    const error = await client.merchants.update(merchantId, { retentionDays: 0 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect(error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+  });
+
+  it('settings.retrieve/update hold the partner default', async () => {
+    expect(await client.settings.retrieve()).toEqual({ defaultRetentionDays: null });
+    expect(await client.settings.update({ defaultRetentionDays: 365 })).toEqual({ defaultRetentionDays: 365 });
+    expect(await client.settings.retrieve()).toEqual({ defaultRetentionDays: 365 });
+    const error = await client.settings.update({ defaultRetentionDays: 3651 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect(await client.settings.update({ defaultRetentionDays: null })).toEqual({ defaultRetentionDays: null });
+  });
+});

@@ -1,0 +1,188 @@
+/**
+ * `npx tsx scripts/retention-bench.ts`: one retention pass over a merchant with RETENTION_BENCH_EVENTS
+ * events (default 10,000,000) spread over 365 days, of which those older than 30 days (~92%) go, on
+ * PostgreSQL; and `/v1/collect` latency of another merchant during the pass against the same load
+ * before it (the approach of scripts/purge-bench.ts). A scratch database on 127.0.0.1:5432 (dropped
+ * at the end), the app in this process on loopback with its own retention job. Prints JSON: load
+ * time, the pass (claim -> done, rows/s), what is left, p50/p99/max of collect before and during.
+ */
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../src/features/webhooks/outbox.js';
+import { quantile, startTestServer } from '../src/testing/index.js';
+import { createScratchDatabase } from '../src/testing/services.js';
+
+const EVENTS = Number(process.env.RETENTION_BENCH_EVENTS ?? 10_000_000);
+const SENDERS = Number(process.env.RETENTION_BENCH_SENDERS ?? 8);
+const SPAN_DAYS = 365;
+const KEEP_DAYS = 30;
+const PER_REQUEST = 10;
+
+const scratch = await createScratchDatabase('bench_retention');
+const server = await startTestServer({
+  databaseUrl: scratch.url,
+  // A long statement deadline for the load's big statements (the pass's are short either way).
+  env: { LOG_LEVEL: 'warn', EVENT_RETENTION: 'on', EVENT_RETENTION_INTERVAL: '2s', DB_STATEMENT_TIMEOUT: '600000' },
+});
+const db = server.app.deps.db;
+const call = (path: string, body: unknown, method = 'POST') =>
+  fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.partner.apiKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then(async (res) => ({
+    status: res.status,
+    body: (await res.json().catch(() => null)) as Record<string, string>,
+  }));
+const one = async <T>(query: ReturnType<typeof sql>) => rowsOf<T>(await db.execute(query))[0];
+
+/**
+ * The old merchant's events straight into the tables, triggers off (session_replication_role: the
+ * load measures nothing), their day counts after; aggregates of a real density: per 15-minute
+ * bucket 4 event names and 20 paths, each with a small sketch.
+ */
+async function load(merchantId: string, tagId: string): Promise<void> {
+  const chunk = 50_000;
+  for (let from = 1; from <= EVENTS; from += chunk) {
+    const to = Math.min(EVENTS, from + chunk - 1);
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`set local session_replication_role = replica`);
+      await tx.execute(sql`
+        insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
+        select ${merchantId}::uuid, 'e' || g, ${tagId}::uuid, 'm' || (g % 20000),
+          (array['PageView','AddToCart','Purchase','Lead'])[1 + g % 4],
+          now() - make_interval(secs => g::float8 * ${(SPAN_DAYS * 86_400) / EVENTS}),
+          '{"url":"https://shop.example/p' || (g % 20) || '"}', g
+        from generate_series(${from}::int, ${to}::int) g`);
+    });
+  }
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`
+      insert into event_day_counts (merchant_id, day, event_name, n)
+      select merchant_id, (event_time at time zone 'UTC')::date, event_name, count(*)
+      from events where merchant_id = ${merchantId}::uuid group by 1, 2, 3`);
+    await tx.execute(sql`
+      insert into event_seqs (merchant_id, last_seq) values (${merchantId}::uuid, ${EVENTS})
+      on conflict (merchant_id) do update set last_seq = excluded.last_seq`);
+    const buckets = SPAN_DAYS * 96;
+    await tx.execute(sql`
+      insert into stat_buckets (merchant_id, bucket, event_name, events, visitors)
+      select ${merchantId}::uuid, date_trunc('hour', now()) - make_interval(mins => 15 * b), n, 17, '\\x000101'::bytea
+      from generate_series(1, ${buckets}::int) b, unnest(array['PageView','AddToCart','Purchase','Lead']) n`);
+    await tx.execute(sql`
+      insert into stat_dimensions (merchant_id, dimension, bucket, value, events, visitors)
+      select ${merchantId}::uuid, 'path', date_trunc('hour', now()) - make_interval(mins => 15 * b), '/p' || p, 3, '\\x000101'::bytea
+      from generate_series(1, ${buckets}::int) b, generate_series(0, 19) p`);
+  });
+  await db.execute(sql`vacuum analyze events`);
+}
+
+try {
+  const tagFor = async (name: string) => {
+    const merchant = await call('/v1/partners/merchant', { name });
+    const tag = await call('/v1/partners/tag/generate', {
+      merchantId: merchant.body!.merchantId,
+      domain: server.partner.domain,
+    });
+    return { merchantId: merchant.body!.merchantId!, tagId: tag.body!.tagId! };
+  };
+  const old = await tagFor('Old');
+  const live = await tagFor('Live');
+  const loadStarted = performance.now();
+  process.stderr.write(`loading ${EVENTS} events\n`);
+  await load(old.merchantId, old.tagId);
+  process.stderr.write(`loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s\n`);
+  const loadSeconds = (performance.now() - loadStarted) / 1000;
+
+  // Collect for the live merchant: SENDERS loops of 10-event requests, latencies per phase.
+  let phase: 'before' | 'waiting' | 'passing' | 'stop' = 'before';
+  const latencies = { before: [] as number[], waiting: [] as number[], passing: [] as number[] };
+  let errors = 0;
+  let n = 0;
+  const sender = async () => {
+    while (phase !== 'stop') {
+      const events = Array.from({ length: PER_REQUEST }, () => ({ id: `l${n++}`, event_name: 'PageView' }));
+      const at = phase;
+      const started = performance.now();
+      const res = await fetch(`${server.url}/v1/collect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tagId: live.tagId, events }),
+      });
+      await res.arrayBuffer();
+      if (res.status !== 202) errors++;
+      latencies[at].push(performance.now() - started);
+    }
+  };
+  const senders = Array.from({ length: SENDERS }, sender);
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+
+  phase = 'waiting';
+  const set = await call(`/v1/partners/merchant/${old.merchantId}`, { retentionDays: KEEP_DAYS }, 'PATCH');
+  if (set.status !== 200) throw new Error(`PATCH: ${set.status}`);
+  let claimedAt: number | undefined;
+  const deadline = performance.now() + 3_600_000;
+  for (;;) {
+    const row = await one<{ claimed: string | null; checked: string | null }>(
+      sql`select retention_claimed_until::text as claimed, retention_checked_at::text as checked
+        from merchants where id = ${old.merchantId}::uuid`,
+    );
+    if (row?.claimed && claimedAt === undefined) {
+      claimedAt = performance.now();
+      phase = 'passing';
+    }
+    if (row?.checked) break;
+    if (performance.now() > deadline) throw new Error('no pass within an hour');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const doneAt = performance.now();
+  phase = 'stop';
+  await Promise.all(senders);
+  const left = await one<{ n: number; oldest: string }>(
+    sql`select count(*)::int as n, min(event_time)::text as oldest from events where merchant_id = ${old.merchantId}::uuid`,
+  );
+  const stats = await one<{ sketches: number; dimensions: number; buckets: number }>(sql`
+    select (select count(*)::int from stat_buckets where merchant_id = ${old.merchantId}::uuid and length(visitors) > 0) as sketches,
+      (select count(*)::int from stat_buckets where merchant_id = ${old.merchantId}::uuid) as buckets,
+      (select count(*)::int from stat_dimensions where merchant_id = ${old.merchantId}::uuid) as dimensions`);
+  const removed = EVENTS - (left?.n ?? 0);
+  const passSeconds = claimedAt ? (doneAt - claimedAt) / 1000 : Number.NaN;
+
+  const summary = (values: number[]) => ({
+    requests: values.length,
+    p50: Number(quantile(values, 0.5).toFixed(1)),
+    p99: Number(quantile(values, 0.99).toFixed(1)),
+    max: Number(Math.max(...values).toFixed(1)),
+  });
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        events: EVENTS,
+        keepDays: KEEP_DAYS,
+        loadSeconds: Number(loadSeconds.toFixed(1)),
+        pass: {
+          claimToDoneSeconds: Number(passSeconds.toFixed(1)),
+          eventsRemoved: removed,
+          rowsPerSecond: Math.round(removed / passSeconds),
+          eventsLeft: left?.n,
+          oldestLeft: left?.oldest,
+          statBuckets: stats?.buckets,
+          sketchesLeft: stats?.sketches,
+          dimensionRowsLeft: stats?.dimensions,
+        },
+        collect: {
+          senders: SENDERS,
+          eventsPerRequest: PER_REQUEST,
+          before: summary(latencies.before),
+          passing: summary(latencies.passing),
+          errors,
+        },
+        loadAverage: (await import('node:os')).loadavg().map((x) => Number(x.toFixed(2))),
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} finally {
+  await server.close();
+  await scratch.drop();
+}
