@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   APIError,
+  APIUserAbortError,
   AuthenticationError,
   BadRequestError,
   ConflictError,
@@ -254,6 +255,27 @@ describe('SDK against the real server', () => {
       .raw()
       .catch((e) => e);
     expect(missing).toBeInstanceOf(NotFoundError);
+  });
+
+  it('per-call options through the real server: a chosen key replays, on a GET it is harmless', async () => {
+    const key = `sdk-it-${Date.now()}`;
+    const first = await client.merchants.create({ name: 'SDK Keyed Store' }, { idempotencyKey: key }).withResponse();
+    const again = await client.merchants.create({ name: 'SDK Keyed Store' }, { idempotencyKey: key }).withResponse();
+    expect(again.data).toEqual(first.data);
+    expect(again.response.headers.get('idempotent-replayed')).toBe('true');
+    expect(first.response.headers.get('idempotent-replayed')).toBeNull();
+    // The key goes with every request of a call whatever the method: the server reads it on POSTs only.
+    const page = await client.merchants.list({ limit: 1 }, { idempotencyKey: key, headers: { 'x-trace': 'it' } });
+    expect(page.response.status).toBe(200);
+    const events = await client.events
+      .export({ merchantId }, { idempotencyKey: key, timeout: 10_000, maxRetries: 0 })
+      .raw();
+    expect(events.status).toBe(200);
+    await events.body?.cancel();
+    // An aborted signal sends nothing.
+    await expect(client.merchants.retrieve(merchantId, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      APIUserAbortError,
+    );
   });
 
   it('maps server errors to the SDK classes', async () => {
