@@ -12,7 +12,7 @@ import { APIError, type PartnerClient } from '@partner/sdk';
 const PUBLIC = path.join(path.dirname(fileURLToPath(import.meta.url)), '../public');
 const require = createRequire(import.meta.url);
 /** The element, the SDK and uPlot in one file (`pnpm build` writes it). */
-export const ELEMENT_BUNDLE = require.resolve('@partner/elements/bundle');
+const ELEMENT_BUNDLE = require.resolve('@partner/elements/bundle');
 
 const JS = 'text/javascript; charset=utf-8';
 const FILES: Record<string, { file: string; type: string }> = {
