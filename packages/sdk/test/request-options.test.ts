@@ -120,6 +120,7 @@ const CALLS: Record<string, Call<PartnerClient>> = {
   'tags.snippet': (c, o) => c.tags.snippet('t', o),
   'tags.retrieve': (c, o) => c.tags.retrieve('t', o),
   'tags.delete': (c, o) => c.tags.delete('t', o),
+  'tags.update': (c, o) => c.tags.update('t', { consentMode: 'none' }, o),
   'events.list': (c, o) => all(c.events.list({ merchantId: 'm' }, o)),
   'events.send': (c, o) => c.events.send({ tagId: 't', events: [{ event_name: 'x' }] }, o),
   'events.stream': (c, o) => firstOf(c.events.stream({ merchantId: 'm' }, o)),
@@ -142,6 +143,9 @@ const CALLS: Record<string, Call<PartnerClient>> = {
   'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
   'settings.retrieve': (c, o) => c.settings.retrieve(o),
   'settings.update': (c, o) => c.settings.update({ defaultRetentionDays: 30 }, o),
+  'erasures.create': (c, o) => c.erasures.create({ muid: 'visitor-1' }, o),
+  'erasures.retrieve': (c, o) => c.erasures.retrieve('e', o),
+  'testHelpers.triggerTag': (c, o) => c.testHelpers.triggerTag('t', { event: 'tag.disconnected' }, o),
 };
 /** Methods that send nothing: `unwrap` verifies a delivery locally. */
 const NO_REQUEST = ['webhooks.unwrap'];

@@ -18,6 +18,7 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.DnsCheckReason>().toEqualTypeOf<Schemas.DnsCheckReason>();
     expectTypeOf<NonNullable<Sdk.APIError['details']>>().toEqualTypeOf<NonNullable<Schemas.ErrorBody['details']>>();
     expectTypeOf<Sdk.TrackingEvent>().toEqualTypeOf<Schemas.TrackingEvent>();
+    expectTypeOf<Sdk.Erasure>().toEqualTypeOf<Schemas.Erasure>();
     expectTypeOf<Sdk.EventConsent>().toEqualTypeOf<Schemas.EventConsent>();
     expectTypeOf<Sdk.TagConsentMode>().toEqualTypeOf<Schemas.TagConsentMode>();
     expectTypeOf<Sdk.StreamedEvent>().toEqualTypeOf<Schemas.StreamedEvent>();

@@ -4,6 +4,7 @@ import {
   type APIErrorCode,
   type APIPromise,
   type ClientOptions,
+  type Erasure,
   type Merchant,
   type MerchantCreateResponse,
   NotFoundError,
@@ -19,6 +20,7 @@ import {
   type TagVerifyResponse,
   type TrackingEvent,
   type WebhookEvent,
+  type WebhookEventDataMap,
   type WebhookEventOf,
   type WithResponse,
 } from '../src/index.js';
@@ -156,6 +158,9 @@ describe('public types', () => {
         case 'merchant.deleted':
           expectTypeOf(event.data).toEqualTypeOf<{ merchantId: string; deletedAt: string; purgedAt: string }>();
           return event.data.merchantId;
+        case 'erasure.completed':
+          expectTypeOf(event.data).toEqualTypeOf<Erasure>();
+          return event.data.muid;
         default:
           // Every type is handled: nothing is left.
           expectTypeOf(event).toBeNever();
@@ -172,7 +177,14 @@ describe('public types', () => {
       | 'tag.reconnected'
       | 'tag.deleted'
       | 'merchant.deleted'
+      | 'erasure.completed'
       | 'webhook.test'
+    >();
+    // Every event carries the envelope's fields, whatever its type.
+    expectTypeOf<WebhookEvent['timestamp']>().toEqualTypeOf<string>();
+    expectTypeOf<WebhookEvent['livemode']>().toEqualTypeOf<boolean>();
+    expectTypeOf<WebhookEventOf<'erasure.completed'>['data']>().toEqualTypeOf<
+      WebhookEventDataMap['erasure.completed']
     >();
     expectTypeOf(client.webhooks.unwrap('{}', new Headers(), 'whsec_x')).resolves.toEqualTypeOf<WebhookEvent>();
   });

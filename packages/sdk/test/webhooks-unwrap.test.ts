@@ -14,6 +14,7 @@ const client = new PartnerClient({ apiKey: 'mp_live_test', baseURL: 'http://127.
 const tag: Tag = {
   tagId: '0b9e5c1e-8a8c-4d4a-9a53-1f2b3c4d5e6f',
   merchantId: '5d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+  livemode: true,
   hostname: 'edge-k3j9x2.shop-example.com',
   domain: 'shop-example.com',
   domainType: 'custom',

@@ -135,6 +135,8 @@ interface WebhookEnvelope<T extends WebhookEventType> {
   type: T;
   /** When the event happened (ISO 8601, UTC). */
   timestamp: string;
+  /** `false` for an event of test mode (an endpoint made with an `mp_test_` key). */
+  livemode: boolean;
   data: WebhookEventDataMap[T];
 }
 
