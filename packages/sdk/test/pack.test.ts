@@ -25,6 +25,7 @@ const EXPECTED_EXPORTS = [
   'AuthenticationError',
   'BadRequestError',
   'ConflictError',
+  'Erasures',
   'EventExport',
   'EventStream',
   'Events',

@@ -36,6 +36,8 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'stats-summary': 'stats.summary',
   'stats-timeseries': 'stats.timeseries',
   'stats-breakdown': 'stats.breakdown',
+  'erasures-create': 'erasures.create',
+  'erasures-get': 'erasures.retrieve',
   'settings-get': 'settings.retrieve',
   'settings-update': 'settings.update',
   'testHelpers-triggerTag': 'testHelpers.triggerTag',
