@@ -29,7 +29,7 @@ async function merchantWith(events: SentEvent[]): Promise<GeneratedTag> {
 const ids = (res: { body: Json }): string[] => res.body.events.map((e: Json) => e.id);
 
 describe('GET /v1/partners/events: shape and defaults', () => {
-  it('returns events with exactly id, muid, event_name, event_time and raw_data', async () => {
+  it('returns events with exactly id, muid, event_name, event_time, raw_data and consent', async () => {
     const tag = await merchantWith([
       {
         id: 'e1',
@@ -44,7 +44,7 @@ describe('GET /v1/partners/events: shape and defaults', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['events', 'pagination']);
     for (const event of res.body.events) {
-      expect(Object.keys(event).sort()).toEqual(['event_name', 'event_time', 'id', 'muid', 'raw_data']);
+      expect(Object.keys(event).sort()).toEqual(['consent', 'event_name', 'event_time', 'id', 'muid', 'raw_data']);
     }
     expect(res.body.events).toEqual([
       {
@@ -53,8 +53,16 @@ describe('GET /v1/partners/events: shape and defaults', () => {
         event_name: 'Purchase',
         event_time: '2026-03-01T10:00:00.123Z',
         raw_data: JSON.stringify({ value: 42.5, currency: 'EUR', items: [{ sku: 'A' }] }),
+        consent: 'not_required',
       },
-      { id: 'e2', muid: 'user-1', event_name: 'PageView', event_time: '2026-03-01T09:00:00.000Z', raw_data: '{}' },
+      {
+        id: 'e2',
+        muid: 'user-1',
+        event_name: 'PageView',
+        event_time: '2026-03-01T09:00:00.000Z',
+        raw_data: '{}',
+        consent: 'not_required',
+      },
     ]);
     expect(JSON.parse(res.body.events[0].raw_data)).toEqual({ value: 42.5, currency: 'EUR', items: [{ sku: 'A' }] });
   });

@@ -82,6 +82,7 @@ describe('GET /v1/partners/events/stream (REST SSE)', () => {
       event_name: 'Purchase',
       event_time: '2026-03-01T10:00:00.000Z',
       raw_data: JSON.stringify({ value: 1 }),
+      consent: 'not_required',
     });
     const ids = stream.frames.filter((f) => f.event === 'event').map((f) => Number(f.id));
     expect(ids).toEqual(events.map((e) => e.seq));

@@ -68,6 +68,19 @@ const cookielessField = z.boolean().meta({
 /** A tag's consent settings, as every tag output carries them. */
 const TagConsentFields = { consentMode: consentModeField, respectGpc: respectGpcField, cookieless: cookielessField };
 
+// Inputs: literals, not z.boolean(): trpc-to-openapi coerces booleans by truthiness ('no' -> true),
+// and it marks the schema it is given, so outputs keep their own z.boolean().
+const inputBoolean = (field: z.ZodBoolean) =>
+  z
+    .union([z.literal(true), z.literal(false)], { message: 'must be true or false' })
+    .optional()
+    .meta(field.meta() ?? {});
+const consentInputFields = {
+  consentMode: consentModeField.optional(),
+  respectGpc: inputBoolean(respectGpcField),
+  cookieless: inputBoolean(cookielessField),
+};
+
 export const TAG_CREATED_MESSAGE = 'New tag created successfully';
 export const TAG_EXISTING_MESSAGE = 'Existing tag retrieved';
 
@@ -82,9 +95,7 @@ export const GenerateTagInput = z
         "The merchant's domain, without protocol or `www.`: under the partner's domain (preverified) or a registrable root domain (custom).",
       example: 'acme-store.com',
     }),
-    consentMode: consentModeField.optional(),
-    respectGpc: respectGpcField.optional(),
-    cookieless: cookielessField.optional(),
+    ...consentInputFields,
   })
   .meta({
     id: 'GenerateTagInput',
@@ -185,9 +196,7 @@ export type DeleteTagResponse = z.infer<typeof DeleteTagResponse>;
 export const UpdateTagInput = z
   .object({
     tagId: Uuid.meta({ description: 'The tag (UUID) to change.', example: '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f' }),
-    consentMode: consentModeField.optional(),
-    respectGpc: respectGpcField.optional(),
-    cookieless: cookielessField.optional(),
+    ...consentInputFields,
   })
   .refine(
     (input) => input.consentMode !== undefined || input.respectGpc !== undefined || input.cookieless !== undefined,

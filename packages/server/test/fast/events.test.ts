@@ -42,8 +42,22 @@ describe('collect.ingest', () => {
       { id: 'e2', muid: 'u1', event_name: 'PageView', event_time: '2026-03-01' },
     ]);
     expect((await m.caller.events.list({ merchantId: m.merchantId })).events).toEqual([
-      { id: 'e1', muid: 'u1', event_name: 'Purchase', event_time: '2026-03-01T10:00:00.123Z', raw_data: '{"v":4.5}' },
-      { id: 'e2', muid: 'u1', event_name: 'PageView', event_time: '2026-03-01T00:00:00.000Z', raw_data: '{}' },
+      {
+        id: 'e1',
+        muid: 'u1',
+        event_name: 'Purchase',
+        event_time: '2026-03-01T10:00:00.123Z',
+        raw_data: '{"v":4.5}',
+        consent: 'not_required',
+      },
+      {
+        id: 'e2',
+        muid: 'u1',
+        event_name: 'PageView',
+        event_time: '2026-03-01T00:00:00.000Z',
+        raw_data: '{}',
+        consent: 'not_required',
+      },
     ]);
   });
 

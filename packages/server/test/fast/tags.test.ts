@@ -46,6 +46,9 @@ describe('tag.generate', () => {
       record: { type: 'CNAME', name: expect.stringMatching(/^edge-/), value: app.dns.targetHost, ttl: 300 },
       status: 'active',
       message: 'New tag created successfully',
+      consentMode: 'none',
+      respectGpc: true,
+      cookieless: false,
     });
   });
 
@@ -111,6 +114,9 @@ describe('tag.get and tag.snippet', () => {
       lastEventAt: null,
       lastCheck: null,
       nextCheckAt: expect.any(String),
+      consentMode: 'none',
+      respectGpc: true,
+      cookieless: false,
     });
     expect(Date.parse(got.nextCheckAt as string)).toBeGreaterThan(Date.parse(got.createdAt));
   });

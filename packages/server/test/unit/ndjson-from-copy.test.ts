@@ -18,8 +18,8 @@ function copyText(value: string): string {
   return value.replace(/[\\\b\f\n\r\t\v]/g, (c) => escapes[c] as string);
 }
 
-type Row = { id: string; muid: string; event_name: string; event_time: string; raw_data: string };
-const COLUMNS = ['id', 'muid', 'event_name', 'event_time', 'raw_data'] as const;
+type Row = { id: string; muid: string; event_name: string; event_time: string; raw_data: string; consent: string };
+const COLUMNS = ['id', 'muid', 'event_name', 'event_time', 'raw_data', 'consent'] as const;
 
 const copyRows = (rows: Row[]) =>
   Buffer.from(rows.map((row) => `${COLUMNS.map((c) => copyText(row[c])).join('\t')}\n`).join(''));
@@ -78,6 +78,7 @@ describe('ndjsonFromCopy', () => {
         event_name: randomText(random),
         event_time: '2026-01-05T00:00:00.000Z',
         raw_data: JSON.stringify({ s: randomText(random), n: i }),
+        consent: ['not_required', 'granted', 'implied', 'cookieless'][i % 4] as string,
       });
     }
     const made = ndjsonFromCopy(copyRows(rows), rows.length);
@@ -92,14 +93,14 @@ describe('ndjsonFromCopy', () => {
   it('gives nothing for no rows, and a batch that is its own copy (the scratch buffer is reused)', () => {
     const none = ndjsonFromCopy(Buffer.alloc(0), 0);
     expect({ bytes: none.bytes, lines: none.lines }).toEqual({ bytes: Buffer.alloc(0), lines: 0 });
-    const one = { id: 'a', muid: 'b', event_name: 'c', event_time: 'd', raw_data: '"e"' };
+    const one = { id: 'a', muid: 'b', event_name: 'c', event_time: 'd', raw_data: '"e"', consent: 'granted' };
     const first = ndjsonFromCopy(copyRows([one]), 1).bytes;
     ndjsonFromCopy(copyRows([{ ...one, id: 'zzzz' }]), 1);
     expect(first.toString()).toBe(`${JSON.stringify(one)}\n`);
   });
 
   it('writes into the buffer it is given when it has room, else into a new one with room to spare', () => {
-    const one = { id: 'a', muid: 'b', event_name: 'c', event_time: 'd', raw_data: '"e"' };
+    const one = { id: 'a', muid: 'b', event_name: 'c', event_time: 'd', raw_data: '"e"', consent: 'granted' };
     const line = `${JSON.stringify(one)}\n`;
     const roomy = Buffer.alloc(1024, 0x2a);
     const made = ndjsonFromCopy(copyRows([one]), 1, roomy);
@@ -117,14 +118,14 @@ describe('ndjsonFromCopy', () => {
     expect(small.equals(Buffer.alloc(4))).toBe(true);
   });
 
-  it('refuses what the five columns cannot be: a NULL, a short row, an extra column, a wrong count', () => {
+  it('refuses what the six columns cannot be: a NULL, a short row, an extra column, a wrong count', () => {
     const cases: [string, number][] = [
-      ['a\tb\t\\N\td\te\n', 1],
-      ['a\tb\tc\td\n', 1],
-      ['a\tb\tc\td\te\tf\n', 1],
-      ['a\tb\tc\td\te', 1],
-      ['a\tb\tc\td\te\n', 2],
-      ['a\tb\tc\td\t\\x41\n', 1],
+      ['a\tb\t\\N\td\te\tf\n', 1],
+      ['a\tb\tc\td\te\n', 1],
+      ['a\tb\tc\td\te\tf\tg\n', 1],
+      ['a\tb\tc\td\te\tf', 1],
+      ['a\tb\tc\td\te\tf\n', 2],
+      ['a\tb\tc\td\t\\x41\tf\n', 1],
     ];
     for (const [text, rows] of cases) {
       expect(() => ndjsonFromCopy(Buffer.from(text), rows), JSON.stringify(text)).toThrow(CopyFormatError);
