@@ -30,7 +30,14 @@ describe('POST /v1/partners/merchant', () => {
     const listed = await list(partner);
     expect(listed.body.merchants).toHaveLength(1);
     const [merchant] = listed.body.merchants;
-    expect(Object.keys(merchant).sort()).toEqual(['createdAt', 'livemode', 'merchantId', 'name', 'tags']);
+    expect(Object.keys(merchant).sort()).toEqual([
+      'createdAt',
+      'livemode',
+      'merchantId',
+      'name',
+      'retentionDays',
+      'tags',
+    ]);
     expect(merchant).toMatchObject({ merchantId: res.body.merchantId, name: 'Acme Store', tags: [] });
     expect(merchant.createdAt).toMatch(ISO);
     expect(Date.parse(merchant.createdAt)).toBeGreaterThanOrEqual(before - 1000);

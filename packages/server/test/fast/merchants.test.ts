@@ -32,7 +32,14 @@ describe('merchant.create', () => {
     expect(created.merchantId).toMatch(UUID);
     const { merchants } = await caller.merchant.list({});
     expect(merchants).toEqual([
-      { merchantId: created.merchantId, name: 'Acme Store', livemode: true, createdAt: expect.any(String), tags: [] },
+      {
+        merchantId: created.merchantId,
+        name: 'Acme Store',
+        livemode: true,
+        createdAt: expect.any(String),
+        retentionDays: null,
+        tags: [],
+      },
     ]);
     expect(Math.abs(Date.parse(merchants[0]!.createdAt) - Date.now())).toBeLessThan(60_000);
   });
