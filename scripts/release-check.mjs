@@ -173,5 +173,5 @@ if (failures.length > 0) {
   process.exit(1);
 }
 process.stdout.write(
-  `[release] the release pipeline would publish only ${PUBLIC.join(' and ')}, with their CHANGELOGs\n`,
+  `[release] the release pipeline would publish only ${PUBLIC.slice(0, -1).join(', ')} and ${PUBLIC.at(-1)}, with their CHANGELOGs\n`,
 );

@@ -10,6 +10,7 @@ dashboard.fetchSession = async () => {
 
 // A theme switch of the page; without it the element follows the system's light or dark setting.
 const toggle = document.getElementById('theme');
+toggle.setAttribute('aria-pressed', String(matchMedia('(prefers-color-scheme: dark)').matches));
 toggle.addEventListener('click', () => {
   const dark = toggle.getAttribute('aria-pressed') !== 'true';
   toggle.setAttribute('aria-pressed', String(dark));

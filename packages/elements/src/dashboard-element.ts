@@ -271,7 +271,8 @@ export class PartnerTagsDashboard extends HTMLElement {
     this.setAttribute('data-state', state);
     const { root, status } = this.#parts;
     root.setAttribute('aria-busy', String(state === 'loading'));
-    root.classList.toggle('empty', state === 'empty' || state === 'error');
+    root.classList.toggle('empty', state === 'empty');
+    root.classList.toggle('failed', state === 'error');
     status.setAttribute('data-kind', state);
     status.replaceChildren(...(message ? [h('span', {}, message)] : []));
     if (state === 'error') status.append(h('button', { type: 'button', class: 'link', 'data-retry': '' }, 'Try again'));

@@ -115,6 +115,6 @@ tbody tr:last-child td, tbody tr:last-child th { border-bottom: 0; }
 .table-wrap { max-height: 320px; overflow: auto; margin-top: 8px; }
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-.empty .chart-card, .empty .tops { display: none; }
+.empty .chart-card, .empty .tops, .failed .body { display: none; }
 ${UPLOT}
 `;

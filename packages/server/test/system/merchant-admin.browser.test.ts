@@ -4,7 +4,8 @@
 // source). The element shows the numbers the statistics API answers (read back from its tables
 // and summary, compared with the SDK's answers); it keeps working once its sessions expire, both
 // renewed ahead of expiry and after a 401, and the backend is asked again each time; axe-core finds
-// no serious or critical violation in light and in dark. Screenshots go to .ci/artifacts/.
+// no serious or critical violation in light and in dark. Screenshots go to .ci/artifacts/ (and to
+// docs/screenshots/, the ones the elements README shows, with UPDATE_SCREENSHOTS=1).
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -320,8 +321,10 @@ describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard>
       expect(background).toBe(scheme === 'dark' ? '#111827' : '#ffffff');
       const file = path.join(ARTIFACTS, `dashboard-${scheme}.png`);
       await page.screenshot({ path: file, fullPage: true });
-      if (process.env.UPDATE_SCREENSHOTS)
+      if (process.env.UPDATE_SCREENSHOTS) {
+        mkdirSync(path.join(ROOT, 'docs/screenshots'), { recursive: true });
         copyFileSync(file, path.join(ROOT, `docs/screenshots/dashboard-${scheme}.png`));
+      }
       // axe-core through the DevTools protocol (the page's CSP allows no injected script tag).
       await page.evaluate(AXE);
       const violations = await page.evaluate<{ id: string; impact: string; targets: string[] }[]>(`
@@ -336,6 +339,37 @@ describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard>
       await context.close();
     }
   }, 90_000);
+
+  it('says in plain words when there is nothing to show, and when it cannot load', async () => {
+    const { context, page } = await open();
+    const { merchantId: quiet } = await sdk.merchants.create({ name: 'Quiet Shop' });
+    const session = await sdk.merchants.sessions.create({
+      merchantId: quiet,
+      allowedOrigins: [new URL(admin.url).origin],
+    });
+    // Two more elements on the partner's page: a merchant with no events, and a token that is no session.
+    await page.evaluate(`(() => {
+      for (const [id, merchant, token] of [
+        ['empty', ${JSON.stringify(quiet)}, ${JSON.stringify(session.token)}],
+        ['failing', ${JSON.stringify(quiet)}, 'ms_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+      ]) {
+        const element = document.createElement('${DASHBOARD}');
+        element.id = id;
+        element.setAttribute('api-base', ${JSON.stringify(server.url)});
+        element.setAttribute('merchant-id', merchant);
+        element.setAttribute('session-token', token);
+        document.querySelector('main').append(element);
+      }
+    })()`);
+    await page.locator(`#empty[data-state="empty"]`).waitFor();
+    expect(await page.locator('#empty').getByRole('status').textContent()).toBe('No visits yet in this period.');
+    expect(await page.locator('#empty [data-metric="visitors"] .kpi-value').textContent()).toBe('0');
+    await page.locator(`#failing[data-state="error"]`).waitFor();
+    const failing = page.locator('#failing').getByRole('status');
+    expect(await failing.textContent()).toBe('Your session has ended. Reload the page to start a new one.Try again');
+    expect(await failing.getByRole('button', { name: 'Try again' }).isVisible()).toBe(true);
+    await context.close();
+  }, 30_000);
 
   it('follows its theme attribute over the system setting', async () => {
     const { context, page } = await open('light');
