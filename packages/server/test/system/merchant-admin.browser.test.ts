@@ -24,8 +24,8 @@ const ELEMENTS = path.join(ROOT, 'packages/elements');
 const ARTIFACTS = path.join(ROOT, '.ci/artifacts');
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-/** Each session the backend creates lives this long: the test outlives several. */
-const SESSION_SECONDS = 3;
+/** Each session the backend creates lives this long (renewed 1.5 s before its end): the test outlives several. */
+const SESSION_SECONDS = 6;
 
 if (!hasChromium) {
   console.warn(`SKIPPED the merchant admin browser test: ${CHROMIUM} is absent (.ci/run installs Debian's chromium)`);
