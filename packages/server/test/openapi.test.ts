@@ -193,7 +193,7 @@ describe('GET /openapi.json', () => {
 
     const events = params('/v1/partners/events');
     expect(Object.keys(events).sort()).toEqual(
-      ['cursor', 'endDate', 'events', 'limit', 'merchantId', 'page', 'sortBy', 'sortOrder', 'startDate'].sort(),
+      ['cursor', 'endDate', 'events', 'limit', 'merchantId', 'muid', 'page', 'sortBy', 'sortOrder', 'startDate'].sort(),
     );
     expect(events.merchantId.required).toBe(true);
     expect(events.limit.schema).toMatchObject({ maximum: 100, default: 12 });
