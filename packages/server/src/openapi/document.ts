@@ -104,7 +104,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Signed event notifications (Standard Webhooks): endpoints, secret rotation, test events and the delivery log with retries.',
   Stats: "A merchant's statistics from aggregates kept as events are stored: totals, a time series, top values.",
   Settings: "The partner's own settings: the default retention of its merchants' events.",
-  Erasures: "A visitor's right to erasure: their events deleted in the background, statistics recounted, optional suppression.",
+  Erasures:
+    "A visitor's right to erasure: their events deleted in the background, statistics recounted, optional suppression.",
   'Test mode':
     'Helpers for `mp_test_...` keys only: drive a test tag through its later states, each with its real webhook.',
 };
