@@ -107,6 +107,13 @@ module.exports = {
       to: { pathNot: ['^packages/shared-schemas/src/', '(^|/)node_modules/zod/'] },
     },
     {
+      // The element runs in merchants' browsers: the SDK's session client and the chart, nothing else.
+      name: 'elements-import-only-the-sdk-and-uplot',
+      severity: 'error',
+      from: { path: '^packages/elements/src/' },
+      to: { pathNot: ['^packages/elements/src/', '^packages/sdk/', '(^|/)node_modules/uplot/'] },
+    },
+    {
       name: 'sdk-never-imports-the-server',
       severity: 'error',
       from: { path: '^packages/sdk/' },
