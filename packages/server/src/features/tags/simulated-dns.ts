@@ -26,10 +26,9 @@ export function simulatedOutcomeOf(domain: string): DnsCheckReason | null {
   return null;
 }
 
-/** Documentation-only names and addresses (RFC 2606, 5737, 3849): what the simulated answers point at. */
+/** Documentation-only names and addresses (RFC 2606, 5737): what the simulated answers point at. */
 const ELSEWHERE = 'elsewhere.example.net';
-const ADDRESSES: AnswerRecord['type'][] = ['A', 'AAAA'];
-const ADDRESS_OF = { A: '192.0.2.10', AAAA: '2001:db8::10' } as const;
+const ADDRESS = '192.0.2.10';
 
 /**
  * A resolver that asks no DNS server: it answers as a real zone would for the tag's domain in the
@@ -48,9 +47,7 @@ export function simulatedResolver(
   const cname = (name: string, value: string): AnswerRecord[] => [{ type: 'CNAME', name, value }];
   const answer = (name: string, type: AnswerRecord['type']): AnswerRecord[] => {
     if (type !== 'CNAME') {
-      return reason === 'NOT_A_CNAME' && name === expected.name && ADDRESSES.includes(type)
-        ? [{ type, name, value: ADDRESS_OF[type as 'A' | 'AAAA'] }]
-        : [];
+      return reason === 'NOT_A_CNAME' && name === expected.name && type === 'A' ? [{ type, name, value: ADDRESS }] : [];
     }
     switch (reason) {
       case null:

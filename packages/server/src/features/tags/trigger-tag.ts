@@ -17,7 +17,8 @@ const ZONE_BUDGET_MS = 1000;
 function conflictOf(tag: TagRow, event: TriggerableTagEvent): string | null {
   if (event === 'tag.activated') {
     if (tag.firstEventAt) return 'the tag already received its first event';
-    if (tag.domainType === 'custom' && !tag.isVerified) return 'a custom tag takes events once verified: verify it first';
+    if (tag.domainType === 'custom' && !tag.isVerified)
+      return 'a custom tag takes events once verified: verify it first';
     return null;
   }
   if (tag.domainType !== 'custom') return `a preverified tag has no record of its own to lose (${event})`;
