@@ -17,7 +17,7 @@ export {
   RateLimitError,
   UnprocessableEntityError,
 } from './core/errors.js';
-export { Page, PagePromise, type PaginationInfo } from './core/pagination.js';
+export { Page, PagePromise, type PaginationInfo, type ToArrayOptions } from './core/pagination.js';
 export { parseRateLimit, type RateLimit } from './core/rate-limit.js';
 export type { Fetch, HeadersRecord, RequestOptions } from './core/request.js';
 export type { Sleep } from './core/retry.js';

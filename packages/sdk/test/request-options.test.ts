@@ -10,6 +10,7 @@ import {
   type HeadersRecord,
   MerchantClient,
   type MerchantClientOptions,
+  Page,
   type PagePromise,
   type PartnerClient,
   PartnerError,
@@ -291,6 +292,78 @@ describe('per-request options on every method', () => {
     expect(error).toBeInstanceOf(APIConnectionError);
     expect(ms).toBeLessThan(800);
   });
+});
+
+/**
+ * The methods of a list's `Page` that request pages (`hasNextPage` asks nothing; `for await` takes
+ * no arguments: it runs with the list call's options), each driven to its end with `options`.
+ */
+const PAGE_CALLS: Record<string, (page: Page<unknown>, options: RequestOptions) => Promise<unknown>> = {
+  getNextPage: (p, o) => p.getNextPage(o),
+  iterPages: async (p, o) => {
+    for await (const _ of p.iterPages(o));
+  },
+  toArray: (p, o) => p.toArray({ limit: Number.POSITIVE_INFINITY, ...o }),
+};
+
+describe('per-request options on the methods of a page', () => {
+  it('the table names every method of Page that requests pages', () => {
+    const names = Object.getOwnPropertyNames(Page.prototype).filter(
+      (name) =>
+        name !== 'constructor' && typeof Object.getOwnPropertyDescriptor(Page.prototype, name)?.value === 'function',
+    );
+    expect(names.filter((name) => name !== 'hasNextPage').sort()).toEqual(Object.keys(PAGE_CALLS).sort());
+  });
+
+  /** The first page of merchants (fetched with the list call's options only), then `call` on it. */
+  const fromFirstPage = async (call: (page: Page<unknown>) => Promise<unknown>, client = makeClient()) =>
+    call(await client.merchants.list({}, { headers: { 'x-list': 'list' } }));
+
+  it.each(Object.entries(PAGE_CALLS))(
+    '%s: its options go with the next page, over the list call’s',
+    async (_name, call) => {
+      const seen = answerEverything();
+      await fromFirstPage((page) =>
+        call(page, { headers: { 'x-trace': 'page', 'x-list': null }, idempotencyKey: 'key-page' }),
+      );
+      expect(seen).toHaveLength(2);
+      const [first, next] = seen as [Captured, Captured];
+      expect([first.headers.get('x-list'), first.headers.get('x-trace')]).toEqual(['list', null]);
+      expect([next.headers.get('x-list'), next.headers.get('x-trace')]).toEqual([null, 'page']);
+      expect(next.headers.get('idempotency-key')).toBe('key-page');
+    },
+  );
+
+  it.each(Object.entries(PAGE_CALLS))(
+    '%s: maxRetries, signal and timeout apply to the next page',
+    async (_name, call) => {
+      let calls = 0;
+      server.use(
+        http.all(`${BASE_URL}/*`, async ({ request }) => {
+          calls++;
+          const answered = firstPage(request);
+          if (answered) return answered;
+          if (request.headers.get('x-slow')) await hold(request, 1_000);
+          return reply({ message: 'busy', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
+        }),
+      );
+      const client = makeClient({ maxRetries: 0 });
+      const retried = await settle(() => fromFirstPage((page) => call(page, { maxRetries: 2 }), client));
+      expect(retried.error).toBeInstanceOf(PartnerError);
+      expect(calls).toBe(1 + 3);
+      const slow = { headers: { 'x-slow': '1' } };
+      const timedOut = await settle(() => fromFirstPage((page) => call(page, { ...slow, timeout: 40 }), client));
+      expect(timedOut.error).toBeInstanceOf(APIConnectionTimeoutError);
+      expect(timedOut.ms).toBeLessThan(800);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      const aborted = await settle(() =>
+        fromFirstPage((page) => call(page, { ...slow, signal: controller.signal }), client),
+      );
+      expect(aborted.error).toBeInstanceOf(APIUserAbortError);
+      expect(aborted.ms).toBeLessThan(800);
+    },
+  );
 });
 
 describe('per-request options over the client defaults', () => {

@@ -2,6 +2,7 @@ import { type NormalizedPagination, normalizePagination } from '@partner/shared-
 import { parseBody, type RawResponse, type ResponseWants, unreadResponse, type WithResponse } from './api-promise.js';
 import { PartnerError } from './errors.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';
+import type { RequestOptions } from './request.js';
 
 /** Pagination of a page, normalised from whichever envelope the server sent. */
 export interface PaginationInfo {
@@ -35,6 +36,8 @@ export interface PageFetchHooks {
   onHead?: (headers: Headers) => void;
   /** What the caller wants of the response (the first page's `asResponse()`). */
   wants?: ResponseWants;
+  /** A page method's own options (`getNextPage(options)`...), merged over the list call's. */
+  options?: RequestOptions | undefined;
 }
 
 /** How a list endpoint's pages are fetched and read. @internal */
@@ -94,9 +97,10 @@ async function loadPage<T>(
   source: PageSource<T>,
   page: number,
   previousKey: string | null,
-  cursor: string | null = null,
+  cursor: string | null,
+  options: RequestOptions | undefined,
 ): Promise<Page<T>> {
-  return pageFrom(source, page, await fetchPage(source, page, cursor), previousKey);
+  return pageFrom(source, page, await fetchPage(source, page, cursor, { options }), previousKey);
 }
 
 /** Parses a fetched page and wraps it. */
@@ -135,7 +139,12 @@ interface Ahead {
   cancel(): void;
 }
 
-function askAhead<T>(source: PageSource<T>, page: number, cursor: string | null): Ahead {
+function askAhead<T>(
+  source: PageSource<T>,
+  page: number,
+  cursor: string | null,
+  options: RequestOptions | undefined,
+): Ahead {
   const controller = new AbortController();
   const onHead = (headers: Headers) => {
     const next = nextCursorFromLink(headers.get('link'));
@@ -143,7 +152,7 @@ function askAhead<T>(source: PageSource<T>, page: number, cursor: string | null)
     ahead.linkCursor = next;
     ahead.onLink?.(next);
   };
-  const body = fetchPage(source, page, cursor, { cancel: controller.signal, onHead });
+  const body = fetchPage(source, page, cursor, { cancel: controller.signal, onHead, options });
   // Awaited later or abandoned (and then aborted): never an unhandled rejection meanwhile.
   body.catch(() => undefined);
   const ahead: Ahead = { page, cursor, body, linkCursor: null, onLink: null, cancel: () => controller.abort() };
@@ -169,6 +178,12 @@ function paginationInfo(normalized: NormalizedPagination, itemCount: number): Pa
 }
 
 const DONE: IteratorResult<never> = { value: undefined, done: true };
+
+/** `toArray()`'s options: the cap (required; `Infinity` for none) and the per-request options. */
+export interface ToArrayOptions extends RequestOptions {
+  /** Items to collect at most. */
+  limit: number;
+}
 
 /**
  * One page of a list. Async-iterating a page yields its items and then every item of the
@@ -236,13 +251,14 @@ export class Page<T> implements AsyncIterable<T> {
 
   /**
    * Fetches the next page with the same filters and options: by the server's `nextCursor` when it
-   * sent one (every page then costs the same, however deep), otherwise by page number.
+   * sent one (every page then costs the same, however deep), otherwise by page number. `options`
+   * apply to this request, merged over the list call's (`headers` by name, the others replace).
    */
-  async getNextPage(): Promise<Page<T>> {
+  async getNextPage(options?: RequestOptions): Promise<Page<T>> {
     if (!this.hasNextPage()) {
       throw new PartnerError('No next page: check hasNextPage() before calling getNextPage().');
     }
-    return loadPage(this.#source, this.#page + 1, this.#key, this.pagination.nextCursor);
+    return loadPage(this.#source, this.#page + 1, this.#key, this.pagination.nextCursor, options);
   }
 
   /**
@@ -252,7 +268,7 @@ export class Page<T> implements AsyncIterable<T> {
    * rel="next"`), before its body is read and parsed. At most one page is in hand and two are
    * asked for. Nothing is asked for once the items so far reach `budget`.
    */
-  #walk(budget: number): Walk<T> {
+  #walk(budget: number, options: RequestOptions | undefined): Walk<T> {
     const source = this.#source;
     let current: Page<T> = this;
     let before = 0;
@@ -272,7 +288,7 @@ export class Page<T> implements AsyncIterable<T> {
         next?.cancel();
         next = null;
         if (current.hasNextPage() && wanted(before + current.data.length)) {
-          next = askAhead(source, current.#page + 1, current.pagination.nextCursor);
+          next = askAhead(source, current.#page + 1, current.pagination.nextCursor, options);
         }
       },
       advance: async () => {
@@ -283,7 +299,7 @@ export class Page<T> implements AsyncIterable<T> {
         let pending = next;
         if (pending === null || !isNextOf(pending, current)) {
           pending?.cancel();
-          pending = askAhead(source, current.#page + 1, current.pagination.nextCursor);
+          pending = askAhead(source, current.#page + 1, current.pagination.nextCursor, options);
         }
         next = null;
         const through = before + current.data.length;
@@ -291,7 +307,7 @@ export class Page<T> implements AsyncIterable<T> {
         let following = null as Ahead | null;
         const askFollowing = (cursor: string) => {
           if (following === null && wanted(through + source.limit))
-            following = askAhead(source, asked.page + 1, cursor);
+            following = askAhead(source, asked.page + 1, cursor, options);
         };
         if (pending.linkCursor !== null) askFollowing(pending.linkCursor);
         else pending.onLink = askFollowing;
@@ -321,11 +337,12 @@ export class Page<T> implements AsyncIterable<T> {
   /**
    * Yields this page and every following page. A page repeating the previous one is not yielded.
    * With `prefetchPages` (the default) pages are asked for ahead (see `#walk`); leaving the loop
-   * early aborts those requests.
+   * early aborts those requests. `options` apply to the requests of the following pages, merged
+   * over the list call's.
    */
-  async *iterPages(): AsyncGenerator<Page<T>, void, undefined> {
+  async *iterPages(options?: RequestOptions): AsyncGenerator<Page<T>, void, undefined> {
     if (this.#repeatsPrevious) return;
-    const walk = this.#walk(Number.POSITIVE_INFINITY);
+    const walk = this.#walk(Number.POSITIVE_INFINITY, options);
     try {
       walk.begin();
       yield this;
@@ -346,7 +363,7 @@ export class Page<T> implements AsyncIterable<T> {
    * network only when the server is slower than it; leaving the loop early aborts those requests.
    */
   [Symbol.asyncIterator](): AsyncIterableIterator<T> {
-    return this.#items(Number.POSITIVE_INFINITY);
+    return this.#items(Number.POSITIVE_INFINITY, undefined);
   }
 
   /**
@@ -354,8 +371,8 @@ export class Page<T> implements AsyncIterable<T> {
    * `iterPages()`, so that an item of a page already here costs one resolved promise (measured:
    * 6.5 µs an item against the API, a fifth of the iteration's time).
    */
-  #items(budget: number): AsyncIterableIterator<T> {
-    const walk = this.#walk(budget);
+  #items(budget: number, options: RequestOptions | undefined): AsyncIterableIterator<T> {
+    const walk = this.#walk(budget, options);
     let page: Page<T> = this;
     let index = 0;
     let begun = false;
@@ -389,16 +406,17 @@ export class Page<T> implements AsyncIterable<T> {
 
   /**
    * Collects items from this page on, fetching pages as needed, stopping at `limit` items (no page
-   * is fetched ahead once the pages so far hold `limit` items).
+   * is fetched ahead once the pages so far hold `limit` items). The other options apply to the
+   * requests of the following pages, merged over the list call's.
    */
-  async toArray(options: { limit: number }): Promise<T[]> {
-    const limit = options?.limit;
+  async toArray(options: ToArrayOptions): Promise<T[]> {
+    const { limit, ...requestOptions } = options ?? ({} as Partial<ToArrayOptions>);
     if (typeof limit !== 'number' || Number.isNaN(limit) || limit < 0) {
       throw new PartnerError('toArray() needs a cap: pass { limit } as a number >= 0 (Infinity for no cap).');
     }
     const items: T[] = [];
     if (limit === 0) return items;
-    for await (const item of this.#items(limit)) {
+    for await (const item of this.#items(limit, requestOptions)) {
       items.push(item);
       if (items.length >= limit) break;
     }
@@ -480,8 +498,8 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return iterator;
   }
 
-  /** Shorthand for `(await promise).toArray({ limit })`. */
-  async toArray(options: { limit: number }): Promise<T[]> {
+  /** Shorthand for `(await promise).toArray(options)`. */
+  async toArray(options: ToArrayOptions): Promise<T[]> {
     return (await this.#promise).toArray(options);
   }
 

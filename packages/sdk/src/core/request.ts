@@ -173,6 +173,10 @@ export class Transport {
   ): Promise<RawResponse> {
     const onHead = hooks?.onHead;
     const wants = hooks?.wants;
+    // A page method's own options (`getNextPage(options)`...) over the list call's.
+    if (hooks?.options) {
+      options = { ...options, ...hooks.options, headers: { ...options?.headers, ...hooks.options.headers } };
+    }
     if (!hooks?.cancel) return this.request({ method: 'GET', path, query, options, onHead, wants });
     const linked = linkSignals(options?.signal, hooks.cancel);
     try {
