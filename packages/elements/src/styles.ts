@@ -62,14 +62,14 @@ export const STYLES = `
   :host(:not([theme="light"])) { ${DARK} color-scheme: dark; }
 }
 :host([theme="dark"]) { ${DARK} color-scheme: dark; }
-:host([hidden]) { display: none; }
+:host([hidden]), [hidden] { display: none !important; }
 * { box-sizing: border-box; }
 .root { padding: 20px; }
 .head { display: flex; flex-wrap: wrap; gap: 12px 24px; align-items: flex-end; justify-content: space-between;
   margin-bottom: 16px; }
 h2 { margin: 0; font-size: 1.25rem; line-height: 1.3; }
 h3 { margin: 0; font-size: 0.95rem; }
-.range { margin: 2px 0 0; color: var(--ptd-color-muted); font-size: 0.875rem; }
+.range, .note { margin: 2px 0 0; color: var(--ptd-color-muted); font-size: 0.875rem; }
 .periods { display: inline-flex; border: 1px solid var(--ptd-color-border); border-radius: var(--ptd-radius);
   overflow: hidden; background: var(--ptd-color-surface); }
 button { font: inherit; font-size: 0.875rem; color: var(--ptd-color-text); cursor: pointer; }

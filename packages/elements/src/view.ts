@@ -160,6 +160,6 @@ export function topTable(caption: string, valueHeading: string, breakdown: Stats
       rows.map((r) => [r.value, formatCount(r.visitors), formatCount(r.events)]),
     ),
   );
-  if (rows.length === 0) card.append(h('p', { class: 'range' }, 'Nothing in this period.'));
+  if (rows.length === 0) card.append(h('p', { class: 'note' }, 'Nothing in this period.'));
   return card;
 }

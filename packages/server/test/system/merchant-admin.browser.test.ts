@@ -347,6 +347,8 @@ describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard>
       merchantId: quiet,
       allowedOrigins: [new URL(admin.url).origin],
     });
+    const day = (daysAgo: number) => new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+    const fixed = { startDate: day(13), endDate: day(0) };
     // Two more elements on the partner's page: a merchant with no events, and a token that is no session.
     await page.evaluate(`(() => {
       for (const [id, merchant, token] of [
@@ -360,10 +362,16 @@ describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard>
         element.setAttribute('session-token', token);
         document.querySelector('main').append(element);
       }
+      // A fixed range instead of the picker.
+      document.getElementById('empty').setAttribute('start-date', ${JSON.stringify(fixed.startDate)});
+      document.getElementById('empty').setAttribute('end-date', ${JSON.stringify(fixed.endDate)});
     })()`);
     await page.locator(`#empty[data-state="empty"]`).waitFor();
     expect(await page.locator('#empty').getByRole('status').textContent()).toBe('No visits yet in this period.');
     expect(await page.locator('#empty [data-metric="visitors"] .kpi-value').textContent()).toBe('0');
+    expect(await page.evaluate(`document.getElementById('empty').range`)).toEqual({ ...fixed, timezone: 'UTC' });
+    expect(await page.locator('#empty').getByRole('group', { name: 'Period' }).isHidden()).toBe(true);
+    expect(await page.locator('#empty .range').textContent()).toContain('compared with the 14 days before');
     await page.locator(`#failing[data-state="error"]`).waitFor();
     const failing = page.locator('#failing').getByRole('status');
     expect(await failing.textContent()).toBe('Your session has ended. Reload the page to start a new one.Try again');
