@@ -32,7 +32,7 @@ import {
 useMsw();
 const delays = useRecordedSleep();
 
-/** Whether an `http.all` handler's request is one of the list endpoints (answered over two pages). */
+/** The list endpoints (answered over two pages) by path, with the body key of their items. */
 const LISTS: Record<string, string> = {
   '/v1/partners/merchant': 'merchants',
   '/v1/partners/events': 'events',
