@@ -40,7 +40,7 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'erasures-get': 'erasures.retrieve',
   'settings-get': 'settings.retrieve',
   'settings-update': 'settings.update',
-  'testHelpers-triggerTag': 'testHelpers.triggerTag',
+  'test-tags-trigger': 'testHelpers.triggerTag',
 };
 
 /** SDK methods that are not API operations (helpers that run locally), with why. */

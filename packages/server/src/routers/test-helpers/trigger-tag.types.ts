@@ -5,6 +5,7 @@ export const triggerTagMeta: Meta = {
   openapi: {
     method: 'POST',
     path: '/v1/partners/test/tags/{tagId}/trigger',
+    operationId: 'test-tags-trigger',
     tags: ['Test mode'],
     summary: 'Trigger a tag event (test mode)',
     description:
