@@ -187,6 +187,7 @@ describe('README snippets, run as printed against a fresh server', () => {
   let server: ServerProcess;
   let dns: TestDnsServer;
   let apiKey: string;
+  let testApiKey: string;
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'readme-snippets-'));
@@ -213,6 +214,7 @@ describe('README snippets, run as printed against a fresh server', () => {
     const key = /API key:\s+(mp_live_\S+)/.exec(server.output())?.[1];
     if (!key) throw new Error(`no API key in the start banner:\n${server.output()}`);
     apiKey = key;
+    testApiKey = /Test key:\s+(mp_test_\S+)/.exec(server.output())?.[1] ?? 'no test key in the start banner';
   }, 90_000);
 
   afterAll(async () => {
@@ -232,6 +234,7 @@ describe('README snippets, run as printed against a fresh server', () => {
       const log = mkdtempSync(path.join(work, 'calls-'));
       const code = block.code
         .replaceAll('mp_live_...', apiKey)
+        .replaceAll('mp_test_...', testApiKey)
         .replaceAll('http://localhost:3000', server.url.replace(/\/$/, ''));
       const result = spawnSync('bash', ['-eo', 'pipefail', '-c', code], {
         cwd: ROOT,
