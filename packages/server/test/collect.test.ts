@@ -39,6 +39,7 @@ describe('POST /v1/collect: acceptance', () => {
         event_name: 'PageView',
         event_time: '2026-06-01T10:00:00.000Z',
         raw_data: '{"path":"/"}',
+        consent: 'not_required',
       },
       {
         id: 'a2',
@@ -46,6 +47,7 @@ describe('POST /v1/collect: acceptance', () => {
         event_name: 'Purchase',
         event_time: '2026-06-01T10:05:00.000Z',
         raw_data: '{"value":10}',
+        consent: 'not_required',
       },
     ]);
   });

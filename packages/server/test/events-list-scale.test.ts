@@ -15,6 +15,7 @@ interface Stored {
   event_name: string;
   event_time: string;
   raw_data: string;
+  consent: 'not_required';
 }
 
 const NAMES = ['AddToCart', 'PageView', 'Purchase', 'Search'];
@@ -64,6 +65,7 @@ function makeEvents(count: number, prefix: string): Stored[] {
       event_name: NAMES[(i * i + i) % NAMES.length] as string,
       event_time: new Date(DAY0 + dayIndex * 24 * HOUR + offset).toISOString(),
       raw_data: JSON.stringify({ i }),
+      consent: 'not_required',
     });
   }
   return out;

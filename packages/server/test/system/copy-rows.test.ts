@@ -80,7 +80,8 @@ describe('COPY rows (PostgreSQL)', async () => {
     async () => {
       // Every nasty value in every column, the parameters themselves inlined as literals.
       const statement = sql`select ${NASTY[1]}::text || v as id, v as muid, v || ${NASTY[3]}::text as event_name,
-        'T' || g as event_time, ${NASTY[5]}::text || v || ${NASTY[0]}::text as raw_data
+        'T' || g as event_time, ${NASTY[5]}::text || v || ${NASTY[0]}::text as raw_data,
+        'granted' as consent
       from unnest(array[${sql.join(
         NASTY.map((v) => sql`${v}`),
         sql`, `,
@@ -96,6 +97,7 @@ describe('COPY rows (PostgreSQL)', async () => {
           event_name: r.event_name,
           event_time: r.event_time,
           raw_data: r.raw_data,
+          consent: r.consent,
         }),
       );
       expect(made.bytes.toString().split('\n').slice(0, -1)).toEqual(expected);
