@@ -20,7 +20,9 @@ export type ErrorCode =
   | 'WEBHOOK_DELIVERY_NOT_FOUND'
   | 'ERASURE_NOT_FOUND'
   | 'LIMIT_EXCEEDED'
-  | 'SESSION_SCOPE';
+  | 'SESSION_SCOPE'
+  | 'TEST_MODE_ONLY'
+  | 'TAG_STATE_CONFLICT';
 
 import type { DnsCheckDetails } from '../resources/dns-check.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';
