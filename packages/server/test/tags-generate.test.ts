@@ -31,6 +31,9 @@ describe('POST /v1/partners/tag/generate: domain types', () => {
       record: { type: 'CNAME', name: expect.stringMatching(/^edge-/), value: server.dns.targetHost, ttl: 300 },
       status: 'active',
       message: 'New tag created successfully',
+      consentMode: 'none',
+      respectGpc: true,
+      cookieless: false,
     });
     const merchant = await listedMerchant(server, merchantId);
     expect(merchant.tags).toEqual([
@@ -55,6 +58,9 @@ describe('POST /v1/partners/tag/generate: domain types', () => {
       },
       status: 'inactive',
       message: 'New tag created successfully',
+      consentMode: 'none',
+      respectGpc: true,
+      cookieless: false,
     });
     const merchant = await listedMerchant(server, merchantId);
     expect(merchant.tags).toEqual([

@@ -35,6 +35,9 @@ describe('GET /v1/partners/tag/{tagId}', () => {
       lastEventAt: null,
       lastCheck: null,
       nextCheckAt: expect.stringMatching(ISO),
+      consentMode: 'none',
+      respectGpc: true,
+      cookieless: false,
     });
     // TAG_RECHECK_SCHEDULE=1m,5m: the first re-check is a minute after generate.
     const delay = Date.parse(res.body.nextCheckAt) - Date.parse(res.body.createdAt);

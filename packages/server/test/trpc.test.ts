@@ -62,6 +62,9 @@ describe('through createCaller', () => {
       record: { type: 'CNAME', name: expect.stringMatching(/^edge-/), value: server.dns.targetHost, ttl: 300 },
       status: 'active',
       message: 'New tag created successfully',
+      consentMode: 'none',
+      respectGpc: true,
+      cookieless: false,
     });
     const list = await caller.merchant.list({});
     expect(list.merchants).toEqual([
@@ -206,6 +209,7 @@ describe('through @trpc/client over HTTP', () => {
         event_name: 'Purchase',
         event_time: expect.any(String),
         raw_data: '{"value":1}',
+        consent: 'not_required',
       },
     ]);
   });
