@@ -38,6 +38,16 @@ function out(json: boolean, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
 }
 
+/** `--expire-old-in` in ms (default 24 h). */
+function overlapOf(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_ROTATION_OVERLAP_MS;
+  const parsed = parseDuration(value);
+  if (parsed === null) throw new UsageError('--expire-old-in takes a duration such as 0, 30m, 24h or 7d.');
+  // The expiry is stored as a timestamptz: past year 9999 the database (or Date) refuses it.
+  if (!isStorableInstant(Date.now() + parsed)) throw new UsageError('--expire-old-in must end before year 10000.');
+  return parsed;
+}
+
 async function run(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -72,14 +82,7 @@ async function run(argv: string[]): Promise<void> {
   if (command === 'onboard' && (!values.name || !values.domain)) {
     throw new UsageError('onboard needs --name and --domain.');
   }
-  let overlapMs = DEFAULT_ROTATION_OVERLAP_MS;
-  if (values['expire-old-in'] !== undefined) {
-    const parsed = parseDuration(values['expire-old-in']);
-    if (parsed === null) throw new UsageError('--expire-old-in takes a duration such as 0, 30m, 24h or 7d.');
-    // The expiry is stored as a timestamptz: past year 9999 the database (or Date) refuses it.
-    if (!isStorableInstant(Date.now() + parsed)) throw new UsageError('--expire-old-in must end before year 10000.');
-    overlapMs = parsed;
-  }
+  const overlapMs = overlapOf(values['expire-old-in']);
 
   const env = parseEnv();
   const database = await openDatabaseFromEnv(env, 'the partner CLI');

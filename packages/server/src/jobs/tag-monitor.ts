@@ -86,8 +86,7 @@ export function createTagMonitor(options: TagMonitorOptions): PollLoop {
       try {
         const outcome = await runClaimedCheck(options.db, options.dns, options.config, claim);
         checks.inc({ outcome });
-        // A test-mode check asked no DNS: it says nothing about the domain's name servers.
-        if (!claim.livemode) return;
+        if (!claim.livemode) return; // a test-mode check asked no DNS: it says nothing of the domain's servers
         await noteDomain(claim.domain, outcome).catch((error) => {
           log.warn({ err: error, domain: claim.domain }, 'postponing the checks of a silent domain failed');
         });

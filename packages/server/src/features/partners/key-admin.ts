@@ -96,22 +96,22 @@ export async function listPartners(db: Database): Promise<PartnerListing[]> {
   return rows
     .filter((p) => p.livemode)
     .map((p) => ({
-    partnerId: p.id,
-    name: p.name,
-    domain: p.domain,
-    recordName: p.recordName,
-    testPartnerId: twinOf.get(p.id) ?? null,
-    createdAt: p.createdAt.toISOString(),
-    keys: keys
-      .filter((k) => k.partnerId === p.id || k.partnerId === twinOf.get(p.id))
-      .map((k) => ({
-        mode: (k.partnerId === p.id ? 'live' : 'test') as KeyMode,
-        prefix: k.keyPrefix,
-        createdAt: k.createdAt.toISOString(),
-        expiresAt: iso(k.expiresAt),
-        revokedAt: iso(k.revokedAt),
-        lastUsedAt: iso(k.lastUsedAt),
-      })),
+      partnerId: p.id,
+      name: p.name,
+      domain: p.domain,
+      recordName: p.recordName,
+      testPartnerId: twinOf.get(p.id) ?? null,
+      createdAt: p.createdAt.toISOString(),
+      keys: keys
+        .filter((k) => k.partnerId === p.id || k.partnerId === twinOf.get(p.id))
+        .map((k) => ({
+          mode: (k.partnerId === p.id ? 'live' : 'test') as KeyMode,
+          prefix: k.keyPrefix,
+          createdAt: k.createdAt.toISOString(),
+          expiresAt: iso(k.expiresAt),
+          revokedAt: iso(k.revokedAt),
+          lastUsedAt: iso(k.lastUsedAt),
+        })),
     }));
 }
 

@@ -8,7 +8,7 @@ import { type CheckedTag, expectedRecordOf } from './dns-check.js';
  * one of these suffixes (`shop-record-not-found.com`) fails its check with that reason; any other
  * domain verifies. The kebab case of every DnsCheckReason.
  */
-export const SIMULATED_DNS_SUFFIXES: Readonly<Record<string, DnsCheckReason>> = {
+const SIMULATED_DNS_SUFFIXES: Readonly<Record<string, DnsCheckReason>> = {
   'record-not-found': 'RECORD_NOT_FOUND',
   'wrong-target': 'WRONG_TARGET',
   'not-a-cname': 'NOT_A_CNAME',
@@ -18,7 +18,7 @@ export const SIMULATED_DNS_SUFFIXES: Readonly<Record<string, DnsCheckReason>> = 
 };
 
 /** The reason a test-mode domain is made to fail with, or null when it verifies. */
-export function simulatedOutcomeOf(domain: string): DnsCheckReason | null {
+function simulatedOutcomeOf(domain: string): DnsCheckReason | null {
   const label = domain.split('.')[0] ?? '';
   for (const [suffix, reason] of Object.entries(SIMULATED_DNS_SUFFIXES)) {
     if (label === suffix || label.endsWith(`-${suffix}`)) return reason;
