@@ -82,6 +82,7 @@ describe('webhook endpoints', () => {
       url: receiver.url,
       events: ['tag.verified'],
       description: 'ops',
+      livemode: true,
       createdAt: expect.any(String),
     });
     expect(list.text).not.toContain('whsec_');
