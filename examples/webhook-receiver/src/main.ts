@@ -55,6 +55,8 @@ function describe(event: WebhookEvent): string {
     return `webhook=${event.data.webhookId} message=${JSON.stringify(event.data.message)}`;
   if (event.type === 'merchant.deleted')
     return `merchant=${event.data.merchantId} deletedAt=${event.data.deletedAt} purgedAt=${event.data.purgedAt}`;
+  if (event.type === 'erasure.completed')
+    return `erasure=${event.data.id} merchant=${event.data.merchantId ?? '(all)'} eventsDeleted=${event.data.eventsDeleted}`;
   const tag = event.data;
   return [
     `tag=${tag.tagId}`,
