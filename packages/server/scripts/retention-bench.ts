@@ -136,6 +136,7 @@ try {
   }
   const doneAt = performance.now();
   phase = 'stop';
+  process.stderr.write(`pass done in ${claimedAt ? ((doneAt - claimedAt) / 1000).toFixed(1) : '?'} s\n`);
   await Promise.all(senders);
   const left = await one<{ n: number; oldest: string }>(
     sql`select count(*)::int as n, min(event_time)::text as oldest from events where merchant_id = ${old.merchantId}::uuid`,
@@ -151,7 +152,7 @@ try {
     requests: values.length,
     p50: Number(quantile(values, 0.5).toFixed(1)),
     p99: Number(quantile(values, 0.99).toFixed(1)),
-    max: Number(Math.max(...values).toFixed(1)),
+    max: Number(values.reduce((a, b) => Math.max(a, b), 0).toFixed(1)),
   });
   process.stdout.write(
     `${JSON.stringify(
