@@ -1,7 +1,8 @@
 import type { AppDeps } from './context.js';
-import { type DatabaseHandle, openDatabase } from './db/client.js';
+import { type DatabaseHandle, openDatabase, openReadReplica } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
 import { StoreLockedError } from './db/lock.js';
+import { primaryReads, type ReadDb, ReplicaReads } from './db/read-routing.js';
 import { loadCursorKey } from './features/events/read/cursor.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
@@ -52,6 +53,7 @@ import {
   eventQueuePart,
   keyWatchPart,
   rateLimitsPart,
+  readReplicaPart,
   streamHubPart,
 } from './runtime/runtime-parts.js';
 import { StreamCaps } from './runtime/stream-caps.js';
@@ -120,7 +122,8 @@ export async function composeApp(env: Env, options: ComposeOptions = {}): Promis
   const lifecycle = new Lifecycle({ logger, metrics });
   lifecycle.add(databasePart(database, options.database === undefined));
   try {
-    return await composeParts(env, { logger, metrics, database, lifecycle, dns: options.dns });
+    const reads = await openReads(env, database, logger, metrics, lifecycle);
+    return await composeParts(env, { logger, metrics, database, reads, lifecycle, dns: options.dns });
   } catch (error) {
     await lifecycle.stop(0);
     throw error;
@@ -131,11 +134,12 @@ interface Base {
   logger: Logger;
   metrics: Metrics;
   database: DatabaseHandle;
+  reads: ReadDb;
   lifecycle: Lifecycle;
   dns: DnsResolver | undefined;
 }
 
-async function composeParts(env: Env, { logger, metrics, database, lifecycle, ...options }: Base) {
+async function composeParts(env: Env, { logger, metrics, database, reads, lifecycle, ...options }: Base) {
   const { db } = database;
   const tagState = tagStateConfigFromEnv(env);
   const tagLiveness = new TagLiveness(db, tagState);
@@ -200,6 +204,7 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
   lifecycle.add(streamHubPart(streams, heldBytes), eventQueuePart(eventQueue));
   const deps: AppDeps = {
     db,
+    reads,
     streams,
     env,
     logger,
@@ -224,6 +229,39 @@ async function composeParts(env: Env, { logger, metrics, database, lifecycle, ..
     webhookResolver,
   };
   return { deps, database, lifecycle, writers, webhookWorker };
+}
+
+/**
+ * The reads a replica may serve (DATABASE_READ_URL, docs/decisions/replica-reads.md): routed by
+ * the replica's measured lag, or all on the primary without one. The part is there either way
+ * (it owns the replica's pool and its lag checks when there is one).
+ */
+async function openReads(
+  env: Env,
+  database: DatabaseHandle,
+  logger: Logger,
+  metrics: Metrics,
+  lifecycle: Lifecycle,
+): Promise<ReadDb> {
+  const url = env.DATABASE_READ_URL;
+  if (!url) {
+    lifecycle.add(readReplicaPart());
+    return primaryReads(database.db);
+  }
+  if (database.driver !== 'postgres') {
+    throw new StartupError('DATABASE_READ_URL needs DATABASE_URL: the embedded PGlite has no replica');
+  }
+  const replica = await openReadReplica(url, env.DB_POOL_MAX, env.DB_STATEMENT_TIMEOUT);
+  const reads = new ReplicaReads({
+    primary: database.db,
+    replica: replica.db,
+    maxLagMs: env.DB_READ_MAX_LAG,
+    checkIntervalMs: env.DB_READ_CHECK_INTERVAL,
+    logger,
+    metrics,
+  });
+  lifecycle.add(readReplicaPart({ reads, close: () => replica.close() }));
+  return reads;
 }
 
 function warnOfTrustProxy(env: Env, logger: Logger): void {

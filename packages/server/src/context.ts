@@ -1,4 +1,5 @@
 import type { Database } from './db/client.js';
+import type { ReadDb } from './db/read-routing.js';
 import type { AuthenticatedPartner } from './features/partners/authenticate.js';
 import type { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import type { TagStateConfig } from './features/tags/lifecycle/tag-state.js';
@@ -20,7 +21,10 @@ import type { WebhookHostResolver } from './runtime/webhook-host-resolver.js';
 
 /** What every request shares: built once at start. */
 export interface AppDeps {
+  /** The primary: writes and every read that must see them. */
   db: Database;
+  /** The event list, export and statistics: a streaming replica when one is set and healthy, else the primary (db/read-routing.ts). */
+  reads: ReadDb;
   env: Env;
   logger: Logger;
   dns: DnsResolver;

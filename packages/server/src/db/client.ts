@@ -58,6 +58,49 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 /** TCP keepalive idle time of every connection (s): finds a peer gone while a connection is idle. */
 const KEEPALIVE_SECONDS = 10;
 
+type Postgres = typeof import('postgres');
+
+/** A postgres.js pool with the deadlines, keepalive and statement cache every pool of ours has. */
+function openPool(
+  postgres: Postgres,
+  url: string,
+  maxConnections: number,
+  statementTimeoutMs: number,
+  applicationName: string,
+): ReturnType<Postgres> {
+  const client = postgres(url, {
+    max: maxConnections,
+    idle_timeout: 30,
+    connect_timeout: 2,
+    // Reconnect attempts after a failure: 50 ms doubling to at most 1 s (postgres.js's default grows
+    // to 20 s, so a database back from an outage went unused for up to 20 s).
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
+    onnotice: () => {},
+    keep_alive: KEEPALIVE_SECONDS,
+    // Names this process's connections in pg_stat_activity (the LISTEN one included); every
+    // statement ends within statement_timeout. JIT off: the API's statements read few rows, but a
+    // claim whose LATERAL limit the planner cannot see is costed past jit_above_cost, and compiling
+    // it took 0.2-1 s a claim (docs/decisions/database-access.md, "JIT off").
+    connection: { application_name: applicationName, statement_timeout: statementTimeoutMs, jit: 'off' },
+    // The client-side deadline (patched postgres.js): also covers a connection that went silent.
+    query_timeout: statementTimeoutMs + DEADLINE_MARGIN_MS,
+  });
+  // drizzle sends every query as an unnamed statement (`prepare: false`), so PostgreSQL parses
+  // and plans it on every call. postgres.js caches named statements per connection by query text:
+  // let it, as a postgres.js tagged template would, for the small queries that make up the read
+  // paths (values are parameters, so their texts are a bounded set). Big multi-row inserts stay
+  // unnamed: one cached statement per batch size would only hold memory on both ends.
+  const unsafe = client.unsafe.bind(client);
+  client.unsafe = ((query: string, params?: unknown[], options?: Record<string, unknown>) => {
+    // `prepare` listed before the spread, then set (a key added after a spread costs fresh hidden
+    // classes per call on Node 20: context.ts).
+    const settings = { prepare: false, ...options };
+    settings.prepare = query.length <= PREPARE_MAX_CHARS && (params?.length ?? 0) <= PREPARE_MAX_PARAMS;
+    return unsafe(query, params as never, settings);
+  }) as typeof client.unsafe;
+  return client;
+}
+
 async function openPostgres(
   url: string,
   maxConnections: number,
@@ -85,36 +128,7 @@ async function openPostgres(
     await migrationClient.end({ timeout: 5 });
   }
 
-  const client = postgres(url, {
-    max: maxConnections,
-    idle_timeout: 30,
-    connect_timeout: 2,
-    // Reconnect attempts after a failure: 50 ms doubling to at most 1 s (postgres.js's default grows
-    // to 20 s, so a database back from an outage went unused for up to 20 s).
-    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
-    onnotice: () => {},
-    keep_alive: KEEPALIVE_SECONDS,
-    // Names this process's connections in pg_stat_activity (the LISTEN one included); every
-    // statement ends within statement_timeout. JIT off: the API's statements read few rows, but a
-    // claim whose LATERAL limit the planner cannot see is costed past jit_above_cost, and compiling
-    // it took 0.2-1 s a claim (docs/decisions/database-access.md, "JIT off").
-    connection: { application_name: `partner-tags:${process.pid}`, statement_timeout: statementTimeoutMs, jit: 'off' },
-    // The client-side deadline (patched postgres.js): also covers a connection that went silent.
-    query_timeout: statementTimeoutMs + DEADLINE_MARGIN_MS,
-  });
-  // drizzle sends every query as an unnamed statement (`prepare: false`), so PostgreSQL parses
-  // and plans it on every call. postgres.js caches named statements per connection by query text:
-  // let it, as a postgres.js tagged template would, for the small queries that make up the read
-  // paths (values are parameters, so their texts are a bounded set). Big multi-row inserts stay
-  // unnamed: one cached statement per batch size would only hold memory on both ends.
-  const unsafe = client.unsafe.bind(client);
-  client.unsafe = ((query: string, params?: unknown[], options?: Record<string, unknown>) => {
-    // `prepare` listed before the spread, then set (a key added after a spread costs fresh hidden
-    // classes per call on Node 20: context.ts).
-    const settings = { prepare: false, ...options };
-    settings.prepare = query.length <= PREPARE_MAX_CHARS && (params?.length ?? 0) <= PREPARE_MAX_PARAMS;
-    return unsafe(query, params as never, settings);
-  }) as typeof client.unsafe;
+  const client = openPool(postgres, url, maxConnections, statementTimeoutMs, `partner-tags:${process.pid}`);
   const db = drizzle({ client, schema }) as unknown as Database;
   return {
     db,
@@ -174,4 +188,29 @@ export function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> 
   return options.kind === 'postgres'
     ? openPostgres(options.url, options.maxConnections ?? 10, options)
     : openPglite(options.dataDir, options.lockOwner ?? 'a process', options.loadDataDir);
+}
+
+/** A streaming replica's pool: read-only, never migrated (the primary's migrations reach it through the WAL). */
+export interface ReplicaHandle {
+  db: Database;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a pool on a PostgreSQL streaming replica (DATABASE_READ_URL), lazily: nothing connects
+ * until the first query, so a replica that is down does not stop the start (reads then go to the
+ * primary, db/read-routing.ts). Its connections are named `partner-tags:<pid>:replica`.
+ */
+export async function openReadReplica(
+  url: string,
+  maxConnections: number,
+  statementTimeoutMs = 5_000,
+): Promise<ReplicaHandle> {
+  const { default: postgres } = await import('postgres');
+  const { drizzle } = await import('drizzle-orm/postgres-js');
+  const client = openPool(postgres, url, maxConnections, statementTimeoutMs, `partner-tags:${process.pid}:replica`);
+  return {
+    db: drizzle({ client, schema }) as unknown as Database,
+    close: () => client.end({ timeout: 5 }),
+  };
 }

@@ -131,6 +131,22 @@ export const EnvSchema = z.object({
       .optional(),
   ),
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default(path.join(REPO_ROOT, '.data'))),
+  /**
+   * A PostgreSQL streaming replica of DATABASE_URL: the event list, the export and the statistics
+   * read there while it is up and close enough (db/read-routing.ts); everything else stays on the
+   * primary. Needs DATABASE_URL (the embedded PGlite has no replica).
+   */
+  DATABASE_READ_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' })
+      .optional(),
+  ),
+  /** Reads go to the primary while the replica is further behind than this. */
+  DB_READ_MAX_LAG: z.preprocess(emptyAsUndefined, Duration(100).default(5_000)),
+  /** How often the replica's lag is measured (also how soon a replica back up is used again). */
+  DB_READ_CHECK_INTERVAL: z.preprocess(emptyAsUndefined, Duration(100).default(1_000)),
   TAG_TARGET_HOST: z.preprocess(emptyAsUndefined, hostName.default('tags.partner-tags.example')),
   DNS_SERVERS: z.preprocess(emptyAsUndefined, DnsServers.optional()),
   DNS_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(30_000).default(3000)),
@@ -379,6 +395,11 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   if (result.success && result.data.ROLE !== 'all' && !result.data.EVENT_LOG_URL) {
     throw new EnvError(
       `Invalid configuration:\n  ROLE: ${result.data.ROLE} needs EVENT_LOG_URL (without the log, every process writes its own events)`,
+    );
+  }
+  if (result.success && result.data.DATABASE_READ_URL && !result.data.DATABASE_URL) {
+    throw new EnvError(
+      'Invalid configuration:\n  DATABASE_READ_URL: needs DATABASE_URL (a replica of a PostgreSQL primary; the embedded PGlite has none)',
     );
   }
   if (!result.success) {

@@ -1,4 +1,5 @@
 import type { DatabaseHandle } from '../db/client.js';
+import type { ReplicaReads } from '../db/read-routing.js';
 import type { Logger } from '../kernel/logger.js';
 import { type CollectorHostSet, watchCollectorHosts } from './collector/collector-hosts.js';
 import { type DeletedTags, watchDeletedTags } from './collector/deleted-tags.js';
@@ -29,6 +30,25 @@ export function databasePart(database: DatabaseHandle, owned: boolean): Part {
         () => pool().waiting,
       );
     },
+  };
+}
+
+/**
+ * The read replica (DATABASE_READ_URL): its lag measured in the background and its pool, closed
+ * after everything that reads through it. Without a replica the part does nothing.
+ */
+export function readReplicaPart(replica?: { reads: ReplicaReads; close(): Promise<void> }): Part {
+  if (!replica) return { name: 'read-replica', stop: {} };
+  return {
+    name: 'read-replica',
+    start: () => replica.reads.start(),
+    stop: {
+      release: async () => {
+        await replica.reads.stop();
+        await replica.close();
+      },
+    },
+    metrics: (metrics) => replica.reads.registerMetrics(metrics),
   };
 }
 

@@ -111,6 +111,8 @@ export async function startPgReplica(options = {}) {
         'fsync = off',
         'max_connections = 60',
         'shared_buffers = 32MB',
+        // What each server ran, counted at once (the replica test reads it on both).
+        "shared_preload_libraries = 'pg_stat_statements'",
         '',
       ].join('\n'),
     );

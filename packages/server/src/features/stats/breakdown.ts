@@ -1,6 +1,6 @@
 import { EventNamesFilter, type STATS_DIMENSIONS, type StatsBreakdownResponse } from '@partner/shared-schemas';
-import { sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.js';
+import { type SQL, sql } from 'drizzle-orm';
+import type { ReadDb } from '../../db/read-routing.js';
 import { readRows } from '../../db/read-rows.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
@@ -25,27 +25,27 @@ export interface StatsBreakdownParams {
  * `stat_dimensions`, so a filter without `PageView` leaves them empty.
  */
 export async function statsBreakdown(
-  db: Database,
+  reads: ReadDb,
   partner: AuthenticatedPartner,
   params: StatsBreakdownParams,
 ): Promise<StatsBreakdownResponse> {
   const names = EventNamesFilter.parse(params.events);
-  await findOwnMerchant(db, partner, params.merchantId);
-  await foldAllPendingStats(db);
+  await findOwnMerchant(reads.primary, partner, params.merchantId);
+  // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
+  await foldAllPendingStats(reads.primary);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const from = new Date(range.start).toISOString();
   const to = new Date(range.end).toISOString();
   const inRange = sql`merchant_id = ${params.merchantId} and bucket >= ${from}::timestamptz and bucket < ${to}::timestamptz`;
-  let rows: Record<string, unknown>[] = [];
+  let statement: SQL | null = null;
   if (params.dimension === 'event_name') {
-    [rows = []] = await readRows(db, [
-      sql`select event_name as value, events::float8 as events, visitors from stat_buckets where ${inRange} and ${nameFilter(names)}`,
-    ]);
+    statement = sql`select event_name as value, events::float8 as events, visitors from stat_buckets where ${inRange} and ${nameFilter(names)}`;
   } else if (names.length === 0 || names.includes('PageView')) {
-    [rows = []] = await readRows(db, [
-      sql`select value, events::float8 as events, visitors from stat_dimensions where ${inRange} and dimension = ${params.dimension}`,
-    ]);
+    statement = sql`select value, events::float8 as events, visitors from stat_dimensions where ${inRange} and dimension = ${params.dimension}`;
   }
+  const rows = statement
+    ? await reads.run('stats', async (db) => (await readRows(db, [statement]))[0] ?? [], { caughtUp: true })
+    : [];
   const events = new Map<string, number>();
   for (const row of rows) {
     const value = String(row.value);

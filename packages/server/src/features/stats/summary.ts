@@ -1,5 +1,5 @@
 import { EventNamesFilter, type StatsSummaryResponse } from '@partner/shared-schemas';
-import type { Database } from '../../db/client.js';
+import type { ReadDb } from '../../db/read-routing.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { foldAllPendingStats } from './fold.js';
@@ -19,19 +19,25 @@ const rangeOf = (r: StatsRange) => ({ startDate: r.startDate, endDate: r.endDate
 
 /** A merchant's totals over a range of local dates (and, asked, over the period before it). */
 export async function statsSummary(
-  db: Database,
+  reads: ReadDb,
   partner: AuthenticatedPartner,
   params: StatsSummaryParams,
 ): Promise<StatsSummaryResponse> {
   const names = EventNamesFilter.parse(params.events);
-  await findOwnMerchant(db, partner, params.merchantId);
-  await foldAllPendingStats(db);
+  await findOwnMerchant(reads.primary, partner, params.merchantId);
+  // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
+  await foldAllPendingStats(reads.primary);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const before = params.compare === 'previous' ? previousRange(range) : null;
-  const [totals, previous] = await Promise.all([
-    readSeries(db, params.merchantId, [range.start], range.end, names),
-    before ? readSeries(db, params.merchantId, [before.start], before.end, names) : null,
-  ]);
+  const [totals, previous] = await reads.run(
+    'stats',
+    (db) =>
+      Promise.all([
+        readSeries(db, params.merchantId, [range.start], range.end, names),
+        before ? readSeries(db, params.merchantId, [before.start], before.end, names) : null,
+      ]),
+    { caughtUp: true },
+  );
   return {
     range: rangeOf(range),
     totals: totals[0]!,

@@ -1,5 +1,5 @@
 import { EventNamesFilter, type StatsTimeseriesResponse } from '@partner/shared-schemas';
-import type { Database } from '../../db/client.js';
+import type { ReadDb } from '../../db/read-routing.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { foldAllPendingStats } from './fold.js';
@@ -18,16 +18,19 @@ export interface StatsTimeseriesParams {
 
 /** One point per local hour, day, week or month of the range, zero-filled. */
 export async function statsTimeseries(
-  db: Database,
+  reads: ReadDb,
   partner: AuthenticatedPartner,
   params: StatsTimeseriesParams,
 ): Promise<StatsTimeseriesResponse> {
   const names = EventNamesFilter.parse(params.events);
-  await findOwnMerchant(db, partner, params.merchantId);
-  await foldAllPendingStats(db);
+  await findOwnMerchant(reads.primary, partner, params.merchantId);
+  // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
+  await foldAllPendingStats(reads.primary);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const starts = pointStarts(range, params.interval);
-  const totals = await readSeries(db, params.merchantId, starts, range.end, names);
+  const totals = await reads.run('stats', (db) => readSeries(db, params.merchantId, starts, range.end, names), {
+    caughtUp: true,
+  });
   return {
     range: { startDate: range.startDate, endDate: range.endDate, timezone: range.timezone },
     interval: params.interval,

@@ -9,7 +9,7 @@ export const listEventsRoute = partnerProcedure
   .input(ZListEventsRequest)
   .output(hotListOutput(ZListEventsResponse))
   .query(async ({ ctx, input }) => {
-    const page = await listEvents(ctx.db, ctx.partner, input, ctx.cursorKey);
+    const page = await listEvents(ctx.reads, ctx.partner, input, ctx.cursorKey);
     const { nextCursor } = page.pagination;
     if (nextCursor !== null) ctx.client?.setHeader('link', nextPageLink(input, nextCursor));
     return page;

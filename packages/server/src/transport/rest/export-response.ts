@@ -125,7 +125,7 @@ class ExportResponse {
         markRateLimitScope(res, 'exports');
         throw refused;
       }
-      return await openEventExport(deps.db, partner, query, deps.cursorKey, {
+      return await openEventExport(deps.reads, partner, query, deps.cursorKey, {
         batchBytes: deps.env.EXPORT_BATCH_BYTES,
         hold,
       });

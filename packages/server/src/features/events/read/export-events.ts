@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { copyRows } from '../../../db/copy-rows.js';
+import type { ReadDb } from '../../../db/read-routing.js';
 import { readRows } from '../../../db/read-rows.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../../partners/authenticate.js';
@@ -91,7 +92,7 @@ export interface EventExport {
  * events inserted during an export appear if they sort after the position reached, like a cursor walk.
  */
 export async function openEventExport(
-  db: Database,
+  reads: ReadDb,
   partner: AuthenticatedPartner,
   params: ExportEventsParams,
   cursorKey: Buffer,
@@ -101,6 +102,26 @@ export async function openEventExport(
   const binding = bindingOf(partner.id, { ...params, page: 1, limit: EXPORT_BATCH }, filters);
   if (params.cursor && params.afterId) throw new AppError('VALIDATION_ERROR', 'send cursor or afterId, not both');
   const cursorPosition = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
+  // The database that answers the checks reads every batch: a replica that fails mid-way ends the
+  // body unfinished, and `afterId` resumes it (on the primary while the replica is down).
+  return reads.run('events_export', (db) =>
+    openOn(db, partner, params, cursorKey, options, { filters, binding, cursorPosition }),
+  );
+}
+
+/** The export's checks and its walk on one database. */
+async function openOn(
+  db: Database,
+  partner: AuthenticatedPartner,
+  params: ExportEventsParams,
+  cursorKey: Buffer,
+  options: ExportOptions,
+  {
+    filters,
+    binding,
+    cursorPosition,
+  }: { filters: ReturnType<typeof parseEventFilters>; binding: CursorBinding; cursorPosition: CursorPosition | null },
+): Promise<EventExport> {
   const [countRows, afterRows] = await readRows(db, [
     countQuery(partner.id, params.merchantId, filters),
     sql`select id, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time

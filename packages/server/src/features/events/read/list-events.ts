@@ -8,7 +8,7 @@ import {
   parseDateBound,
 } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
-import type { Database } from '../../../db/client.js';
+import type { ReadDb } from '../../../db/read-routing.js';
 import { type Row, readRows, toQuery } from '../../../db/read-rows.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../../partners/authenticate.js';
@@ -357,17 +357,20 @@ export function eventListResponse(
  * statement is gated by `ownedMerchant`: for another partner's merchant it reads no event.
  */
 export async function listEvents(
-  db: Database,
+  reads: ReadDb,
   partner: AuthenticatedPartner,
   params: ListEventsParams,
   cursorKey: Buffer,
 ): Promise<ListEventsResponse> {
   const plan = planEventList(partner.id, params, cursorKey);
-  const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
-  const [access] = countRows ?? [];
-  if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
-  if (!access.tagged) {
-    throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
-  }
-  return eventListResponse(plan, params.limit, dataRows ?? [], Number(access.total ?? 0), cursorKey);
+  // On a replica when one is healthy; a 404 there is checked on the primary (db/read-routing.ts).
+  return reads.run('events_list', async (db) => {
+    const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
+    const [access] = countRows ?? [];
+    if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
+    if (!access.tagged) {
+      throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
+    }
+    return eventListResponse(plan, params.limit, dataRows ?? [], Number(access.total ?? 0), cursorKey);
+  });
 }
