@@ -51,7 +51,7 @@ export function restartBanner(url: string, where: string, embedded: boolean): st
     `API reference, every call runnable from the browser: ${url}/docs`,
     embedded
       ? 'Need an API key? Keys are shown once. Stop the server, then `pnpm partner list` (partner ids) and\n' +
-        '`pnpm partner rotate-key <partnerId>` (a new key), or `pnpm partner onboard --name ... --domain ...`.'
+        '`pnpm partner rotate-key <partnerId> [--mode test]` (a new key), or `pnpm partner onboard --name ... --domain ...`.'
       : 'Need an API key? `pnpm partner rotate-key <partnerId>` (ids: `pnpm partner list`), with this DATABASE_URL.',
     '',
   ].join('\n');
