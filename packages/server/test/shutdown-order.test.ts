@@ -33,6 +33,8 @@ describe.skipIf(!available)('shutdown order', () => {
     const { app } = server;
     expect(app.parts.map((part) => part.name)).toEqual([
       'database',
+      // Without DATABASE_READ_URL it does nothing (test/system/replica.test.ts runs it with a replica).
+      'read-replica',
       'collector-host-watch',
       'deleted-tags-watch',
       'key-watch',

@@ -75,6 +75,17 @@ describe.skipIf(reason !== null)('reads from a streaming replica', () => {
     expect((await getStats(server, 'breakdown', { merchantId, ...RANGE, dimension: 'event_name' })).status).toBe(200);
   };
 
+  /** Median milliseconds of `n` statistics summaries (a figure for docs/decisions/replica-reads.md). */
+  const summaryMs = async (n = 20) => {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const started = performance.now();
+      expect((await getStats(server, 'summary', { merchantId, ...RANGE })).status).toBe(200);
+      times.push(performance.now() - started);
+    }
+    return times.sort((x, y) => x - y)[Math.floor(n / 2)] as number;
+  };
+
   let sent = 0;
   const send = async (count: number) => {
     const events = Array.from({ length: count }, (_, i) => ({
@@ -150,6 +161,11 @@ describe.skipIf(reason !== null)('reads from a streaming replica', () => {
     expect(callsOf(primaryRan, (q) => q.includes('from "merchants"'))).toBeGreaterThanOrEqual(3);
     expect(callsOf(primaryRan, (q) => q.includes('delete from stat_pending'))).toBeGreaterThan(0);
     expect((await reads('events_list', 'replica')) ?? 0).toBeGreaterThan(before ?? 0);
+    const statsBefore = (await reads('stats', 'replica')) ?? 0;
+    console.log(
+      `stats summary on the replica (fold on the primary, catch-up check): median ${(await summaryMs()).toFixed(1)} ms`,
+    );
+    expect((await reads('stats', 'replica')) ?? 0).toBe(statsBefore + 20);
   });
 
   it('never sends writes or read-your-writes paths to the replica', async () => {
@@ -222,6 +238,7 @@ describe.skipIf(reason !== null)('reads from a streaming replica', () => {
     await readEverything(sent);
     expect(await down()).toBeGreaterThanOrEqual(fellBack + 2);
     expect(Number.isNaN(await metric('partner_tags_db_replica_lag_seconds'))).toBe(true);
+    console.log(`stats summary on the primary (replica down): median ${(await summaryMs()).toFixed(1)} ms`);
 
     pair.startReplica();
     await waitFor(async () => (await metric('partner_tags_db_replica_up')) === 1, 20_000, 'the replica back');
