@@ -243,7 +243,7 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
     description:
       'Partners register merchants, generate tracking tags for merchant domains, verify custom domains in DNS ' +
       'and read the tracking events collected for a merchant. Authenticate with `Authorization: Bearer mp_live_...`; ' +
-        'an `mp_test_...` key works on test-mode data only (simulated DNS, triggered tag states).',
+      'an `mp_test_...` key works on test-mode data only (simulated DNS, triggered tag states).',
     baseUrl: baseUrl ?? '/',
     paths: routePaths(),
   });
