@@ -7,7 +7,8 @@ import {
   finishErasure,
   recountRound,
 } from '../../src/features/erasures/erase-visitor.js';
-import { foldAllPendingStats } from '../../src/features/stats/fold.js';
+import { foldAllPendingStats, foldPendingStats } from '../../src/features/stats/fold.js';
+import { recountBuckets } from '../../src/features/stats/recount.js';
 import { emptyRegisters, mergeInto, registerOf } from '../../src/features/stats/sketch.js';
 import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { type Caller, failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
@@ -253,6 +254,31 @@ describe('erasures.create / erasures.get', () => {
       await failureOf(owner.caller.erasures.create({ muid: 'x', suppress: 'yes' as unknown as boolean })),
     ).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
     expect(await failureOf(owner.caller.erasures.get({ erasureId: 'nope' }))).toMatchObject({ status: 400 });
+  });
+});
+
+describe('recountBuckets', () => {
+  it('agrees with the events while ingestion and folds of the same buckets run alongside', async () => {
+    const s = await shop(1);
+    const m = s.merchants[0]!;
+    const buckets = ['2026-11-20T10:00:00Z', '2026-11-20T10:15:00Z', '2026-11-20T11:00:00Z'];
+    let stop = false;
+    let batches = 0;
+    const ingestion = (async () => {
+      for (let i = 0; !stop || i < 3; i++) {
+        await ingest(s.tags[0]!, [`c${i % 7}`], `race${i}`);
+        batches += 1;
+      }
+    })();
+    const folds = (async () => {
+      while (!stop) await foldPendingStats(app.deps.db, 50);
+    })();
+    for (let i = 0; i < 15; i++) await recountBuckets(app.deps.db, m, buckets);
+    stop = true;
+    await Promise.all([ingestion, folds]);
+    await foldAllPendingStats(app.deps.db);
+    expect(batches).toBeGreaterThan(3);
+    await expectAggregatesMatchEvents(m);
   });
 });
 

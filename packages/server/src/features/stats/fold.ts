@@ -6,6 +6,12 @@ import { rowsOf } from '../webhooks/outbox.js';
 const FOLD_ROWS = 500;
 
 /**
+ * The advisory lock class of a merchant's aggregates (the key: `hashtext(merchant_id::text)`): every
+ * fold holds it shared for the merchants it folds, a recount (recount.ts) exclusively.
+ */
+export const RECOUNT_LOCK_CLASS = 73_410_034;
+
+/**
  * What one event adds to the aggregates, read from `e` (an events row) and `h.md5` (md5 of its
  * muid): its merchant, 15-minute bucket, name, sketch register and the data of PageView/Purchase.
  */
@@ -77,14 +83,19 @@ export const AGGREGATE_UPSERTS = sql`b as (
  * referrer's host and the page URL's utm_* values from `PageView` data, `(none)` when absent,
  * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from
  * `Purchase` data `value` (a number or a decimal string) and a three-letter `currency`.
- * Registers as sketch.ts reads them, from `md5(muid)`. Returns the number of ranges folded.
+ * Registers as sketch.ts reads them, from `md5(muid)`. A merchant whose buckets are being recounted
+ * (RECOUNT_LOCK_CLASS) is skipped, or with `wait` waited for. Returns the number of ranges folded.
  */
 export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = false): Promise<number> {
   const lock = wait ? sql`for update` : sql`for update skip locked`;
+  // A merchant being recounted (recount.ts holds its lock exclusively) is skipped, or waited for.
+  const merchantFree = wait
+    ? sql`pg_advisory_xact_lock_shared(${RECOUNT_LOCK_CLASS}::int, hashtext(merchant_id::text)) is not null`
+    : sql`pg_try_advisory_xact_lock_shared(${RECOUNT_LOCK_CLASS}::int, hashtext(merchant_id::text))`;
   const result = await db.execute(sql`
     with p as (
       delete from stat_pending
-      where id in (select id from stat_pending order by id limit ${limit} ${lock})
+      where id in (select id from stat_pending where ${merchantFree} order by id limit ${limit} ${lock})
       returning merchant_id, first_seq, last_seq
     ), f as materialized (
       select ${FACT_COLUMNS}
