@@ -2,7 +2,7 @@ import { type NormalizedPagination, normalizePagination } from '@partner/shared-
 import { parseBody, type RawResponse, type ResponseWants, unreadResponse, type WithResponse } from './api-promise.js';
 import { PartnerError } from './errors.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';
-import type { RequestOptions } from './request.js';
+import type { RequestOptions } from './request-options.js';
 
 /** Pagination of a page, normalised from whichever envelope the server sent. */
 export interface PaginationInfo {
