@@ -268,7 +268,7 @@ try {
   // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
   // installed package would), which a fresh clone does not have.
   if (
-    ['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard', 'merchant-admin'].some((name) =>
+    ['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard', 'merchant-admin', 'data-lifecycle'].some((name) =>
       examples.includes(name),
     )
   ) {
@@ -351,7 +351,7 @@ try {
         // The SDK example reads the onboarding output; the others take the key from env.
         ...(name === 'sdk-quickstart'
           ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '' }
-          : { PARTNER_API_KEY: onboarding.apiKey }),
+          : { PARTNER_API_KEY: onboarding.apiKey, PARTNER_TEST_API_KEY: onboarding.testApiKey ?? '' }),
         PARTNER_DOMAIN: partnerDomain,
         EXAMPLE_DNS_PORT: String(dnsPort),
         CUSTOM_DOMAIN: '',
