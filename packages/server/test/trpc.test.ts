@@ -72,6 +72,7 @@ describe('through createCaller', () => {
         merchantId,
         name: 'Caller Co',
         livemode: true,
+        retentionDays: null,
         createdAt: expect.any(String),
         tags: [expect.objectContaining({ tagId: generated.tagId, hostname: partner.domain, status: 'active' })],
       },
