@@ -123,7 +123,7 @@ module.exports = {
   options: {
     // Type-only imports are seen (the cycle rule counts them; runtime types are allowed to features/).
     tsPreCompilationDeps: true,
-    tsConfig: { fileName: path.join(__dirname, 'packages/server/tsconfig.json') },
+    tsConfig: { fileName: path.join(__dirname, '.dependency-cruiser.tsconfig.json') },
     doNotFollow: { path: 'node_modules' },
     // The hand-written declarations beside testing/*.mjs describe those files; they import nothing.
     exclude: { path: '\\.d\\.mts$' },

@@ -16,7 +16,7 @@ const SERVER_SRC = 'packages/server/src';
 /** Cruises `dirs` (relative to `baseDir`) with the repository's rules. */
 async function cruiseWithRules(baseDir: string, dirs: string[]): Promise<ICruiseResult> {
   const options = await extractDepcruiseOptions(path.join(ROOT, '.dependency-cruiser.cjs'));
-  const tsConfig = extractTSConfig(path.join(ROOT, 'packages/server/tsconfig.json'));
+  const tsConfig = extractTSConfig(path.join(ROOT, '.dependency-cruiser.tsconfig.json'));
   const { output } = await cruise(dirs, { ...options, baseDir }, {}, { tsConfig });
   if (typeof output === 'string') throw new Error(`dependency-cruiser returned text: ${output}`);
   return output;

@@ -21,12 +21,15 @@ async function pageViewAt(href: string, referrer: string): Promise<Record<string
     addEventListener: () => {},
     querySelector: () => null,
   };
-  runInNewContext(SOURCE.replace('__TAG_ID__', 'TAG'), {
+  // Mode `none` (today's default): the URL rules hold whatever the consent mode; consent has its own tests.
+  const consent = JSON.stringify({ mode: 'none', gpc: true, cookieless: false });
+  runInNewContext(SOURCE.replace('__TAG_ID__', 'TAG').replace('__TAG_CONSENT__', consent), {
     window,
     document,
     fetch,
     location: { href, protocol: url.protocol, pathname: url.pathname },
     navigator: { sendBeacon: () => false },
+    localStorage: { getItem: () => null, setItem: () => {}, removeItem: () => {} },
     sessionStorage: {
       getItem: (k: string) => storage.get(k) ?? null,
       setItem: (k: string, v: string) => storage.set(k, v),
