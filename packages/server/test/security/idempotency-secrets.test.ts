@@ -133,6 +133,9 @@ describe('webhook secrets are never stored for Idempotency-Key replays', () => {
       url: input.url,
       events: null,
       description: null,
+      // Replays answer the stored body as it was; this one is shaped as the document says today, so
+      // the contract check of CI's recorded responses (scripts/contract-check.ts) holds it too.
+      livemode: true,
       createdAt: new Date().toISOString(),
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     };
