@@ -2,6 +2,13 @@ import { z } from 'zod';
 
 export const Uuid = z.uuid({ message: 'must be a valid UUID' });
 
+/**
+ * A boolean in a request body: the literals, not z.boolean(), as trpc-to-openapi coerces booleans by
+ * truthiness ('no' -> true). A function: trpc-to-openapi marks the schema it is given, so each
+ * input gets its own (and outputs keep z.boolean()).
+ */
+export const booleanInput = () => z.union([z.literal(true), z.literal(false)], { message: 'must be true or false' });
+
 /** An ISO 8601 UTC timestamp as the API returns it, e.g. `2026-11-22T10:00:00.000Z`. */
 export const Timestamp = z.iso.datetime().meta({ example: '2026-11-22T10:00:00.000Z' });
 

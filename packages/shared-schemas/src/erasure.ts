@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, Uuid } from './common.js';
+import { booleanInput, Timestamp, Uuid } from './common.js';
 import { isWellFormedText, WELL_FORMED_MESSAGE } from './text.js';
 
 /** Longest visitor id (muid) the collector accepts, and so the longest one worth asking for. */
@@ -30,9 +30,7 @@ export const CreateErasureInput = z
       description: "One of the partner's merchants; omitted: the visitor's events of every merchant of the partner.",
       example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c',
     }),
-    // Literals, not z.boolean(): trpc-to-openapi coerces booleans by truthiness ('no' -> true).
-    suppress: z
-      .union([z.literal(true), z.literal(false)], { message: 'must be true or false' })
+    suppress: booleanInput()
       .optional()
       .meta({
         description:

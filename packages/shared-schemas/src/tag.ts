@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainInput, HostnameInput, Livemode, Timestamp, Uuid } from './common.js';
+import { booleanInput, DomainInput, HostnameInput, Livemode, Timestamp, Uuid } from './common.js';
 import { TagCheck } from './dns-check.js';
 
 /** Tag status values (spec section 3). */
@@ -68,11 +68,9 @@ const cookielessField = z.boolean().meta({
 /** A tag's consent settings, as every tag output carries them. */
 const TagConsentFields = { consentMode: consentModeField, respectGpc: respectGpcField, cookieless: cookielessField };
 
-// Inputs: literals, not z.boolean(): trpc-to-openapi coerces booleans by truthiness ('no' -> true),
-// and it marks the schema it is given, so outputs keep their own z.boolean().
+// Inputs take booleanInput() (literals) with the output field's description.
 const inputBoolean = (field: z.ZodBoolean) =>
-  z
-    .union([z.literal(true), z.literal(false)], { message: 'must be true or false' })
+  booleanInput()
     .optional()
     .meta(field.meta() ?? {});
 const consentInputFields = {
