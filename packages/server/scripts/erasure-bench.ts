@@ -10,8 +10,8 @@
  */
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
+import { rowsOf } from '../src/db/read-rows.js';
 import { planEventList } from '../src/features/events/read/list-events.js';
-import { rowsOf } from '../src/features/webhooks/outbox.js';
 import { startTestServer } from '../src/testing/index.js';
 import { createScratchDatabase } from '../src/testing/services.js';
 

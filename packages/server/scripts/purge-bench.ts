@@ -7,7 +7,7 @@
  * (from its claim to merchant.deleted).
  */
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../src/features/webhooks/outbox.js';
+import { rowsOf } from '../src/db/read-rows.js';
 import { quantile, startTestServer } from '../src/testing/index.js';
 import { createScratchDatabase } from '../src/testing/services.js';
 

@@ -7,7 +7,7 @@
  * time, the pass (claim -> done, rows/s), what is left, p50/p99/max of collect before and during.
  */
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../src/features/webhooks/outbox.js';
+import { rowsOf } from '../src/db/read-rows.js';
 import { quantile, startTestServer } from '../src/testing/index.js';
 import { createScratchDatabase } from '../src/testing/services.js';
 

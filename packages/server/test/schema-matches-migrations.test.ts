@@ -2,8 +2,8 @@ import { is, sql } from 'drizzle-orm';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../src/db/client.js';
+import { rowsOf } from '../src/db/read-rows.js';
 import * as schema from '../src/db/schema/index.js';
-import { rowsOf } from '../src/features/webhooks/outbox.js';
 import { openTestPglite } from '../src/testing/index.js';
 
 // The migrations have been written by hand since 0006 (drizzle-kit's snapshots stop at 0005), and the

@@ -13,6 +13,11 @@ interface PgliteClient {
 
 const dialect = new PgDialect();
 
+/** `db.execute()` answers an array on postgres.js and `{ rows }` on PGlite: the rows either way. */
+export function rowsOf<T = Row>(result: unknown): T[] {
+  return (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
+}
+
 /** A drizzle `sql` statement as PostgreSQL text and parameters. */
 export function toQuery(statement: SQL): Query {
   return dialect.sqlToQuery(statement);

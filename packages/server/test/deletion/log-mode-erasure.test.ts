@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api } from '../helpers/api.js';
 import { deleteLogStream, logBacklog, NATS_URL, natsAnswers, uniqueLogPrefix, waitFor } from '../helpers/event-log.js';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { startTestServer, type TestPartner, type TestServer } from '../../src/testing/index.js';
 import { api } from '../helpers/api.js';
 import { collectOk, preverifiedTag } from '../helpers/fixtures.js';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../../src/app.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api } from '../helpers/api.js';
 import { rawRequest } from '../helpers/collector.js';

@@ -1,12 +1,12 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/read-rows.js';
 import {
   claimDeletedMerchant,
   finishPurge,
   type PurgeCounts,
   purgeRound,
 } from '../../src/features/merchants/purge-merchant.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
 
 // merchant.get/update/delete, tag.delete and the purge's use cases through createCaller

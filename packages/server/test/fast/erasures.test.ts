@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/read-rows.js';
 import {
   claimErasure,
   type ErasureClaim,
@@ -10,7 +11,6 @@ import {
 import { foldAllPendingStats, foldPendingStats } from '../../src/features/stats/fold.js';
 import { recountBuckets } from '../../src/features/stats/recount.js';
 import { emptyRegisters, mergeInto, registerOf } from '../../src/features/stats/sketch.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { type Caller, failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
 
 // erasures.create/get, the `muid` filter and the erasure's use cases through createCaller (the job is

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/read-rows.js';
 import {
   claimRetention,
   expireRound,
   finishRetention,
   type RetentionClaim,
 } from '../../src/features/events/retention/expire-events.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
 
 // Retention's rules through createCaller and its use cases: the settings and their validation, the

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { claimChecksStatement } from '../../src/features/tags/lifecycle/tag-checks.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import {
   startTestServer,
   startWebhookReceiver,

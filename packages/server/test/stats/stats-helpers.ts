@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import type { TestServer } from '../../src/testing/index.js';
 import { type ApiResponse, api } from '../helpers/api.js';
 

@@ -7,8 +7,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import {
   startWebhookReceiver,
   TEST_TARGET_HOST,

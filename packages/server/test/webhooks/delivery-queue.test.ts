@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { webhookEndpoints } from '../../src/db/schema/index.js';
 import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import {
@@ -9,7 +10,6 @@ import {
   claimDueDeliveries,
   claimStatement,
 } from '../../src/features/webhooks/delivery-queue.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { openTestPglite, uniquePartnerDomain } from '../../src/testing/index.js';
 
 // The delivery claim (features/webhooks/delivery-queue.ts) on the database the suite runs on

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { type WebhookDeliveryStatus, webhookEndpoints } from '../../src/db/schema/index.js';
 import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { deleteExpiredWebhooks } from '../../src/features/webhooks/expired-webhooks.js';
-import { rowsOf } from '../../src/features/webhooks/outbox.js';
 import { createWebhookRetention } from '../../src/jobs/webhook-retention.js';
 import { parseEnv } from '../../src/kernel/env.js';
 import { createLogger } from '../../src/kernel/logger.js';

@@ -1,9 +1,9 @@
 import type { Erasure } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { rowsOf } from '../webhooks/outbox.js';
 import { ERASURE_COLUMNS, toErasure } from './erasure-view.js';
 
 /**

@@ -1,8 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 import { foldAllPendingStats } from '../stats/fold.js';
 import { recountBuckets } from '../stats/recount.js';
-import { enqueueWebhookEvent, rowsOf } from '../webhooks/outbox.js';
+import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 import { ERASURE_COLUMNS, toErasure } from './erasure-view.js';
 
 /** Events deleted per statement, each its own transaction: row locks of one visitor, held milliseconds. */

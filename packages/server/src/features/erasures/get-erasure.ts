@@ -1,9 +1,9 @@
 import type { Erasure } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { rowsOf } from '../webhooks/outbox.js';
 import { ERASURE_COLUMNS, toErasure } from './erasure-view.js';
 
 /** `GET /v1/partners/erasures/{erasureId}`: its state; another partner's (or a missing one) is 404 ERASURE_NOT_FOUND. */

@@ -1,10 +1,10 @@
 import type { CreateMerchantResponse } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import type { PartnerCaps } from '../partners/caps.js';
-import { rowsOf } from '../webhooks/outbox.js';
 
 /**
  * Creates a merchant; 409 LIMIT_EXCEEDED once the partner has MAX_MERCHANTS_PER_PARTNER. One

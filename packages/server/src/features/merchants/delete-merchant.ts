@@ -1,9 +1,9 @@
 import type { DeleteMerchantResponse } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { rowsOf } from '../webhooks/outbox.js';
 
 /** Where the deleted merchant's tags are announced in this process (runtime/collector/deleted-tags.ts). */
 export interface TagsGone {

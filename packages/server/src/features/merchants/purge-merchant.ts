@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { enqueueWebhookEvent, rowsOf } from '../webhooks/outbox.js';
+import { rowsOf } from '../../db/read-rows.js';
+import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 
 /** Rows deleted per statement, each its own transaction: row locks of one merchant, held milliseconds. */
 export const PURGE_BATCH = 5_000;

@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { rowsOf } from '../../db/read-rows.js';
 import type { Env } from '../../kernel/env.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Transaction } from '../tags/lifecycle/tag-state.js';
-import { rowsOf } from '../webhooks/outbox.js';
 
 /**
  * What one partner may own or do (docs/decisions/fairness-between-partners.md).

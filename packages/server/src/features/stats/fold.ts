@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { rowsOf } from '../webhooks/outbox.js';
+import { rowsOf } from '../../db/read-rows.js';
 
 /** Pending ranges taken by one fold. */
 const FOLD_ROWS = 500;

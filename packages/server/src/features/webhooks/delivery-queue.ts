@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { type PartnerShare, partnerTurns } from '../../db/partner-turns.js';
-import { rowsOf } from './outbox.js';
+import { rowsOf } from '../../db/read-rows.js';
 
 /** A delivery claimed by this process: everything one attempt needs. */
 export interface ClaimedDelivery {

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { rowsOf } from './outbox.js';
+import { rowsOf } from '../../db/read-rows.js';
 
 /** Rows deleted per statement: short transactions, one batch after the other. */
 export const RETENTION_BATCH = 1_000;

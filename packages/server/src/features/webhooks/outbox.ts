@@ -2,6 +2,7 @@ import type { WebhookEventType } from '@partner/shared-schemas';
 
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 import { webhookMessages } from '../../db/schema/index.js';
 
 /** Channel the delivery workers LISTEN on: a commit that enqueued deliveries wakes them at once. */
@@ -53,9 +54,4 @@ export async function enqueueWebhookEvent(tx: Database, event: WebhookEventInput
   const inserted = rowsOf(result);
   if (inserted.length > 0) await tx.execute(sql`select pg_notify(${WEBHOOK_WAKE_CHANNEL}, '')`);
   return { messageId: message.id, deliveries: inserted.length };
-}
-
-/** `db.execute()` answers an array on postgres.js and `{ rows }` on PGlite. */
-export function rowsOf<T = Record<string, unknown>>(result: unknown): T[] {
-  return (Array.isArray(result) ? result : ((result as { rows?: T[] }).rows ?? [])) as T[];
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
-import { rowsOf } from '../../webhooks/outbox.js';
+import { rowsOf } from '../../../db/read-rows.js';
 
 /** Rows per statement, each its own transaction: row locks of one merchant, held milliseconds. */
 export const RETENTION_BATCH = 5_000;

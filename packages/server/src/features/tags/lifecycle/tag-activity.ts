@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
+import { rowsOf } from '../../../db/read-rows.js';
 import { TtlCache } from '../../../kernel/ttl-cache.js';
-import { rowsOf } from '../../webhooks/outbox.js';
 import { emitTagEvents, type TagStateConfig } from './tag-state.js';
 
 /** How long `last_event_at` may lag: a tag row is written at most once per this window per process. */

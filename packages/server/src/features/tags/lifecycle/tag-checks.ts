@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { type PartnerShare, partnerTurns } from '../../../db/partner-turns.js';
+import { rowsOf } from '../../../db/read-rows.js';
 import type { DnsResolver } from '../../../runtime/dns-resolver.js';
-import { rowsOf } from '../../webhooks/outbox.js';
 import { checkTagRecord } from '../dns-check.js';
 import { simulatedResolver } from '../simulated-dns.js';
 import { applyCheck, type TagStateConfig } from './tag-state.js';
