@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Database, DatabaseHandle } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 import { partners, tags } from '../../db/schema/index.js';
 import type { Logger } from '../../kernel/logger.js';
 
@@ -62,13 +63,14 @@ export class CollectorHostSet {
     this.arrived = new Set();
     this.loading = (async () => {
       try {
-        const rows = (await db.execute(sql`
+        const rows = rowsOf<{ host: string }>(
+          await db.execute(sql`
           (select ${tags.recordName} || '.' || ${tags.domain} as host from ${tags} where ${eq(tags.domainType, 'custom')})
           union all
           (select ${partners.recordName} || '.' || ${partners.domain} from ${partners})
-          limit ${MAX_COLLECTOR_HOSTS + 1}`)) as unknown as { host: string }[];
-        const rowsOf = Array.isArray(rows) ? rows : ((rows as unknown as { rows: { host: string }[] }).rows ?? []);
-        if (rowsOf.length > MAX_COLLECTOR_HOSTS) {
+          limit ${MAX_COLLECTOR_HOSTS + 1}`),
+        );
+        if (rows.length > MAX_COLLECTOR_HOSTS) {
           this.hosts = null;
           logger?.warn(
             { max: MAX_COLLECTOR_HOSTS },
@@ -76,7 +78,7 @@ export class CollectorHostSet {
           );
           return;
         }
-        const next = new Set(rowsOf.map((row) => row.host));
+        const next = new Set(rows.map((row) => row.host));
         for (const host of this.arrived ?? []) next.add(host);
         this.hosts = next;
       } catch (error) {

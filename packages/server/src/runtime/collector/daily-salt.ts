@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
 
 const PREFIX = 'visitor-salt:';
 
@@ -33,8 +34,7 @@ export class DailySalt {
     // One statement returning the salt whoever made it (as the cursor key: features/events/read/cursor.ts).
     const result = await this.db.execute(sql`insert into server_secrets (name, value) values (${name}, ${made})
         on conflict (name) do update set name = excluded.name returning value`);
-    const rows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as { value?: unknown }[];
-    const value = rows[0]?.value;
+    const value = rowsOf<{ value?: unknown }>(result)[0]?.value;
     if (typeof value !== 'string') throw new Error('server_secrets: the visitor salt could not be read');
     // Earlier days' salts go (names sort by day); a process still on yesterday makes nothing new.
     await this.db.execute(sql`delete from server_secrets where name like ${`${PREFIX}%`} and name < ${name}`);
