@@ -4,8 +4,7 @@ import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-
-const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
+import { merchantJson } from './merchant-json.js';
 
 /** Readers of a merchant: the database or an open transaction. */
 type Reader = Pick<Database, 'execute'>;
@@ -16,25 +15,7 @@ type Reader = Pick<Database, 'execute'>;
  */
 export async function getMerchant(db: Reader, partner: AuthenticatedPartner, merchantId: string): Promise<Merchant> {
   const [row] = rowsOf<{ merchant: string }>(
-    await db.execute(sql`select json_build_object(
-        'merchantId', m.id,
-        'name', m.name,
-        'livemode', ${partner.livemode}::boolean,
-        'createdAt', to_char(m.created_at at time zone 'UTC', ${ISO}),
-        'retentionDays', m.retention_days,
-        'tags', coalesce((
-          select json_agg(json_build_object(
-            'hostname', t.domain,
-            'tagId', t.id,
-            'status', t.status,
-            'createdAt', to_char(t.created_at at time zone 'UTC', ${ISO}),
-            'livemode', ${partner.livemode}::boolean,
-            'isConnected', t.is_connected,
-            'isVerified', t.is_verified
-          ) order by t.created_at, t.id)
-          from tags t where t.merchant_id = m.id
-        ), '[]'::json)
-      )::text as merchant
+    await db.execute(sql`select ${merchantJson('m', sql`${partner.livemode}::boolean`)}::text as merchant
       from merchants m
       where m.id = ${merchantId}::uuid and m.partner_id = ${partner.id}::uuid and m.deleted_at is null`),
   );

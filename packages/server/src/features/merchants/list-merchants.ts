@@ -3,42 +3,27 @@ import { type Query, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { readRows, toQuery } from '../../db/read-rows.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { merchantJson } from './merchant-json.js';
 
 export interface ListMerchantsParams {
   page: number;
   limit: number;
 }
 
-const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
-
 /**
  * One statement, one round trip: the page of merchants (creation order, ties by id) with their
- * tags (creation order) as JSON, and the partner's merchant count. The bench's bare node:http
- * baseline runs this same statement.
+ * tags (creation order) as JSON, and the partner's merchant count. The count is `partner_usage`'s
+ * (migration 0016: the create bumps it in the merchant's own statement, the delete lowers it in
+ * the tombstone's transaction), so it is exact in the page's snapshot and one row to read; a
+ * `count(*)` read every live merchant of the partner on each page, the mix's costliest statement
+ * (issue 37). No row yet: the partner never created one. The bench's bare node:http baseline runs
+ * this same statement.
  */
 export function merchantListQuery(partnerId: string, { page, limit }: ListMerchantsParams): SQL {
   return sql`select
-    (select count(*) from merchants where partner_id = ${partnerId}::uuid and deleted_at is null)::float8 as total,
+    coalesce((select merchants from partner_usage where partner_id = ${partnerId}::uuid), 0)::float8 as total,
     coalesce((
-      select json_agg(json_build_object(
-        'merchantId', p.id,
-        'name', p.name,
-        'livemode', pt.livemode,
-        'createdAt', to_char(p.created_at at time zone 'UTC', ${ISO}),
-        'retentionDays', p.retention_days,
-        'tags', coalesce((
-          select json_agg(json_build_object(
-            'hostname', t.domain,
-            'tagId', t.id,
-            'status', t.status,
-            'createdAt', to_char(t.created_at at time zone 'UTC', ${ISO}),
-            'livemode', pt.livemode,
-            'isConnected', t.is_connected,
-            'isVerified', t.is_verified
-          ) order by t.created_at, t.id)
-          from tags t where t.merchant_id = p.id
-        ), '[]'::json)
-      ) order by p.created_at, p.id)
+      select json_agg(${merchantJson('p', sql`pt.livemode`)} order by p.created_at, p.id)
       from (
         select id, name, created_at, retention_days from merchants where partner_id = ${partnerId}::uuid and deleted_at is null
         order by created_at, id limit ${limit} offset ${(page - 1) * limit}
