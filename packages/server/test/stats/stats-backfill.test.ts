@@ -1,24 +1,27 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyRegisters, mergeInto, registerOf } from '../../src/features/stats/sketch.js';
+import { emptyRegisters, entryOf, mergeInto, registerOf, VisitorUnion } from '../../src/features/stats/sketch.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { collectOk, preverifiedTag, type SentEvent } from '../helpers/fixtures.js';
 import { getStats, query } from './stats-helpers.js';
 
-// Migration 0017 builds the aggregates of the events stored before it in SQL. Its backfill, run
+// Migrations 0017 and 0027 build the aggregates of the events stored before them in SQL (0017 the
+// 15-minute rows, 0027 new sketches, the all-names rows, hours and days). Their backfills, run
 // again over events stored through /v1/collect, must give the very aggregates the fold
-// (features/stats/fold.ts) kept: the same counts, sums and sketch registers.
+// (features/stats/fold.ts) kept: the same counts, sums, sketch registers and distinct hashes.
 let server: TestServer;
 beforeAll(async () => {
   server = await startTestServer();
 });
 afterAll(() => server?.close());
 
-const MIGRATION = readFileSync(new URL('../../src/db/migrations/0017_stats.sql', import.meta.url), 'utf8');
-const backfill = MIGRATION.split('--> statement-breakpoint')
-  .map((statement) => statement.trim())
-  .filter((statement) => /CREATE TEMPORARY TABLE|^(--[^\n]*\n)*INSERT INTO/.test(statement));
+const statementsOf = (file: string) =>
+  readFileSync(new URL(`../../src/db/migrations/${file}`, import.meta.url), 'utf8')
+    .split('--> statement-breakpoint')
+    .map((statement) => statement.trim())
+    .filter((statement) => /CREATE TEMPORARY TABLE|^(--[^\n]*\n)*(INSERT INTO|UPDATE)/.test(statement));
+const backfill = [...statementsOf('0017_stats.sql'), ...statementsOf('0027_stat_rollups.sql')];
 
 type Row = Record<string, unknown>;
 
@@ -27,19 +30,21 @@ async function snapshot(merchantId: string): Promise<{ buckets: string[]; dimens
   const registers = (value: unknown) => {
     const r = emptyRegisters();
     mergeInto(r, value as Uint8Array);
-    return Buffer.from(r).toString('base64');
+    const union = new VisitorUnion();
+    union.add(value as Uint8Array);
+    return `${Buffer.from(r).toString('base64')} ${union.count()}`;
   };
   const buckets = await query<Row>(
     server,
-    sql`select bucket::text as bucket, event_name, events::text as events, visitors from stat_buckets where merchant_id = ${merchantId}`,
+    sql`select grain, bucket::text as bucket, event_name, events::text as events, visitors from stat_buckets where merchant_id = ${merchantId}`,
   );
   const dimensions = await query<Row>(
     server,
-    sql`select dimension, bucket::text as bucket, value, events::text as events, visitors from stat_dimensions where merchant_id = ${merchantId}`,
+    sql`select dimension, grain, bucket::text as bucket, value, events::text as events, visitors from stat_dimensions where merchant_id = ${merchantId}`,
   );
   const revenue = await query<Row>(
     server,
-    sql`select bucket::text as bucket, currency, purchases::text as purchases, amount::text as amount from stat_revenue where merchant_id = ${merchantId}`,
+    sql`select grain, bucket::text as bucket, currency, purchases::text as purchases, amount::text as amount from stat_revenue where merchant_id = ${merchantId}`,
   );
   const lines = (rows: Row[]) =>
     rows
@@ -50,7 +55,7 @@ async function snapshot(merchantId: string): Promise<{ buckets: string[]; dimens
 
 describe('stats: the migration builds the aggregates of stored events', () => {
   it('gives what the live path kept', async () => {
-    expect(backfill).toHaveLength(4);
+    expect(backfill).toHaveLength(4 + 8);
     const tag = await preverifiedTag(server);
     const base = Date.UTC(2026, 7, 1, 9);
     const events: SentEvent[] = [];
@@ -109,13 +114,18 @@ describe('stats: the migration builds the aggregates of stored events', () => {
 describe('stats: the registers the SQL makes are those of sketch.ts', () => {
   it('md5 index and rank agree for many muids', async () => {
     const muids = Array.from({ length: 2000 }, (_, i) => `m-${i}-${'x'.repeat(i % 40)}`);
-    const rows = await query<{ muid: string; idx: number; rank: number }>(
+    const rows = await query<{ muid: string; idx: number; rank: number; entry: string }>(
       server,
       sql`select muid,
         (((('x' || substr(md5(muid), 1, 8))::bit(32)::int) >> 18) & 16383) as idx,
-        coalesce(nullif(position('1' in (('x' || substr(md5(muid), 9, 8))::bit(32))::text), 0), 33) as rank
+        coalesce(nullif(position('1' in (('x' || substr(md5(muid), 9, 8))::bit(32))::text), 0), 33) as rank,
+        encode(decode(substr(md5(muid), 1, 8) || lpad(to_hex(coalesce(nullif(position('1' in (('x' || substr(md5(muid), 9, 8))::bit(32))::text), 0), 33)), 2, '0'), 'hex'), 'hex') as entry
         from json_array_elements_text(${JSON.stringify(muids)}::json) as m(muid)`,
     );
     expect(rows.map((r) => Number(r.idx) * 64 + Number(r.rank))).toEqual(muids.map(registerOf));
+    // The sparse entry (fold.ts FACT_COLUMNS): 32-bit hash and rank, as sketch.ts makes it.
+    const hex = ({ hash, rank }: { hash: number; rank: number }) =>
+      hash.toString(16).padStart(8, '0') + rank.toString(16).padStart(2, '0');
+    expect(rows.map((r) => r.entry)).toEqual(muids.map((m) => hex(entryOf(m))));
   });
 });

@@ -5,6 +5,7 @@ import {
   numeric,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uuid,
@@ -13,19 +14,21 @@ import {
 const bytea = customType<{ data: Uint8Array }>({ dataType: () => 'bytea' });
 
 /**
- * Statistics aggregates (migration 0017), written by `storeEvents` in the statement that inserts the
- * events, per merchant and 15-minute UTC bucket; `visitors` holds a sketch (features/stats/sketch.ts).
+ * Statistics aggregates (migrations 0017, 0027), kept by the fold (features/stats/fold.ts) per
+ * merchant, level (`grain` in minutes: 15, 60 or 1440, UTC) and bucket; `event_name` '' is the row
+ * of all names. `visitors` holds a sketch (features/stats/sketch.ts).
  */
 export const statBuckets = pgTable(
   'stat_buckets',
   {
     merchantId: uuid('merchant_id').notNull(),
+    grain: smallint('grain').notNull().default(15),
     bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
     eventName: text('event_name').notNull(),
     events: bigint('events', { mode: 'number' }).notNull(),
     visitors: bytea('visitors').notNull(),
   },
-  (t) => [primaryKey({ name: 'stat_buckets_pkey', columns: [t.merchantId, t.bucket, t.eventName] })],
+  (t) => [primaryKey({ name: 'stat_buckets_pkey', columns: [t.merchantId, t.grain, t.bucket, t.eventName] })],
 );
 
 /** `Purchase` events per currency: their count and the exact sum of their `value`. */
@@ -33,12 +36,13 @@ export const statRevenue = pgTable(
   'stat_revenue',
   {
     merchantId: uuid('merchant_id').notNull(),
+    grain: smallint('grain').notNull().default(15),
     bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
     currency: text('currency').notNull(),
     purchases: bigint('purchases', { mode: 'number' }).notNull(),
     amount: numeric('amount').notNull(),
   },
-  (t) => [primaryKey({ name: 'stat_revenue_pkey', columns: [t.merchantId, t.bucket, t.currency] })],
+  (t) => [primaryKey({ name: 'stat_revenue_pkey', columns: [t.merchantId, t.grain, t.bucket, t.currency] })],
 );
 
 /** `PageView` events per dimension value (path, referrer host, utm_*). */
@@ -47,12 +51,15 @@ export const statDimensions = pgTable(
   {
     merchantId: uuid('merchant_id').notNull(),
     dimension: text('dimension').notNull(),
+    grain: smallint('grain').notNull().default(15),
     bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
     value: text('value').notNull(),
     events: bigint('events', { mode: 'number' }).notNull(),
     visitors: bytea('visitors').notNull(),
   },
-  (t) => [primaryKey({ name: 'stat_dimensions_pkey', columns: [t.merchantId, t.dimension, t.bucket, t.value] })],
+  (t) => [
+    primaryKey({ name: 'stat_dimensions_pkey', columns: [t.merchantId, t.dimension, t.grain, t.bucket, t.value] }),
+  ],
 );
 
 /**

@@ -4,10 +4,11 @@ import type { ReadDb } from '../../db/read-routing.js';
 import { readRows } from '../../db/read-rows.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { foldAllPendingStats } from './fold.js';
+import { foldPendingStatsOf } from './fold.js';
+import { segmentsOf } from './levels.js';
 import { statsRange } from './range.js';
-import { nameFilter } from './series.js';
-import { emptyRegisters, estimate, mergeInto } from './sketch.js';
+import { inSegment, nameFilter, segmentRows } from './series.js';
+import { visitorsOf } from './sketch.js';
 
 export interface StatsBreakdownParams {
   merchantId: string;
@@ -21,8 +22,10 @@ export interface StatsBreakdownParams {
 
 /**
  * Events and visitors per value of a dimension, largest first (ties by value), the values past
- * `limit` summed into `other`. `event_name` reads the bucket table; the page-view dimensions read
- * `stat_dimensions`, so a filter without `PageView` leaves them empty.
+ * `limit` summed into `other`. `event_name` reads the bucket table (not its all-names rows); the
+ * page-view dimensions read `stat_dimensions`, so a filter without `PageView` leaves them empty.
+ * Both at the coarsest levels that fit the range (levels.ts): a 30-day UTC range reads 30 daily rows
+ * per value.
  */
 export async function statsBreakdown(
   reads: ReadDb,
@@ -32,29 +35,56 @@ export async function statsBreakdown(
   const names = EventNamesFilter.parse(params.events);
   await findOwnMerchant(reads.primary, partner, params.merchantId);
   // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
-  await foldAllPendingStats(reads.primary);
+  await foldPendingStatsOf(reads.primary, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
-  const from = new Date(range.start).toISOString();
-  const to = new Date(range.end).toISOString();
-  const inRange = sql`merchant_id = ${params.merchantId} and bucket >= ${from}::timestamptz and bucket < ${to}::timestamptz`;
-  let statement: SQL | null = null;
+  const segments = segmentRows(segmentsOf([range.start], range.end));
+  const merchant = sql`t.merchant_id = ${params.merchantId}::uuid and ${inSegment(sql`t`)}`;
+  // The rows of the range: daily ones inside it, hours and 15-minute buckets at its edges.
+  let from: SQL | null = null;
   if (params.dimension === 'event_name') {
-    statement = sql`select event_name as value, events::float8 as events, visitors from stat_buckets where ${inRange} and ${nameFilter(names)}`;
+    from = sql`${segments} join stat_buckets t on ${merchant} and t.event_name <> '' and ${nameFilter(names, sql`t.event_name`)}
+      cross join lateral (select t.event_name as value) v`;
   } else if (names.length === 0 || names.includes('PageView')) {
-    statement = sql`select value, events::float8 as events, visitors from stat_dimensions where ${inRange} and dimension = ${params.dimension}`;
+    from = sql`${segments} join stat_dimensions t on ${merchant} and t.dimension = ${params.dimension}
+      cross join lateral (select t.value) v`;
   }
-  const rows = statement
-    ? await reads.run('stats', async (db) => (await readRows(db, [statement]))[0] ?? [], { caughtUp: true })
+  // First the events per value (no sketch read), ordered here; then the sketches of the top values
+  // and of the rest, concatenated in SQL.
+  const totals = from
+    ? await reads.run(
+        'stats',
+        async (db) =>
+          (await readRows(db, [sql`select v.value, sum(t.events)::float8 as events from ${from} group by 1`]))[0] ?? [],
+        { caughtUp: true },
+      )
     : [];
-  const events = new Map<string, number>();
-  for (const row of rows) {
-    const value = String(row.value);
-    events.set(value, (events.get(value) ?? 0) + Number(row.events));
+  const ordered = totals
+    .map((row): [string, number] => [String(row.value), Number(row.events)])
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const top = ordered.slice(0, params.limit).map(([value]) => value);
+  const sketches =
+    from && ordered.length > 0
+      ? await reads.run(
+          'stats',
+          async (db) =>
+            (
+              await readRows(db, [
+                sql`select case when v.value in (select json_array_elements_text(${JSON.stringify(top)}::json)) then v.value end as value,
+                  string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) <> 16384) as sparse,
+                  string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) = 16384) as dense
+                from ${from} group by 1`,
+              ])
+            )[0] ?? [],
+          { caughtUp: true },
+        )
+      : [];
+  const visitors = new Map<string | null, number>();
+  for (const row of sketches) {
+    visitors.set(
+      row.value === null ? null : String(row.value),
+      visitorsOf(row.sparse as Uint8Array | null, row.dense as Uint8Array | null),
+    );
   }
-  const ordered = [...events].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const top = new Map(ordered.slice(0, params.limit).map(([value]) => [value, emptyRegisters()]));
-  const rest = ordered.length > params.limit ? emptyRegisters() : null;
-  for (const row of rows) mergeInto(top.get(String(row.value)) ?? rest!, row.visitors as Uint8Array);
   let otherEvents = 0;
   for (const [, n] of ordered.slice(params.limit)) otherEvents += n;
   return {
@@ -62,7 +92,8 @@ export async function statsBreakdown(
     dimension: params.dimension,
     rows: ordered
       .slice(0, params.limit)
-      .map(([value, n]) => ({ value, events: n, visitors: estimate(top.get(value)!) })),
-    other: rest ? { value: 'other', events: otherEvents, visitors: estimate(rest) } : null,
+      .map(([value, n]) => ({ value, events: n, visitors: visitors.get(value) ?? 0 })),
+    other:
+      ordered.length > params.limit ? { value: 'other', events: otherEvents, visitors: visitors.get(null) ?? 0 } : null,
   };
 }

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 
@@ -11,43 +11,59 @@ const FOLD_ROWS = 500;
  */
 export const RECOUNT_LOCK_CLASS = 73_410_034;
 
+/** The levels the fold keeps, in minutes: 15-minute buckets, UTC hours and UTC days. */
+export const GRAINS = [15, 60, 1440] as const;
+
 /**
  * What one event adds to the aggregates, read from `e` (an events row) and `h.md5` (md5 of its
- * muid): its merchant, 15-minute bucket, name, sketch register and the data of PageView/Purchase.
+ * muid): its merchant, 15-minute bucket, name, sparse sketch entry (sketch.ts: the first 32 bits of
+ * the md5 and the rank from the next 32) and the data of PageView/Purchase.
  */
 export const FACT_COLUMNS = sql`e.merchant_id,
         date_bin('15 minutes', e.event_time, timestamptz '1970-01-01 00:00:00+00') as bucket,
         e.event_name collate "C" as event_name,
-        (((('x' || substr(h.md5, 1, 8))::bit(32)::int) >> 18) & 16383) as idx,
-        coalesce(nullif(position('1' in (('x' || substr(h.md5, 9, 8))::bit(32))::text), 0), 33) as rank,
+        decode(substr(h.md5, 1, 8) || lpad(to_hex(coalesce(nullif(position('1' in (('x' || substr(h.md5, 9, 8))::bit(32))::text), 0), 33)), 2, '0'), 'hex') as entry,
         case when e.event_name in ('PageView', 'Purchase') then e.raw_data::jsonb end as d`;
 
 /**
- * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` from a CTE `f` of
- * FACT_COLUMNS rows (CTEs `b`, `r`, `dv`, `dm`): counts and sums added, sketches merged, in key order.
+ * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` at the levels `grains` from a
+ * CTE `f` of FACT_COLUMNS rows (CTEs `g`, `bk`, `bl`, `b`, `r`, `dv`, `dk`, `dl`, `dm`): per level,
+ * bucket and name, and per bucket for all names (''), counts and sums added, sketches merged, in key
+ * order. Entries are first made distinct per 15-minute bucket, so the coarser levels group fewer rows.
  */
-export const AGGREGATE_UPSERTS = sql`b as (
-      insert into stat_buckets as t (merchant_id, bucket, event_name, events, visitors)
-      select merchant_id, bucket, event_name, sum(n), string_agg(decode(lpad(to_hex(idx * 256 + rank), 6, '0'), 'hex'), ''::bytea)
-      from (select merchant_id, bucket, event_name, idx, max(rank) as rank, count(*) as n from f group by 1, 2, 3, 4) r
-      group by 1, 2, 3
-      order by 1, 2, 3
-      on conflict (merchant_id, bucket, event_name) do update
+export function aggregateUpserts(grains: readonly number[]) {
+  const binned = (column: SQL) =>
+    sql`date_bin(make_interval(mins => g.grain), ${column}, timestamptz '1970-01-01 00:00:00+00')`;
+  return sql`g(grain) as (
+      select unnest(${`{${grains.join(',')}}`}::int[])
+    ), bk as (
+      select merchant_id, bucket, event_name, entry, count(*) as n from f group by 1, 2, 3, 4
+    ), bl as (
+      select k.merchant_id, g.grain, ${binned(sql`k.bucket`)} as bucket, m.name as event_name, k.entry, sum(k.n) as n
+      from bk k cross join g cross join lateral (values (k.event_name), (''::text collate "C")) m(name)
+      group by 1, 2, 3, 4, 5
+    ), b as (
+      insert into stat_buckets as t (merchant_id, grain, bucket, event_name, events, visitors)
+      select merchant_id, grain, bucket, event_name, sum(n), stats_hll_compact(string_agg(entry, ''::bytea))
+      from bl
+      group by 1, 2, 3, 4
+      order by 1, 2, 3, 4
+      on conflict (merchant_id, grain, bucket, event_name) do update
       set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
     ), r as (
-      insert into stat_revenue as t (merchant_id, bucket, currency, purchases, amount)
-      select merchant_id, bucket, upper(d->>'currency'), count(*), sum((d->>'value')::numeric)
-      from f
+      insert into stat_revenue as t (merchant_id, grain, bucket, currency, purchases, amount)
+      select f.merchant_id, g.grain, ${binned(sql`f.bucket`)}, upper(d->>'currency'), count(*), sum((d->>'value')::numeric)
+      from f cross join g
       where event_name = 'Purchase' and jsonb_typeof(d) = 'object'
         and jsonb_typeof(d->'currency') = 'string' and d->>'currency' ~ '^[A-Za-z]{3}$'
         and (jsonb_typeof(d->'value') = 'number'
           or (jsonb_typeof(d->'value') = 'string' and d->>'value' ~ '^-?[0-9]{1,30}(\\.[0-9]{1,30})?$'))
-      group by 1, 2, 3
-      order by 1, 2, 3
-      on conflict (merchant_id, bucket, currency) do update
+      group by 1, 2, 3, 4
+      order by 1, 2, 3, 4
+      on conflict (merchant_id, grain, bucket, currency) do update
       set purchases = t.purchases + excluded.purchases, amount = t.amount + excluded.amount
     ), dv as (
-      select f.merchant_id, v.dimension collate "C" as dimension, f.bucket, coalesce(nullif(left(v.value, 200), ''), '(none)') collate "C" as value, f.idx, f.rank
+      select f.merchant_id, v.dimension collate "C" as dimension, f.bucket, coalesce(nullif(left(v.value, 200), ''), '(none)') collate "C" as value, f.entry
       from f
       cross join lateral (select case when jsonb_typeof(f.d->'url') = 'string' then f.d->>'url' end as url) u
       cross join lateral (values
@@ -59,15 +75,25 @@ export const AGGREGATE_UPSERTS = sql`b as (
         ('utm_campaign', case when u.url like '%utm_campaign=%' then replace(substring(u.url from '[?&]utm_campaign=([^&#]*)'), '+', ' ') end)
       ) as v(dimension, value)
       where f.event_name = 'PageView' and jsonb_typeof(f.d) = 'object'
+    ), dk as (
+      select merchant_id, dimension, bucket, value, entry, count(*) as n from dv group by 1, 2, 3, 4, 5
+    ), dl as (
+      select k.merchant_id, k.dimension, g.grain, ${binned(sql`k.bucket`)} as bucket, k.value, k.entry, sum(k.n) as n
+      from dk k cross join g
+      group by 1, 2, 3, 4, 5, 6
     ), dm as (
-      insert into stat_dimensions as t (merchant_id, dimension, bucket, value, events, visitors)
-      select merchant_id, dimension, bucket, value, sum(n), string_agg(decode(lpad(to_hex(idx * 256 + rank), 6, '0'), 'hex'), ''::bytea)
-      from (select merchant_id, dimension, bucket, value, idx, max(rank) as rank, count(*) as n from dv group by 1, 2, 3, 4, 5) r
-      group by 1, 2, 3, 4
-      order by 1, 2, 3, 4
-      on conflict (merchant_id, dimension, bucket, value) do update
+      insert into stat_dimensions as t (merchant_id, dimension, grain, bucket, value, events, visitors)
+      select merchant_id, dimension, grain, bucket, value, sum(n), stats_hll_compact(string_agg(entry, ''::bytea))
+      from dl
+      group by 1, 2, 3, 4, 5
+      order by 1, 2, 3, 4, 5
+      on conflict (merchant_id, dimension, grain, bucket, value) do update
       set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
     )`;
+}
+
+/** Every level's upserts (the fold's). */
+export const AGGREGATE_UPSERTS = aggregateUpserts(GRAINS);
 
 /**
  * Adds stored events to the statistics' aggregates: takes up to `limit` pending `seq` ranges
@@ -79,14 +105,19 @@ export const AGGREGATE_UPSERTS = sql`b as (
  * lateral kept from flattening (`offset 0`), as a join let plans on a young table scan every
  * event.
  *
- * The rules (docs/decisions/stats.md) are those of migration 0017's backfill: `path`, the
+ * The rules (docs/decisions/stats.md) are those of migrations 0017 and 0027's backfill: `path`, the
  * referrer's host and the page URL's utm_* values from `PageView` data, `(none)` when absent,
  * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from
  * `Purchase` data `value` (a number or a decimal string) and a three-letter `currency`.
- * Registers as sketch.ts reads them, from `md5(muid)`. A merchant whose buckets are being recounted
+ * Sketch entries as sketch.ts reads them, from `md5(muid)`, at every level. A merchant whose buckets are being recounted
  * (RECOUNT_LOCK_CLASS) is skipped, or with `wait` waited for. Returns the number of ranges folded.
  */
-export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = false): Promise<number> {
+export async function foldPendingStats(
+  db: Database,
+  limit = FOLD_ROWS,
+  wait = false,
+  merchantId?: string,
+): Promise<number> {
   const lock = wait ? sql`for update` : sql`for update skip locked`;
   // A merchant being recounted (recount.ts holds its lock exclusively) is skipped, or waited for.
   const merchantFree = wait
@@ -95,7 +126,7 @@ export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = f
   const result = await db.execute(sql`
     with p as (
       delete from stat_pending
-      where id in (select id from stat_pending where ${merchantFree} order by id limit ${limit} ${lock})
+      where id in (select id from stat_pending where ${merchantId ? sql`merchant_id = ${merchantId}::uuid and ` : sql``}${merchantFree} order by id limit ${limit} ${lock})
       returning merchant_id, first_seq, last_seq
     ), f as materialized (
       select ${FACT_COLUMNS}
@@ -116,4 +147,21 @@ export async function foldPendingStats(db: Database, limit = FOLD_ROWS, wait = f
 export async function foldAllPendingStats(db: Database): Promise<void> {
   // Until a pass finds nothing (a pass may come back short after waiting); bounded under a flood.
   for (let pass = 0; pass < 10 && (await foldPendingStats(db, FOLD_ROWS, true)) > 0; pass++) {}
+}
+
+/**
+ * A stats read's fold: the merchant's pending ranges, waiting for folds in progress elsewhere (their
+ * deleted ranges stay visible until they commit). Nothing pending costs one small query, not the
+ * fold's statement.
+ */
+export async function foldPendingStatsOf(db: Database, merchantId: string): Promise<void> {
+  for (let pass = 0; pass < 10; pass++) {
+    const [row] = rowsOf<{ pending: boolean }>(
+      await db.execute(
+        sql`select exists (select 1 from stat_pending where merchant_id = ${merchantId}::uuid) as pending`,
+      ),
+    );
+    if (!row?.pending) return;
+    await foldPendingStats(db, FOLD_ROWS, true, merchantId);
+  }
 }

@@ -1,24 +1,32 @@
 import type { StatsRevenue, StatsTotals } from '@partner/shared-schemas';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { readRows } from '../../db/read-rows.js';
-import { emptyRegisters, estimate, mergeInto } from './sketch.js';
+import { type Segment, segmentArrays, segmentsOf } from './levels.js';
+import { visitorsOf } from './sketch.js';
 
-/** SQL text of the instants as a `timestamptz[]` literal. */
-function instantArray(starts: readonly number[]): string {
-  return `{${starts.map((t) => new Date(t).toISOString()).join(',')}}`;
-}
-
-/** `event_name` kept by a filter (`names` empty: all). */
-export function nameFilter(names: readonly string[]) {
+/** `event_name` of `alias` kept by a filter (`names` empty: all). */
+export function nameFilter(names: readonly string[], alias = sql`event_name`) {
   return names.length === 0
     ? sql`true`
-    : sql`event_name in (select json_array_elements_text(${JSON.stringify(names)}::json))`;
+    : sql`${alias} in (select json_array_elements_text(${JSON.stringify(names)}::json))`;
 }
 
+/** The segments as rows `s(grain, lo, hi, p)` to join a stats table on. */
+export function segmentRows(segments: readonly Segment[]): SQL {
+  const a = segmentArrays(segments);
+  return sql`unnest(${a.grains}::int[], ${a.los}::timestamptz[], ${a.his}::timestamptz[], ${a.ps}::int[]) as s(grain, lo, hi, p)`;
+}
+
+/** The rows of table alias `t` inside segment `s`. */
+export const inSegment = (t: SQL) => sql`${t}.grain = s.grain and ${t}.bucket >= s.lo and ${t}.bucket < s.hi`;
+
 /**
- * The totals of each point [starts[i], starts[i+1]) (the last ending at `end`) from the aggregates:
- * counts summed, sketches merged, revenue summed exactly in SQL.
+ * The totals of each point [starts[i], starts[i+1]) (the last ending at `end`) from the aggregates,
+ * each point read as whole UTC days, hours and 15-minute edges (levels.ts). Unfiltered, the events
+ * and sketches come from the all-names rows (''), page views and purchases from their names' rows;
+ * filtered, from the rows of the names. Counts summed and sketches concatenated in SQL (one row per
+ * point), their union counted here; revenue summed exactly in SQL.
  */
 export async function readSeries(
   db: Database,
@@ -27,40 +35,43 @@ export async function readSeries(
   end: number,
   names: readonly string[],
 ): Promise<StatsTotals[]> {
-  const thresholds = instantArray(starts);
-  const from = new Date(starts[0]!).toISOString();
-  const to = new Date(end).toISOString();
+  const segments = segmentRows(segmentsOf(starts, end));
   const withRevenue = names.length === 0 || names.includes('Purchase');
+  const all = names.length === 0;
+  const rows = all ? sql`b.event_name in ('', 'PageView', 'Purchase')` : nameFilter(names, sql`b.event_name`);
+  const counted = all ? sql`b.event_name = ''` : sql`true`;
   const [buckets = [], revenue = []] = await readRows(db, [
-    sql`select width_bucket(bucket, ${thresholds}::timestamptz[]) as p, event_name, events::float8 as events, visitors
-      from stat_buckets
-      where merchant_id = ${merchantId} and bucket >= ${from}::timestamptz and bucket < ${to}::timestamptz and ${nameFilter(names)}`,
+    sql`select s.p,
+        (sum(b.events) filter (where ${counted}))::float8 as events,
+        (sum(b.events) filter (where b.event_name = 'PageView'))::float8 as pageviews,
+        (sum(b.events) filter (where b.event_name = 'Purchase'))::float8 as purchases,
+        string_agg(b.visitors, ''::bytea) filter (where ${counted} and length(b.visitors) <> 16384) as sparse,
+        string_agg(b.visitors, ''::bytea) filter (where ${counted} and length(b.visitors) = 16384) as dense
+      from ${segments}
+      join stat_buckets b on b.merchant_id = ${merchantId}::uuid and ${inSegment(sql`b`)}
+      where ${rows}
+      group by s.p`,
     withRevenue
-      ? sql`select width_bucket(bucket, ${thresholds}::timestamptz[]) as p, currency, sum(amount)::text as amount
-        from stat_revenue
-        where merchant_id = ${merchantId} and bucket >= ${from}::timestamptz and bucket < ${to}::timestamptz
+      ? sql`select s.p, r.currency, sum(r.amount)::text as amount
+        from ${segments}
+        join stat_revenue r on r.merchant_id = ${merchantId}::uuid and ${inSegment(sql`r`)}
         group by 1, 2 order by 1, 2`
       : sql`select 1 where false`,
   ]);
-  const points = starts.map(() => ({ events: 0, pageviews: 0, purchases: 0, registers: null as Uint8Array | null }));
+  const points: StatsTotals[] = starts.map(() => ({ events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] }));
   for (const row of buckets) {
     const point = points[Number(row.p) - 1];
     if (!point) continue;
-    const events = Number(row.events);
-    point.events += events;
-    if (row.event_name === 'PageView') point.pageviews += events;
-    else if (row.event_name === 'Purchase') point.purchases += events;
-    point.registers ??= emptyRegisters();
-    mergeInto(point.registers, row.visitors as Uint8Array);
+    point.events = Number(row.events ?? 0);
+    point.pageviews = Number(row.pageviews ?? 0);
+    point.purchases = Number(row.purchases ?? 0);
+    point.visitors = visitorsOf(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
   }
-  const money = starts.map((): StatsRevenue[] => []);
-  for (const row of revenue)
-    money[Number(row.p) - 1]?.push({ currency: String(row.currency), amount: String(row.amount) });
-  return points.map((point, i) => ({
-    events: point.events,
-    visitors: point.registers ? estimate(point.registers) : 0,
-    pageviews: point.pageviews,
-    purchases: point.purchases,
-    revenue: money[i]!,
-  }));
+  for (const row of revenue) {
+    points[Number(row.p) - 1]?.revenue.push({
+      currency: String(row.currency),
+      amount: String(row.amount),
+    } satisfies StatsRevenue);
+  }
+  return points;
 }

@@ -1,21 +1,29 @@
 import * as crypto from 'node:crypto';
 
 /**
- * HyperLogLog of visitors (muid), precision 14: 16384 registers, standard error 1.04/sqrt(m) ~0.8%.
- * Hand-written (docs/decisions/stats.md says why no npm library fits). The register of a muid comes
- * from its md5: index = the first 14 bits, rank = 1 + leading zeros of the next 32 bits (33 when
- * all are zero).
+ * HyperLogLog of visitors (muid), precision 14 (16384 registers, standard error 1.04/sqrt(m) ~0.8%),
+ * with an exact sparse form for small counts (HLL++'s idea, docs/decisions/stats.md). Hand-written
+ * (the decision says why no npm library fits). From a muid's md5: `hash` = its first 32 bits (the
+ * register index is the top 14 of them), `rank` = 1 + leading zeros of the next 32 bits (33 when all
+ * are zero).
  *
  * Stored form (bytea, column `visitors`): dense = exactly 16384 bytes, one register each; sparse =
- * 3 bytes per entry (index high, index low, rank), duplicates allowed (the larger rank wins).
- * A sparse length is a multiple of 3, so it is never 16384. The database builds them (fold.ts,
- * the same registers from `md5(muid)`); `stats_hll_merge` (migration 0017) appends small sparse
- * ones and turns a row dense once it grows. The JS side here reads them; `registerOf` is the
- * reference the SQL is tested against.
+ * 5 bytes per entry (hash, 4 bytes big-endian, then rank), repeats allowed. A sparse length is a
+ * multiple of 5, so it is never 16384. The database builds them (fold.ts, from `md5(muid)`);
+ * `stats_hll_merge` / `stats_hll_compact` (migration 0027) append sparse ones, drop repeats past
+ * SPARSE_MAX entries and turn a row dense only when more than SPARSE_MAX distinct hashes remain.
+ * A union of sparse sketches counts distinct 32-bit hashes: exact but for hash collisions
+ * (about n^2 / 2^33 of them, corrected by linear counting), so small ranges are not subject to
+ * register collisions (one at 33 visitors was the 3% error of the first version). `registerOf` and
+ * `entryOf` are the references the SQL is tested against.
  */
 const HLL_P = 14;
 export const HLL_M = 1 << HLL_P;
 const Q = 32;
+/** Sparse entries kept before a sketch turns dense (5 bytes each: just under the dense 16384 bytes). */
+export const SPARSE_MAX = 3276;
+const ENTRY = 5;
+const TWO_32 = 2 ** 32;
 
 const md5Hex = (text: string) => crypto.createHash('md5').update(text).digest('hex');
 
@@ -27,39 +35,93 @@ export function registerOf(muid: string): number {
   return index * 64 + (rest === 0 ? Q + 1 : Math.clz32(rest) + 1);
 }
 
-/** A batch's entries of one sketch: register index -> largest rank. */
+/** A muid's sparse entry: 32-bit hash and rank. */
+export function entryOf(muid: string): { hash: number; rank: number } {
+  const hex = md5Hex(muid);
+  const rest = Number.parseInt(hex.slice(8, 16), 16);
+  return { hash: Number.parseInt(hex.slice(0, 8), 16), rank: rest === 0 ? Q + 1 : Math.clz32(rest) + 1 };
+}
+
+/** A batch's entries of one sketch: hash -> rank. */
 export type SparseEntries = Map<number, number>;
 
 export function addMuid(entries: SparseEntries, muid: string): void {
-  const register = registerOf(muid);
-  const index = register >>> 6;
-  const rank = register & 63;
-  if ((entries.get(index) ?? 0) < rank) entries.set(index, rank);
+  const { hash, rank } = entryOf(muid);
+  entries.set(hash, rank);
 }
 
 /** The sparse stored form of `entries`. */
 export function encodeSparse(entries: SparseEntries): Buffer {
-  let out = '';
-  for (const [index, rank] of entries) out += (index * 256 + rank).toString(16).padStart(6, '0');
-  return Buffer.from(out, 'hex');
+  const out = Buffer.alloc(entries.size * ENTRY);
+  let at = 0;
+  for (const [hash, rank] of entries) {
+    out.writeUInt32BE(hash, at);
+    out[at + 4] = rank;
+    at += ENTRY;
+  }
+  return out;
 }
 
 /** Folds a stored sketch (dense or sparse) into `registers` (register-wise max). */
 export function mergeInto(registers: Uint8Array, stored: Uint8Array | null | undefined): void {
   if (!stored || stored.length === 0) return;
   if (stored.length === HLL_M) {
-    for (let i = 0; i < HLL_M; i++) if (stored[i]! > registers[i]!) registers[i] = stored[i]!;
+    mergeDense(registers, stored);
     return;
   }
-  for (let at = 0; at + 2 < stored.length; at += 3) {
-    const index = (stored[at]! << 8) | stored[at + 1]!;
-    const rank = stored[at + 2]!;
+  for (let at = 0; at + ENTRY <= stored.length; at += ENTRY) {
+    const index = (stored[at]! << 6) | (stored[at + 1]! >> 2);
+    const rank = stored[at + 4]!;
     if (rank > registers[index]!) registers[index] = rank;
+  }
+}
+
+/** Folds dense sketches, concatenated (a read's `string_agg`), into `registers`. */
+function mergeDense(registers: Uint8Array, dense: Uint8Array): void {
+  for (let at = 0; at + HLL_M <= dense.length; at += HLL_M) {
+    for (let i = 0; i < HLL_M; i++) if (dense[at + i]! > registers[i]!) registers[i] = dense[at + i]!;
   }
 }
 
 export function emptyRegisters(): Uint8Array {
   return new Uint8Array(HLL_M);
+}
+
+/**
+ * Distinct visitors of a union of sketches, given as the concatenation of its sparse ones and the
+ * concatenation of its dense ones (what a read's `string_agg` returns): exact count of distinct
+ * hashes when every one is sparse, else the HyperLogLog estimate of all registers.
+ */
+export function visitorsOf(sparse: Uint8Array | null | undefined, dense: Uint8Array | null | undefined): number {
+  const entries = sparse ? Math.floor(sparse.length / ENTRY) : 0;
+  if (dense && dense.length > 0) {
+    const registers = emptyRegisters();
+    mergeDense(registers, dense);
+    if (sparse) mergeInto(registers, sparse);
+    return estimate(registers);
+  }
+  if (entries === 0) return 0;
+  const hashes = new Uint32Array(entries);
+  const view = new DataView(sparse!.buffer, sparse!.byteOffset, sparse!.byteLength);
+  for (let i = 0; i < entries; i++) hashes[i] = view.getUint32(i * ENTRY);
+  hashes.sort();
+  let distinct = 1;
+  for (let i = 1; i < entries; i++) if (hashes[i] !== hashes[i - 1]) distinct++;
+  // Linear counting over 2^32 "registers": corrects the expected hash collisions (1 at ~93k).
+  return Math.round(-TWO_32 * Math.log1p(-distinct / TWO_32));
+}
+
+/** Accumulates stored sketches (the rows of a breakdown value) and counts their union. */
+export class VisitorUnion {
+  private readonly sparse: Uint8Array[] = [];
+  private readonly dense: Uint8Array[] = [];
+  add(stored: Uint8Array | null | undefined): void {
+    if (!stored || stored.length === 0) return;
+    (stored.length === HLL_M ? this.dense : this.sparse).push(stored);
+  }
+  count(): number {
+    return visitorsOf(Buffer.concat(this.sparse), Buffer.concat(this.dense));
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { EventNamesFilter, type StatsSummaryResponse } from '@partner/shared-sch
 import type { ReadDb } from '../../db/read-routing.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { foldAllPendingStats } from './fold.js';
+import { foldPendingStatsOf } from './fold.js';
 import { previousRange, type StatsRange, statsRange } from './range.js';
 import { readSeries } from './series.js';
 
@@ -26,7 +26,7 @@ export async function statsSummary(
   const names = EventNamesFilter.parse(params.events);
   await findOwnMerchant(reads.primary, partner, params.merchantId);
   // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
-  await foldAllPendingStats(reads.primary);
+  await foldPendingStatsOf(reads.primary, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const before = params.compare === 'previous' ? previousRange(range) : null;
   const [totals, previous] = await reads.run(

@@ -2,7 +2,7 @@ import { EventNamesFilter, type StatsTimeseriesResponse } from '@partner/shared-
 import type { ReadDb } from '../../db/read-routing.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { foldAllPendingStats } from './fold.js';
+import { foldPendingStatsOf } from './fold.js';
 import { type Interval, pointStarts, statsRange } from './range.js';
 import { readSeries } from './series.js';
 import { isoInZone } from './zone.js';
@@ -25,7 +25,7 @@ export async function statsTimeseries(
   const names = EventNamesFilter.parse(params.events);
   await findOwnMerchant(reads.primary, partner, params.merchantId);
   // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
-  await foldAllPendingStats(reads.primary);
+  await foldPendingStatsOf(reads.primary, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const starts = pointStarts(range, params.interval);
   const totals = await reads.run('stats', (db) => readSeries(db, params.merchantId, starts, range.end, names), {

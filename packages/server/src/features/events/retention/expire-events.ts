@@ -1,6 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { rowsOf } from '../../../db/read-rows.js';
+import { deleteEventBatch } from '../delete-events.js';
 
 /** Rows per statement, each its own transaction: row locks of one merchant, held milliseconds. */
 export const RETENTION_BATCH = 5_000;
@@ -18,7 +19,10 @@ export interface RetentionClaim {
 }
 
 /** Rows removed (events, stat_dimensions) or cleared (stat_buckets' visitor sketches) by one round. */
-export type RetentionCounts = Record<'events' | 'future_dated' | 'stat_dimensions' | 'stat_buckets', number>;
+export type RetentionCounts = Record<
+  'events' | 'future_dated' | 'event_ids' | 'stat_dimensions' | 'stat_buckets',
+  number
+>;
 
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
@@ -74,42 +78,40 @@ async function deleteBatch(db: Database, table: string, where: ReturnType<typeof
  * received before the cutoff (so a far-future `event_time` cannot keep one forever); once neither
  * fills a batch, what of the statistics may identify a visitor: `stat_dimensions` rows (paths,
  * referrers, utm values, each with a sketch) and the visitor sketches of `stat_buckets` (emptied;
- * the counts stay), for 15-minute buckets wholly before the cutoff. `stat_revenue` and the counts
+ * the counts stay), for buckets of every level (15 minutes, hours, days) wholly before the cutoff. `stat_revenue` and the counts
  * are kept (docs/decisions/data-deletion.md, "Retention").
  *
- * If `events` becomes partitioned by `event_time`, a partition wholly before every merchant's cutoff
- * is detached and dropped here instead (one catalogue statement); these batches remain for merchants
- * whose period is shorter than the partitions the others still need.
+ * `events` is partitioned by month of `event_time` (migration 0028): a month wholly before every
+ * merchant's cutoff is dropped whole by jobs/event-partitions.ts; these batches remain for merchants
+ * whose period is shorter than what the others keep, and remove the ids (`event_ids`) of events gone.
  */
 export async function expireRound(db: Database, claim: RetentionClaim, batch = RETENTION_BATCH) {
   const merchant = sql`merchant_id = ${claim.merchantId}::uuid`;
   const cutoff = sql`${claim.cutoff}::timestamptz`;
+  const eventBatch = async (where: SQL) => rowsOf(await deleteEventBatch(db, where, batch, sql`1`)).length;
   const counts: RetentionCounts = {
-    events: await deleteBatch(db, 'events', sql`${merchant} and event_time < ${cutoff}`, batch),
-    future_dated: await deleteBatch(
-      db,
-      'events',
+    events: await eventBatch(sql`${merchant} and event_time < ${cutoff}`),
+    future_dated: await eventBatch(
       sql`${merchant} and event_time > ${claim.startedAt}::timestamptz and received_at < ${cutoff}`,
-      batch,
     ),
+    event_ids: 0,
     stat_dimensions: 0,
     stat_buckets: 0,
   };
   // The statistics once the events are done: their scans cost every round otherwise (measured: 115
   // ms a round at 10M events, half the round).
   if (counts.events === batch || counts.future_dated === batch) return counts;
-  const lastBucket = sql`${claim.cutoff}::timestamptz - interval '15 minutes'`;
-  counts.stat_dimensions = await deleteBatch(
-    db,
-    'stat_dimensions',
-    sql`${merchant} and bucket <= ${lastBucket}`,
-    batch,
-  );
+  // The ids of the events gone (by this pass, or with their partition: jobs/event-partitions.ts).
+  counts.event_ids = await deleteBatch(db, 'event_ids', sql`${merchant} and event_time < ${cutoff}`, batch);
+  // Rows of every level (grain, in minutes) whose bucket ends by the cutoff.
+  const before = sql`bucket <= ${claim.cutoff}::timestamptz - interval '15 minutes'
+    and bucket + make_interval(mins => grain) <= ${claim.cutoff}::timestamptz`;
+  counts.stat_dimensions = await deleteBatch(db, 'stat_dimensions', sql`${merchant} and ${before}`, batch);
   counts.stat_buckets = rowsOf(
     await db.execute(sql`
       update stat_buckets set visitors = ''::bytea
       where ctid = any(array(select ctid from stat_buckets
-        where ${merchant} and bucket <= ${lastBucket} and length(visitors) > 0 limit ${batch}))
+        where ${merchant} and ${before} and length(visitors) > 0 limit ${batch}))
       returning 1`),
   ).length;
   return counts;
