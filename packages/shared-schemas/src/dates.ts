@@ -60,6 +60,8 @@ export function readIsoInstant(value: string): Date | IsoInstantProblem {
 }
 
 function parseUnbounded(value: string): Date | null {
+  const canonical = parseCanonical(value);
+  if (canonical !== undefined) return canonical;
   const dateOnly = DATE_ONLY.exec(value);
   if (dateOnly) {
     const [y, m, d] = [Number(dateOnly[1]), Number(dateOnly[2]), Number(dateOnly[3])];
@@ -82,6 +84,46 @@ function parseUnbounded(value: string): Date | null {
   const iso = `${pad(y, 4)}-${pad(m)}-${pad(d)}T${pad(hh)}:${pad(mm)}:${pad(ss)}${fraction}${zone}`;
   const ms = Date.parse(iso);
   return Number.isNaN(ms) ? null : new Date(ms);
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The value of the two (or more) ASCII digits at `from`; NaN when one is not a digit. */
+function digits(value: string, from: number, count: number): number {
+  let n = 0;
+  for (let i = from; i < from + count; i++) {
+    const c = value.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return Number.NaN;
+    n = n * 10 + c;
+  }
+  return n;
+}
+
+/**
+ * The form `toISOString` writes and nearly every client sends, `2026-11-22T10:00:00Z` or
+ * `2026-11-22T10:00:00.123Z` with a year of 1000 or more, read without a regular expression or a
+ * string built for `Date.parse` (the collector reads one per event; issue 37). `undefined` for any
+ * other form (the general parser reads it), `null` for an impossible date or time of this form.
+ */
+function parseCanonical(value: string): Date | null | undefined {
+  const length = value.length;
+  if (length !== 20 && length !== 24) return undefined;
+  if (value.charCodeAt(length - 1) !== 90 /* Z */ || value.charCodeAt(10) !== 84 /* T */) return undefined;
+  if (value[4] !== '-' || value[7] !== '-' || value[13] !== ':' || value[16] !== ':') return undefined;
+  if (length === 24 && value[19] !== '.') return undefined;
+  const y = digits(value, 0, 4);
+  const m = digits(value, 5, 2);
+  const d = digits(value, 8, 2);
+  const hh = digits(value, 11, 2);
+  const mm = digits(value, 14, 2);
+  const ss = digits(value, 17, 2);
+  const ms = length === 24 ? digits(value, 20, 3) : 0;
+  // A non-digit anywhere (NaN), or a year below 1000 (Date.UTC reads years 0-99 as 19xx): the general parser.
+  if (!(y >= 1000 && m >= 0 && d >= 0 && hh >= 0 && mm >= 0 && ss >= 0 && ms >= 0)) return undefined;
+  if (m < 1 || m > 12 || d < 1 || hh > 23 || mm > 59 || ss > 59) return null;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > (m === 2 && leap ? 29 : (DAYS_IN_MONTH[m - 1] as number))) return null;
+  return new Date(Date.UTC(y, m - 1, d, hh, mm, ss, ms));
 }
 
 /**

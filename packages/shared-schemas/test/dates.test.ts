@@ -32,6 +32,42 @@ describe('parseIsoInstant', () => {
   );
 });
 
+describe('the toISOString form (read without the general parser)', () => {
+  it('reads back every instant toISOString writes, across years, leap days and milliseconds', () => {
+    const ms = [Date.UTC(2024, 1, 29, 23, 59, 59, 999), Date.UTC(2000, 1, 29), Date.UTC(1000, 0, 1), MAX_INSTANT_MS];
+    // 2,000 instants stepped over the years 1000-9999 (an odd step: every field moves).
+    const step = Math.floor((MAX_INSTANT_MS - Date.UTC(1000, 0, 1)) / 2000) + 7_919;
+    for (let i = 0; i < 2000; i++) ms.push(Date.UTC(1000, 0, 1) + i * step);
+    for (const t of ms) {
+      const iso = new Date(t).toISOString();
+      expect(parseIsoInstant(iso)?.getTime()).toBe(t);
+      expect(parseIsoInstant(iso.replace(/\.\d{3}Z$/, 'Z'))?.getTime()).toBe(Math.floor(t / 1000) * 1000);
+    }
+  });
+
+  it.each([
+    '2026-02-29T00:00:00Z',
+    '1900-02-29T00:00:00.000Z',
+    '2026-04-31T00:00:00Z',
+    '2026-00-10T00:00:00Z',
+    '2026-11-22T23:60:00Z',
+    '2026-11-22T23:59:60.000Z',
+    '2026-11-22T1a:00:00Z',
+    '2026-11-22T10:00:00.1a3Z',
+  ])('rejects %j', (input) => {
+    expect(parseIsoInstant(input)).toBeNull();
+  });
+
+  it.each([
+    ['0999-12-31T23:59:59.999Z', '0999-12-31T23:59:59.999Z'],
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+    ['2026-11-22t10:20:30z', '2026-11-22T10:20:30.000Z'],
+    ['2026-11-22T10:20:30.12Z', '2026-11-22T10:20:30.120Z'],
+  ])('%s (another form of the same length family) is %s', (input, iso) => {
+    expect(parseIsoInstant(input)?.toISOString()).toBe(iso);
+  });
+});
+
 describe('the accepted window: years 0001-9999 in UTC, after the offset', () => {
   it.each([
     ['9999-12-31T23:59:00-23:59', 'year 10000 once the offset is applied (issue 30, finding 1)'],
