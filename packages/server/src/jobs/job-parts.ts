@@ -45,6 +45,11 @@ export function eventRetentionPart(retention: PollLoop): Part {
   return { name: 'event-retention', start: () => retention.start(), stop: { release: () => retention.stop() } };
 }
 
+/** The events table's monthly partitions: created ahead, and emptied once expired; a run cut by shutdown rolls back. */
+export function eventPartitionsPart(partitions: PollLoop): Part {
+  return { name: 'event-partitions', start: () => partitions.start(), stop: { release: () => partitions.stop() } };
+}
+
 /** Visitor erasures: a run cut by shutdown gives its erasure back when its lease runs out. */
 export function visitorErasurePart(erasure: PollLoop): Part {
   return { name: 'visitor-erasure', start: () => erasure.start(), stop: { release: () => erasure.stop() } };

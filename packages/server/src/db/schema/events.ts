@@ -5,8 +5,11 @@ import { bigint, index, pgEnum, pgTable, primaryKey, text, timestamp, uuid } fro
 export const eventConsent = pgEnum('event_consent', ['not_required', 'granted', 'implied', 'cookieless']);
 
 /**
- * Tracking events. The key (merchant_id, id) makes ingestion idempotent by event id and keeps
- * merchant_id in every key and index (the distribution column if events ever move to Citus).
+ * Tracking events, partitioned by month of `event_time` (migration 0028; docs/decisions/
+ * events-partitioning.md): monthly partitions `events_pYYYY_MM`, the rest in `events_default`. A
+ * key of a partitioned table must hold the partition key, so the key is (merchant_id, id,
+ * event_time) and idempotency by (merchant_id, id) is `event_ids`' job. merchant_id leads every
+ * key and index (the distribution column if events ever move to Citus).
  * No foreign keys: this is the hot, append-only table.
  */
 export const events = pgTable(
@@ -21,15 +24,16 @@ export const events = pgTable(
     rawData: text('raw_data').notNull(),
     receivedAt: timestamp('received_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     /**
-     * Ingestion order per merchant, for streaming and resume (migration 0008): the ingestion
-     * statement sets it from `event_seqs`; an insert that leaves it out gets the merchant's next
-     * value from the `events_assign_seq` trigger (hence the null default here).
+     * Ingestion order per merchant, for streaming and resume (migration 0026): derived from the
+     * writing transaction's id (`events_take_seqs`); readers stop below `events_horizon_seq()`.
+     * An insert that leaves it out gets the transaction's next number from the `events_assign_seq`
+     * trigger (hence the null default here).
      */
     seq: bigint('seq', { mode: 'number' }).notNull().default(sql`null`),
     consent: eventConsent('consent').notNull().default('not_required'),
   },
   (t) => [
-    primaryKey({ name: 'events_pkey', columns: [t.merchantId, t.id] }),
+    primaryKey({ name: 'events_pkey', columns: [t.merchantId, t.id, t.eventTime] }),
     // sortBy=event_time (either direction) with an optional date range.
     index('events_merchant_time_idx').on(t.merchantId, t.eventTime, t.id),
     // An event-name filter, and sortBy=event_name.
@@ -41,3 +45,22 @@ export const events = pgTable(
 );
 
 export type EventRow = typeof events.$inferSelect;
+
+/**
+ * Every stored event's id (migration 0028): ingestion inserts the ids first, ON CONFLICT DO NOTHING,
+ * and stores only the events whose ids it won, so a retry is skipped whatever its event_time (a
+ * collector request without one gets the server's time) and whichever partition it would land in.
+ * `event_time` lets retention remove the ids of the events it removed.
+ */
+export const eventIds = pgTable(
+  'event_ids',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    id: text('id').notNull(),
+    eventTime: timestamp('event_time', { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'event_ids_pkey', columns: [t.merchantId, t.id] }),
+    index('event_ids_merchant_time_idx').on(t.merchantId, t.eventTime),
+  ],
+);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
+import { deleteEventBatch } from '../events/delete-events.js';
 import { foldAllPendingStats } from '../stats/fold.js';
 import { recountBuckets } from '../stats/recount.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
@@ -63,13 +64,13 @@ export async function eraseRound(db: Database, claim: ErasureClaim, batch = ERAS
   const scope = claim.merchantId
     ? sql`merchant_id = ${claim.merchantId}::uuid`
     : sql`merchant_id in (select id from merchants where partner_id = ${claim.partnerId}::uuid)`;
-  const [row] = rowsOf<{ n: number }>(
-    await db.execute(sql`
-      with d as (
-        delete from events
-        where ctid = any(array(select ctid from events where ${scope} and muid = ${claim.muid} limit ${batch}))
-        returning merchant_id, event_time
-      ), b as (
+  const result = await deleteEventBatch(
+    db,
+    sql`${scope} and muid = ${claim.muid}`,
+    batch,
+    sql`e.merchant_id, e.event_time`,
+    (deleted) => sql`
+      with d as (${deleted}), b as (
         insert into erasure_buckets (erasure_id, merchant_id, bucket)
         select distinct ${claim.id}::uuid, merchant_id, date_bin('15 minutes', event_time, timestamptz '1970-01-01 00:00:00+00')
         from d
@@ -77,8 +78,9 @@ export async function eraseRound(db: Database, claim: ErasureClaim, batch = ERAS
       ), u as (
         update erasures set events_deleted = events_deleted + (select count(*) from d) where id = ${claim.id}::uuid
       )
-      select count(*)::int as n from d`),
+      select count(*)::int as n from d`,
   );
+  const [row] = rowsOf<{ n: number }>(result);
   return row?.n ?? 0;
 }
 

@@ -214,7 +214,11 @@ export function dataQuery(
   const where = (branch: string[], ...more: SQL[]) =>
     sql.join([eventWhere(merchantId, branch, from, to, true, muid), ...more], sql` and `);
   // Keyset conditions: rows strictly after the cursor's row in the list's order.
-  const afterTimeId = position ? sql`(event_time, id) ${cmp} (${position.time}::timestamptz, ${position.id})` : null;
+  // The plain bound on event_time repeats what the row comparison implies: partition pruning reads
+  // plain comparisons only, so without it a cursor page would open every monthly partition.
+  const afterTimeId = position
+    ? sql`(event_time, id) ${cmp} (${position.time}::timestamptz, ${position.id}) and event_time ${cmp}= ${position.time}::timestamptz`
+    : null;
   if (names.length <= 1 && offset === 0) {
     const after: SQL[] = [];
     if (position && byName && names.length === 0) {
@@ -263,7 +267,7 @@ export function dataQuery(
           order by ${order()} limit ${take} offset ${offset}`
       : sql`select ${cols} from (${sql.join(branches, sql` union all `)}) runs order by ${order()} limit ${take} offset ${offset}`;
   return sql`select ${selectList(shape, 'e.')}
-    from (${keys}) k join events e on e.merchant_id = ${merchantId}::uuid and e.id = k.id
+    from (${keys}) k join events e on e.merchant_id = ${merchantId}::uuid and e.id = k.id and e.event_time = k.event_time
     where ${ownedMerchant(partnerId, merchantId)}
     order by ${order('k.')}`;
 }
