@@ -8,8 +8,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../src/db/read-rows.js';
-import { quantile, startTestServer } from '../src/testing/index.js';
+import { startTestServer } from '../src/testing/index.js';
 import { createScratchDatabase } from '../src/testing/services.js';
+import { merchantWithTag, partnerCall, startCollectLoad } from './lib/collect-load.js';
 
 const EVENTS = Number(process.env.PURGE_BENCH_EVENTS ?? 1_000_000);
 const SENDERS = Number(process.env.PURGE_BENCH_SENDERS ?? 8);
@@ -18,27 +19,11 @@ const PER_REQUEST = 10;
 const scratch = await createScratchDatabase('bench_purge');
 const server = await startTestServer({ databaseUrl: scratch.url, env: { LOG_LEVEL: 'warn' } });
 const db = server.app.deps.db;
-const post = (path: string, body: unknown, method = 'POST') =>
-  fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${server.partner.apiKey}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }).then(async (res) => ({
-    status: res.status,
-    body: (await res.json().catch(() => null)) as Record<string, string>,
-  }));
+const post = partnerCall(server);
 
 try {
-  const tagFor = async (name: string) => {
-    const merchant = await post('/v1/partners/merchant', { name });
-    const tag = await post('/v1/partners/tag/generate', {
-      merchantId: merchant.body!.merchantId,
-      domain: server.partner.domain,
-    });
-    return { merchantId: merchant.body!.merchantId!, tagId: tag.body!.tagId! };
-  };
-  const doomed = await tagFor('Doomed');
-  const live = await tagFor('Live');
+  const doomed = await merchantWithTag(server, 'Doomed');
+  const live = await merchantWithTag(server, 'Live');
 
   // The doomed merchant's events straight into the tables (the bench measures the purge, not ingestion):
   // events with their seq, their day counts by trigger, and aggregates of the same density as storeEvents'.
@@ -53,9 +38,6 @@ try {
         now() - make_interval(secs => g), '{"url":"https://shop.example/p' || (g % 50) || '"}', g
       from generate_series(${from}::int, ${to}::int) g`);
   }
-  await db.execute(sql`
-    insert into event_seqs (merchant_id, last_seq) values (${doomed.merchantId}::uuid, ${EVENTS})
-    on conflict (merchant_id) do update set last_seq = excluded.last_seq`);
   const buckets = Math.ceil(EVENTS / 900);
   await db.execute(sql`
     insert into stat_buckets (merchant_id, bucket, event_name, events, visitors)
@@ -69,29 +51,14 @@ try {
   const loadSeconds = (performance.now() - loadStarted) / 1000;
 
   // Collect for the live merchant: SENDERS loops of 10-event requests, latencies per phase.
-  let phase: 'before' | 'grace' | 'purging' | 'stop' = 'before';
-  const latencies = { before: [] as number[], grace: [] as number[], purging: [] as number[] };
-  let errors = 0;
-  let n = 0;
-  const sender = async () => {
-    while (phase !== 'stop') {
-      const events = Array.from({ length: PER_REQUEST }, () => ({ id: `l${n++}`, event_name: 'PageView' }));
-      const at = phase;
-      const started = performance.now();
-      const res = await fetch(`${server.url}/v1/collect`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tagId: live.tagId, events }),
-      });
-      await res.arrayBuffer();
-      if (res.status !== 202) errors++;
-      latencies[at].push(performance.now() - started);
-    }
-  };
-  const senders = Array.from({ length: SENDERS }, sender);
+  const load = startCollectLoad<'before' | 'grace' | 'purging'>(server, live.tagId, {
+    first: 'before',
+    senders: SENDERS,
+    perRequest: PER_REQUEST,
+  });
   await new Promise((resolve) => setTimeout(resolve, 20_000));
 
-  phase = 'grace';
+  load.setPhase('grace');
   const deleted = await post(`/v1/partners/merchant/${doomed.merchantId}`, undefined, 'DELETE');
   if (deleted.status !== 202) throw new Error(`DELETE: ${deleted.status}`);
   const deletedAt = performance.now();
@@ -102,7 +69,7 @@ try {
     );
     if (claim?.purge_claimed_until && claimedAt === undefined) {
       claimedAt = performance.now();
-      phase = 'purging';
+      load.setPhase('purging');
     }
     const [done] = rowsOf(
       await db.execute(sql`select 1 from webhook_messages where type = 'merchant.deleted'
@@ -112,18 +79,11 @@ try {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const purgedAt = performance.now();
-  phase = 'stop';
-  await Promise.all(senders);
+  await load.stop();
   const [left] = rowsOf<{ n: number }>(
     await db.execute(sql`select count(*)::int as n from events where merchant_id = ${doomed.merchantId}::uuid`),
   );
 
-  const summary = (values: number[]) => ({
-    requests: values.length,
-    p50: Number(quantile(values, 0.5).toFixed(1)),
-    p99: Number(quantile(values, 0.99).toFixed(1)),
-    max: Number(Math.max(...values).toFixed(1)),
-  });
   process.stdout.write(
     `${JSON.stringify(
       {
@@ -137,9 +97,9 @@ try {
         collect: {
           senders: SENDERS,
           eventsPerRequest: PER_REQUEST,
-          before: summary(latencies.before),
-          purging: summary(latencies.purging),
-          errors,
+          before: load.summary('before'),
+          purging: load.summary('purging'),
+          errors: load.errors,
         },
       },
       null,

@@ -8,8 +8,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../src/db/read-rows.js';
-import { quantile, startTestServer } from '../src/testing/index.js';
+import { startTestServer } from '../src/testing/index.js';
 import { createScratchDatabase } from '../src/testing/services.js';
+import { merchantWithTag, partnerCall, startCollectLoad } from './lib/collect-load.js';
 
 const EVENTS = Number(process.env.RETENTION_BENCH_EVENTS ?? 10_000_000);
 const SENDERS = Number(process.env.RETENTION_BENCH_SENDERS ?? 8);
@@ -24,15 +25,7 @@ const server = await startTestServer({
   env: { LOG_LEVEL: 'warn', EVENT_RETENTION: 'on', EVENT_RETENTION_INTERVAL: '2s', DB_STATEMENT_TIMEOUT: '600000' },
 });
 const db = server.app.deps.db;
-const call = (path: string, body: unknown, method = 'POST') =>
-  fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${server.partner.apiKey}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  }).then(async (res) => ({
-    status: res.status,
-    body: (await res.json().catch(() => null)) as Record<string, string>,
-  }));
+const call = partnerCall(server);
 const one = async <T>(query: ReturnType<typeof sql>) => rowsOf<T>(await db.execute(query))[0];
 
 /**
@@ -60,9 +53,6 @@ async function load(merchantId: string, tagId: string): Promise<void> {
       insert into event_day_counts (merchant_id, day, event_name, n)
       select merchant_id, (event_time at time zone 'UTC')::date, event_name, count(*)
       from events where merchant_id = ${merchantId}::uuid group by 1, 2, 3`);
-    await tx.execute(sql`
-      insert into event_seqs (merchant_id, last_seq) values (${merchantId}::uuid, ${EVENTS})
-      on conflict (merchant_id) do update set last_seq = excluded.last_seq`);
     const buckets = SPAN_DAYS * 96;
     await tx.execute(sql`
       insert into stat_buckets (merchant_id, bucket, event_name, events, visitors)
@@ -77,16 +67,8 @@ async function load(merchantId: string, tagId: string): Promise<void> {
 }
 
 try {
-  const tagFor = async (name: string) => {
-    const merchant = await call('/v1/partners/merchant', { name });
-    const tag = await call('/v1/partners/tag/generate', {
-      merchantId: merchant.body!.merchantId,
-      domain: server.partner.domain,
-    });
-    return { merchantId: merchant.body!.merchantId!, tagId: tag.body!.tagId! };
-  };
-  const old = await tagFor('Old');
-  const live = await tagFor('Live');
+  const old = await merchantWithTag(server, 'Old');
+  const live = await merchantWithTag(server, 'Live');
   const loadStarted = performance.now();
   process.stderr.write(`loading ${EVENTS} events\n`);
   await load(old.merchantId, old.tagId);
@@ -94,29 +76,14 @@ try {
   const loadSeconds = (performance.now() - loadStarted) / 1000;
 
   // Collect for the live merchant: SENDERS loops of 10-event requests, latencies per phase.
-  let phase: 'before' | 'waiting' | 'passing' | 'stop' = 'before';
-  const latencies = { before: [] as number[], waiting: [] as number[], passing: [] as number[] };
-  let errors = 0;
-  let n = 0;
-  const sender = async () => {
-    while (phase !== 'stop') {
-      const events = Array.from({ length: PER_REQUEST }, () => ({ id: `l${n++}`, event_name: 'PageView' }));
-      const at = phase;
-      const started = performance.now();
-      const res = await fetch(`${server.url}/v1/collect`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tagId: live.tagId, events }),
-      });
-      await res.arrayBuffer();
-      if (res.status !== 202) errors++;
-      latencies[at].push(performance.now() - started);
-    }
-  };
-  const senders = Array.from({ length: SENDERS }, sender);
+  const collect = startCollectLoad<'before' | 'waiting' | 'passing'>(server, live.tagId, {
+    first: 'before',
+    senders: SENDERS,
+    perRequest: PER_REQUEST,
+  });
   await new Promise((resolve) => setTimeout(resolve, 20_000));
 
-  phase = 'waiting';
+  collect.setPhase('waiting');
   const set = await call(`/v1/partners/merchant/${old.merchantId}`, { retentionDays: KEEP_DAYS }, 'PATCH');
   if (set.status !== 200) throw new Error(`PATCH: ${set.status}`);
   let claimedAt: number | undefined;
@@ -128,16 +95,15 @@ try {
     );
     if (row?.claimed && claimedAt === undefined) {
       claimedAt = performance.now();
-      phase = 'passing';
+      collect.setPhase('passing');
     }
     if (row?.checked) break;
     if (performance.now() > deadline) throw new Error('no pass within an hour');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const doneAt = performance.now();
-  phase = 'stop';
   process.stderr.write(`pass done in ${claimedAt ? ((doneAt - claimedAt) / 1000).toFixed(1) : '?'} s\n`);
-  await Promise.all(senders);
+  await collect.stop();
   const left = await one<{ n: number; oldest: string }>(
     sql`select count(*)::int as n, min(event_time)::text as oldest from events where merchant_id = ${old.merchantId}::uuid`,
   );
@@ -148,12 +114,6 @@ try {
   const removed = EVENTS - (left?.n ?? 0);
   const passSeconds = claimedAt ? (doneAt - claimedAt) / 1000 : Number.NaN;
 
-  const summary = (values: number[]) => ({
-    requests: values.length,
-    p50: Number(quantile(values, 0.5).toFixed(1)),
-    p99: Number(quantile(values, 0.99).toFixed(1)),
-    max: Number(values.reduce((a, b) => Math.max(a, b), 0).toFixed(1)),
-  });
   process.stdout.write(
     `${JSON.stringify(
       {
@@ -173,9 +133,9 @@ try {
         collect: {
           senders: SENDERS,
           eventsPerRequest: PER_REQUEST,
-          before: summary(latencies.before),
-          passing: summary(latencies.passing),
-          errors,
+          before: collect.summary('before'),
+          passing: collect.summary('passing'),
+          errors: collect.errors,
         },
         loadAverage: (await import('node:os')).loadavg().map((x) => Number(x.toFixed(2))),
       },
