@@ -1,8 +1,12 @@
 import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`, done by .ci/run); never a downloaded browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) {
+  console.warn(`SKIPPED the browser tests: ${CHROMIUM} is absent (.ci/run installs Debian's chromium package)`);
+}
 
 /** Flags for headless Chromium on a machine with no network but loopback. */
 export function chromiumArgs(...extra: string[]): string[] {
@@ -17,4 +21,14 @@ export function chromiumArgs(...extra: string[]): string[] {
     '--disable-sync',
     ...extra,
   ];
+}
+
+/** Headless Chromium with those flags and `extra`. */
+export function launchChromium(...extra: string[]): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs(...extra) });
+}
+
+/** The flag sending `domain` and its subdomains to 127.0.0.1, where the test's servers listen. */
+export function mapToLoopback(domain: string): string {
+  return `--host-resolver-rules=MAP ${domain} 127.0.0.1, MAP *.${domain} 127.0.0.1`;
 }

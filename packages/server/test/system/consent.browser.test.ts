@@ -1,29 +1,16 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
-import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
+import { hasChromium, launchChromium } from '../helpers/chromium.js';
 import { publishCname } from '../helpers/collector.js';
 import { createMerchant, type GeneratedTag, listEvents, uniqueDomain } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 // Consent in the tag (docs/decisions/consent.md), in a real Chromium: per mode, whether the muid
 // cookie is set and which events reach the API, under which consent state.
-if (!hasChromium) {
-  console.warn(`SKIPPED the browser test: ${CHROMIUM} is absent (.ci/run installs Debian's chromium package)`);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Longer than the script's batching delay (500 ms) and a round trip on a loaded machine. */
 const QUIET_MS = 2_000;
@@ -44,10 +31,7 @@ describe.skipIf(!hasChromium)('consent in the tag, in a real Chromium', () => {
   beforeAll(async () => {
     server = await startTestServer();
     // Every merchant domain of this file and its collector host resolve to the test servers.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: chromiumArgs('--host-resolver-rules=MAP *.com 127.0.0.1'),
-    });
+    browser = await launchChromium('--host-resolver-rules=MAP *.com 127.0.0.1');
     merchantSite = http.createServer((req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
       res.end(pages.get((req.headers.host ?? '').replace(/:\d+$/, '')) ?? 'no page');

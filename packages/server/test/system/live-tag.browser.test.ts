@@ -1,28 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
-import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
+import { hasChromium, launchChromium, mapToLoopback } from '../helpers/chromium.js';
 import { listedStatus, publishCname } from '../helpers/collector.js';
 import { generateTag, listEvents } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 const MERCHANT_DOMAIN = 'shop-example.com';
-if (!hasChromium) {
-  console.warn(`SKIPPED the browser test: ${CHROMIUM} is absent (.ci/run installs Debian's chromium package)`);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
   let server: TestServer;
   let browser: Browser;
@@ -31,10 +18,7 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: chromiumArgs(`--host-resolver-rules=MAP ${MERCHANT_DOMAIN} 127.0.0.1, MAP *.${MERCHANT_DOMAIN} 127.0.0.1`),
-    });
+    browser = await launchChromium(mapToLoopback(MERCHANT_DOMAIN));
     // The merchant's site: every page carries the install snippet in its <head>.
     merchantSite = http.createServer((req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');

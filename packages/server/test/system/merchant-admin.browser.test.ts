@@ -12,11 +12,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient, type StatsBreakdown } from '../../../sdk/src/index.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
-import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
+import { hasChromium, launchChromium } from '../helpers/chromium.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const EXAMPLE = path.join(ROOT, 'examples/merchant-admin');
@@ -26,10 +26,6 @@ const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 /** Each session the backend creates lives this long (renewed 1.5 s before its end): the test outlives several. */
 const SESSION_SECONDS = 6;
-
-if (!hasChromium) {
-  console.warn(`SKIPPED the merchant admin browser test: ${CHROMIUM} is absent (.ci/run installs Debian's chromium)`);
-}
 
 /** The element's standalone bundle, from source (the SDK's too): `pnpm test` builds nothing else. */
 function buildElementBundle(): void {
@@ -146,7 +142,7 @@ describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard>
     sdk = new PartnerClient({ apiKey: server.partner.apiKey, baseURL: server.url.replace(/\/$/, ''), maxRetries: 0 });
     admin = await startAdmin(server, work);
     merchantId = /^merchant admin of merchant (\S+):/m.exec(admin.output())?.[1] as string;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs() });
+    browser = await launchChromium();
   }, 150_000);
 
   afterAll(async () => {

@@ -8,23 +8,17 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
-import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
+import { hasChromium, launchChromium } from '../helpers/chromium.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const EXAMPLE = path.join(ROOT, 'examples/merchant-dashboard');
 const SCREENSHOT = path.join(ROOT, '.ci/artifacts/merchant-dashboard.png');
 const require = createRequire(import.meta.url);
 const AXE = require.resolve('axe-core/axe.min.js');
-
-if (!hasChromium) {
-  console.warn(
-    `SKIPPED the dashboard browser test: ${CHROMIUM} is absent (.ci/run installs Debian's chromium package)`,
-  );
-}
 
 /**
  * Starts the example's backend with tsx, `@partner/sdk` resolved to the SDK's source (a tsconfig
@@ -117,7 +111,7 @@ describe.skipIf(!hasChromium)('examples/merchant-dashboard in a real Chromium', 
     work = mkdtempSync(path.join(tmpdir(), 'merchant-dashboard-'));
     server = await startTestServer();
     dashboard = await startDashboard(server, work);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs() });
+    browser = await launchChromium();
   }, 150_000);
 
   afterAll(async () => {

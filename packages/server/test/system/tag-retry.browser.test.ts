@@ -3,11 +3,11 @@
 // from sessionStorage across a page load, until it is accepted; and never throws into the page.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
-import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
+import { hasChromium, launchChromium, mapToLoopback } from '../helpers/chromium.js';
 import { publishCname } from '../helpers/collector.js';
 import { deleteLogStream, NATS_URL, natsAnswers, natsPort, uniqueLogPrefix, waitFor } from '../helpers/event-log.js';
 import { generateTag, listEvents } from '../helpers/fixtures.js';
@@ -15,7 +15,6 @@ import { startTcpProxy, type TcpProxy } from '../helpers/hardening.js';
 
 const MERCHANT_DOMAIN = 'retry-shop.com';
 const natsUp = await natsAnswers();
-if (!hasChromium) console.warn(`tag retry browser test skipped: ${CHROMIUM} is absent`);
 if (!natsUp) console.warn(`tag retry browser test skipped: NATS does not answer at ${NATS_URL}`);
 
 describe.skipIf(!hasChromium || !natsUp)('the tag re-sends after a 503', () => {
@@ -31,10 +30,7 @@ describe.skipIf(!hasChromium || !natsUp)('the tag re-sends after a 503', () => {
     server = await startTestServer({
       env: { EVENT_LOG_URL: `nats://127.0.0.1:${proxy.port}`, EVENT_LOG_PREFIX: prefix },
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: chromiumArgs(`--host-resolver-rules=MAP ${MERCHANT_DOMAIN} 127.0.0.1, MAP *.${MERCHANT_DOMAIN} 127.0.0.1`),
-    });
+    browser = await launchChromium(mapToLoopback(MERCHANT_DOMAIN));
     site = http.createServer((req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
       res.end(page.replace('{{path}}', req.url ?? '/'));

@@ -1,30 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
-import { CHROMIUM, chromiumArgs, hasChromium } from '../helpers/chromium.js';
+import { hasChromium, launchChromium, mapToLoopback } from '../helpers/chromium.js';
 import { generateTag, listEvents } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 // Test mode's tags are real tags (docs/decisions/test-mode.md): a test tag on a custom domain,
 // verified without DNS, collects a real Chromium page's events into test data, which the test key
 // reads and the live key does not reach.
 const MERCHANT_DOMAIN = 'test-shop-example.com';
-if (!hasChromium) {
-  console.warn(`SKIPPED the browser test: ${CHROMIUM} is absent (.ci/run installs Debian's chromium package)`);
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe.skipIf(!hasChromium)('a test-mode tag in a real Chromium', () => {
   let server: TestServer;
   let browser: Browser;
@@ -33,10 +20,7 @@ describe.skipIf(!hasChromium)('a test-mode tag in a real Chromium', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: chromiumArgs(`--host-resolver-rules=MAP ${MERCHANT_DOMAIN} 127.0.0.1, MAP *.${MERCHANT_DOMAIN} 127.0.0.1`),
-    });
+    browser = await launchChromium(mapToLoopback(MERCHANT_DOMAIN));
     merchantSite = http.createServer((_req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
       res.end(page);

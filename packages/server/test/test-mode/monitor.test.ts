@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api, type Json } from '../helpers/api.js';
 import { generateTag, uniqueDomain } from '../helpers/fixtures.js';
+import { until } from '../helpers/until.js';
 
 // The tag monitor's background checks of a test tag ask no DNS either (docs/decisions/test-mode.md):
 // an unverified test tag is verified by its first re-check from the simulated zone, a magic domain
@@ -18,16 +19,6 @@ afterAll(async () => {
 
 async function tagOf(key: string, tagId: string): Promise<Json> {
   return (await api(server, key).get(`/v1/partners/tag/${tagId}`)).body;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 describe('test mode: the tag monitor on test tags', () => {
