@@ -137,8 +137,6 @@ try {
       select ${merchantId}::uuid, 'big-' || g, ${tagId}::uuid, 'u' || (g % 97), 'PageView',
         now() - (g || ' seconds')::interval, '{"pad":"' || repeat('x', ${EVENT_BYTES - 10}) || '"}', g
       from generate_series(${from}::int, ${to}::int) g`;
-    await sql`insert into event_seqs (merchant_id, last_seq) values (${merchantId}::uuid, ${to})
-      on conflict (merchant_id) do update set last_seq = ${to}`;
   }
   await sleep(3000);
   const withStreams = status(pid);

@@ -54,7 +54,8 @@ export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], p
   const progress = new Progress(label, total);
   const end = windowEnd();
   const span = DAYS * DAY_MS;
-  const chunk = 250_000;
+  // A transaction numbers at most 8192 events of a merchant (migration 0026): one COPY per chunk.
+  const chunk = Math.min(250_000, 8192 * merchants.length);
   const started = Date.now();
   // A bulk load: secondary indexes are dropped and built again after the load (a sorted build is
   // many times faster than millions of random b-tree inserts). The primary key stays, so every
@@ -63,49 +64,43 @@ export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], p
     select indexname as name, indexdef as definition from pg_indexes
     where schemaname = current_schema() and tablename = 'events' and indexname <> 'events_pkey'`;
   for (const index of secondary) await sql.unsafe(`drop index ${index.name}`);
-  // `seq` is sent (each merchant's next values), so the per-row trigger that numbers events
-  // inserted without one (migration 0008) stays out of a bulk load; the counters are set after.
-  const seqs: number[] = [];
-  for (const merchant of merchants) {
-    const [last] = await sql<{ seq: string | null }[]>`
-      select max(seq)::text as seq from events where merchant_id = ${merchant.merchantId}::uuid`;
-    seqs.push(Number(last?.seq ?? 0));
-  }
+  // `seq` is sent (the COPY transaction's own numbers, as `storeEvents` takes them: migration
+  // 0026), so the per-row trigger that numbers events inserted without one stays out of a bulk load.
   for (let done = 0; done < total; done += chunk) {
     const count = Math.min(chunk, total - done);
-    const stream = await sql`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
+    await sql.begin(async (tx) => {
+      const [first] = await tx<{ floor: string }[]>`select events_seq_floor(pg_current_xact_id())::text as floor`;
+      const seqs = merchants.map(() => Number(first?.floor) - 1);
+      const stream = await tx`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
       from stdin with (format csv)`.writable();
-    const finished = new Promise<void>((resolve, reject) => {
-      stream.on('finish', resolve);
-      stream.on('error', reject);
-    });
-    let buffer = '';
-    for (let i = 0; i < count; i++) {
-      const j = done + i;
-      // Event j of `total`: uniform over the window, in time order; merchants take turns.
-      const time = new Date(end - span + Math.floor(((j + Math.random()) * span) / total)).toISOString();
-      const m = j % merchants.length;
-      const merchant = merchants[m] as SeedMerchant;
-      const seq = (seqs[m] as number) + 1;
-      seqs[m] = seq;
-      const name = pickName();
-      const muid = `u${Math.floor(Math.random() * 50_000)}`;
-      const data = `{""path"":""/p/${j % 977}"",""ref"":""bench"",""value"":${(j % 100) + 0.5}}`;
-      buffer += `${merchant.merchantId},${randomUUID()},${merchant.tagId},${muid},${name},${time},"${data}",${seq}\n`;
-      if (buffer.length > 1 << 20) {
-        if (!stream.write(buffer)) await new Promise((resolve) => stream.once('drain', resolve));
-        buffer = '';
-        progress.add(0);
+      const finished = new Promise<void>((resolve, reject) => {
+        stream.on('finish', resolve);
+        stream.on('error', reject);
+      });
+      let buffer = '';
+      for (let i = 0; i < count; i++) {
+        const j = done + i;
+        // Event j of `total`: uniform over the window, in time order; merchants take turns.
+        const time = new Date(end - span + Math.floor(((j + Math.random()) * span) / total)).toISOString();
+        const m = j % merchants.length;
+        const merchant = merchants[m] as SeedMerchant;
+        const seq = (seqs[m] as number) + 1;
+        seqs[m] = seq;
+        const name = pickName();
+        const muid = `u${Math.floor(Math.random() * 50_000)}`;
+        const data = `{""path"":""/p/${j % 977}"",""ref"":""bench"",""value"":${(j % 100) + 0.5}}`;
+        buffer += `${merchant.merchantId},${randomUUID()},${merchant.tagId},${muid},${name},${time},"${data}",${seq}\n`;
+        if (buffer.length > 1 << 20) {
+          if (!stream.write(buffer)) await new Promise((resolve) => stream.once('drain', resolve));
+          buffer = '';
+          progress.add(0);
+        }
+        if ((i + 1) % 10_000 === 0) progress.add(10_000);
       }
-      if ((i + 1) % 10_000 === 0) progress.add(10_000);
-    }
-    stream.end(buffer);
-    progress.add(count % 10_000);
-    await finished;
-  }
-  for (const [m, merchant] of merchants.entries()) {
-    await sql`insert into event_seqs (merchant_id, last_seq) values (${merchant.merchantId}::uuid, ${seqs[m] as number})
-      on conflict (merchant_id) do update set last_seq = greatest(event_seqs.last_seq, excluded.last_seq)`;
+      stream.end(buffer);
+      progress.add(count % 10_000);
+      await finished;
+    });
   }
   progress.finish();
   const loaded = Date.now();

@@ -81,16 +81,12 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
   };
   const insertRaw = (prefix: string) => async (b: number) => {
     const rows = makeBatch(prefix, b);
-    // The merchant's seq is bumped once for the statement, as the API's insert does (migration
-    // 0008); leaving seq out would fire the per-row fallback trigger and measure that instead.
-    await raw`with b as (
-        insert into event_seqs as s (merchant_id, last_seq) values (${merchant.merchantId}::uuid, ${rows.length}::int)
-        on conflict (merchant_id) do update set last_seq = s.last_seq + excluded.last_seq
-        returning last_seq
-      )
+    // The statement takes its transaction's seqs once, as the API's insert does (migration 0026);
+    // leaving seq out would fire the per-row fallback trigger and measure that instead.
+    await raw`with b as (select events_take_seqs(${rows.length}::int) - 1 as before)
       insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
       select ${merchant.merchantId}::uuid, id, ${merchant.tagId}::uuid, muid, event_name, event_time, raw_data,
-        b.last_seq - ${rows.length}::int + n
+        b.before + n
       from unnest(${rows.map((r) => r.id)}::text[], ${rows.map((r) => r.muid)}::text[],
         ${rows.map((r) => r.event_name)}::text[], ${rows.map((r) => r.event_time)}::timestamptz[],
         ${rows.map((r) => JSON.stringify(r.data))}::text[]) with ordinality as t(id, muid, event_name, event_time, raw_data, n),
@@ -121,7 +117,7 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
     const rows = makeBatch('explain', b);
     const [plan] = await raw.unsafe(
       // seq given (0: these rows are never streamed) so the per-row seq fallback trigger of
-      // migration 0008 stays out of the statement's time.
+      // migration 0026 stays out of the statement's time.
       `explain (analyze, format json) insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
        select $1::uuid, id, $2::uuid, muid, event_name, event_time, raw_data, 0
        from unnest($3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[]) as t(id, muid, event_name, event_time, raw_data)

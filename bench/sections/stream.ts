@@ -36,8 +36,8 @@ export interface StreamResult {
 }
 
 /**
- * Per-merchant ordering (migration 0008): inserts without `seq` take the merchant's next value
- * from `event_seqs`, whose row lock orders one merchant's commits. 8 concurrent writers, each on
+ * Per-merchant ordering (migration 0026): inserts without `seq` take their transaction's next
+ * number, with no lock (readers stop below the horizon instead). 8 concurrent writers, each on
  * its own merchant, against the same 8 writers all on one merchant: writers of different
  * merchants must not wait for each other.
  */
@@ -72,7 +72,6 @@ async function orderingCost(ctx: BenchContext): Promise<OrderingCost> {
     }
   } finally {
     await ctx.raw`delete from events where merchant_id = any(${merchantIds}::uuid[])`;
-    await ctx.raw`delete from event_seqs where merchant_id = any(${merchantIds}::uuid[])`;
   }
   return {
     writers,

@@ -283,9 +283,9 @@ function createEventQueue(
     maxPending: env.INGEST_QUEUE_MAX,
     maxBatch: env.INGEST_BATCH_MAX,
     flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
-    // One write at a time: event inserts commit one after another anyway (the stream's advisory
-    // lock), and a single writer gathers the largest batches.
-    concurrency: 1,
+    // Two writes at once on PostgreSQL: nothing orders event commits any more (migration 0026), so
+    // a batch gathers while the previous one commits (bench/README.md); PGlite has one connection.
+    concurrency: database.driver === 'postgres' ? 2 : 1,
     // PGlite runs in process: no silent network to wait on.
     waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
     onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),

@@ -45,10 +45,6 @@ beforeAll(async () => {
         '{"g":' || g || '}', 1000 + g
       from generate_series(${from}::int, ${Math.min(BULK, from + 9_999)}::int) g`);
   }
-  await server.app.database.db.execute(
-    sql`insert into event_seqs (merchant_id, last_seq) values (${tag.merchantId}::uuid, ${1000 + BULK})
-      on conflict (merchant_id) do update set last_seq = ${1000 + BULK}`,
-  );
   // The bulk insert held the event loop (PGlite runs in this process): idle keep-alive sockets
   // may have been closed meanwhile, so no test starts on one of them.
   await fetch(`${server.url}/healthz`, { headers: { connection: 'close' } }).catch(() => {});

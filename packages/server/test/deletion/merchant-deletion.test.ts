@@ -32,7 +32,7 @@ const count = async (table: string, merchantId: string) => {
   );
   return row?.n ?? 0;
 };
-const TABLES = ['events', 'event_day_counts', 'stat_buckets', 'stat_dimensions', 'stat_revenue', 'event_seqs'];
+const TABLES = ['events', 'event_day_counts', 'stat_buckets', 'stat_dimensions', 'stat_revenue'];
 const countsOf = async (merchantId: string) =>
   Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await count(t, merchantId)] as const)));
 

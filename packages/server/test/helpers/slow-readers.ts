@@ -30,9 +30,6 @@ export async function insertBigEvents(
         timestamptz '2026-01-01T00:00:00Z' + g * interval '1 second',
         '{"pad":"' || repeat('x', ${Math.max(0, chars - 10)}::int) || '"}', g
       from generate_series(${from}::int, ${to}::int) g`);
-    await db.execute(sql`
-      insert into event_seqs (merchant_id, last_seq) values (${merchantId}::uuid, ${to})
-      on conflict (merchant_id) do update set last_seq = ${to}`);
     if (pauseMs > 0) await sleep(pauseMs);
   }
   return fromSeq + count;

@@ -131,11 +131,9 @@ describe.skipIf(!DATABASE_URL)('two server processes on one PostgreSQL', () => {
     resumed.close();
   });
 
-  it('an insert that starts later commits later: a higher seq is never visible before a lower one', async () => {
-    const stream = await openStream(b);
-    const insert = (db: typeof database.db, id: string) =>
-      db.execute(sql`insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
-        values (${merchantId}, ${id}, ${tagId}, 'm', 'PageView', now(), '{}')`);
+  it('commits out of order: a stream on either server waits for the open transaction, then sends both in seq order', async () => {
+    const onA = await openStream(a);
+    const onB = await openStream(b);
     let release = () => {};
     const held = new Promise<void>((resolve) => {
       release = resolve;
@@ -144,37 +142,33 @@ describe.skipIf(!DATABASE_URL)('two server processes on one PostgreSQL', () => {
     const inserted = new Promise<void>((resolve) => {
       firstInserted = resolve;
     });
-    // T1 inserts (taking the lower seq) and stays open; T2 then inserts on another connection.
+    // T1 inserts (its xid gives the lower seq) and stays open; another name than T2's events, whose
+    // day-count row (merchant, day, name) it would otherwise hold to commit.
     const t1 = database.db.transaction(async (tx) => {
-      await insert(tx as unknown as typeof database.db, 'order-1');
+      await tx.execute(sql`insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
+        values (${merchantId}, 'order-1', ${tagId}, 'm', 'Held', now(), '{}')`);
       firstInserted();
       await held;
     });
     await inserted;
-    let t2Done = false;
-    const t2 = insert(database.db, 'order-2').then(() => {
-      t2Done = true;
-    });
-    // T2 waits on the merchant's ordering row (event_seqs) until T1 ends (without it, T2 would
-    // commit first and a reader resuming from its seq would skip T1's event for good).
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const [row] = (await database.db.execute(
-        sql`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock'`,
-      )) as unknown as { n: number }[];
-      if ((row?.n ?? 0) > 0) break;
-      expect(t2Done).toBe(false);
-      if (Date.now() > deadline) throw new Error('the second insert never waited for the first');
-      await new Promise((r) => setTimeout(r, 20));
+    try {
+      // T2 commits first, through server B, without waiting for T1...
+      expect((await collect(b, [{ id: 'order-2', event_name: 'PageView' }])).status).toBe(202);
+      await new Promise((r) => setTimeout(r, 300));
+      // ...and no stream sends it while T1 is open (a lower seq may still commit).
+      expect(onA.events()).toHaveLength(0);
+      expect(onB.events()).toHaveLength(0);
+    } finally {
+      release();
+      await t1;
     }
-    expect(stream.events()).toHaveLength(0);
-    release();
-    await Promise.all([t1, t2]);
-    await stream.waitForEvents(2);
-    const got = stream.events<Json>();
-    expect(got.map((e) => e.id)).toEqual(['order-1', 'order-2']);
-    expect(got[0].seq).toBeLessThan(got[1].seq);
-    stream.close();
+    for (const stream of [onA, onB]) {
+      await stream.waitForEvents(2);
+      const got = stream.events<Json>();
+      expect(got.map((e) => e.id)).toEqual(['order-1', 'order-2']);
+      expect(got[0].seq).toBeLessThan(got[1].seq);
+      stream.close();
+    }
   });
 
   it('SIGTERM ends open streams and the process exits cleanly', async () => {

@@ -1,7 +1,6 @@
 export * from './api-keys.js';
 export * from './erasures.js';
 export * from './event-day-counts.js';
-export * from './event-seqs.js';
 export * from './events.js';
 export * from './idempotency-keys.js';
 export * from './merchant-sessions.js';

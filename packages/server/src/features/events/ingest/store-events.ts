@@ -2,6 +2,9 @@ import type { EventConsent } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 
+/** Numbers a transaction holds per merchant (`events_take_seqs`, migration 0026). */
+export const SEQS_PER_TRANSACTION = 8192;
+
 /** One row for the events table, as the ingestion queue hands it to `storeEvents`. */
 export interface EventInsertRow {
   merchantId: string;
@@ -23,18 +26,20 @@ export interface EventInsertRow {
  * read by `json_to_recordset`, which works the same on postgres.js and PGlite and is several times
  * faster than a drizzle multi-row insert. Returns how many rows were stored per tag.
  *
- * `seq` is per merchant (migration 0008): the statement bumps each written merchant's row in
- * `event_seqs` once, by the number of the batch's distinct ids of that merchant, and the rows take
- * the bumped range in the batch's array order (so the events of one request keep their order).
+ * `seq` comes from the transaction's id (migration 0026, no lock and no counter row): the
+ * statement takes the transaction's next `max(k)` numbers once (`events_take_seqs`) and each
+ * merchant's rows take the first `k` of them in the batch's array order, so one merchant's rows
+ * of a statement are one contiguous range and a request's events keep their order. Readers stop
+ * below the horizon (`events_horizon_seq()`), so commits in any order never let a resume skip.
+ * A transaction holds 8192 numbers per merchant: a batch with more rows of one merchant is
+ * written as several statements (each its own transaction: `db` must not be one).
  * The numbering (`n` of `k` per merchant, first occurrence of a repeated id) is done here, not in
  * SQL: the statement has no anti-join, sort or window of its own, and reads `events` only
  * through the primary key's conflict check, whatever plan a young table gets (issue 37;
- * figures in bench/README.md).
- * The bump's row lock, held to commit, orders one merchant's commits; no lock is shared by all
- * merchants. The bump and the rows run in merchant order, so concurrent batches lock in one order
- * (no deadlock between overlapping retries). An id already stored (a retried batch, or a row
- * skipped at the last moment by a concurrent insert of the same id) leaves its number unused: a
- * gap in `seq`, which readers (`seq > last`) do not mind.
+ * figures in bench/README.md). Rows are inserted in merchant and id order, so concurrent
+ * batches take index locks in one order (no deadlock between overlapping retries). An id already
+ * stored (a retried batch, or a row skipped at the last moment by a concurrent insert of the same
+ * id) leaves its number unused: a gap in `seq`, which readers (`seq > last`) do not mind.
  *
  * Events of a visitor whose erasure is running, or who is suppressed (`erasures`, migration 0022),
  * are dropped here, on both paths (direct and log writer), their numbers left unused like a repeat's.
@@ -46,7 +51,19 @@ export interface EventInsertRow {
 export async function storeEvents(db: Database, rows: readonly EventInsertRow[]): Promise<Map<string, number>> {
   const stored = new Map<string, number>();
   if (rows.length === 0) return stored;
-  // Per merchant: the distinct ids in array order (n = 1..k), then k on each of its rows.
+  if (rows.length > SEQS_PER_TRANSACTION) {
+    const perMerchant = new Map<string, number>();
+    for (const row of rows) perMerchant.set(row.merchantId, (perMerchant.get(row.merchantId) ?? 0) + 1);
+    if (Math.max(...perMerchant.values()) > SEQS_PER_TRANSACTION) {
+      // In array order, one statement (and transaction) per slice: later slices commit later.
+      for (let from = 0; from < rows.length; from += SEQS_PER_TRANSACTION) {
+        const part = await storeEvents(db, rows.slice(from, from + SEQS_PER_TRANSACTION));
+        for (const [tagId, n] of part) stored.set(tagId, (stored.get(tagId) ?? 0) + n);
+      }
+      return stored;
+    }
+  }
+  // Per merchant: the distinct ids in array order (n = 1..k).
   const counts = new Map<string, number>();
   const seen = new Set<string>();
   const numbered: { row: EventInsertRow; n: number }[] = [];
@@ -69,23 +86,19 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       raw_data: r.rawData,
       consent: r.consent ?? 'not_required',
       n,
-      k: counts.get(r.merchantId),
     })),
   );
   const result = await db.execute(sql`
     with x as (
       select * from json_to_recordset(${payload}::json) as x(
-        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, consent event_consent, n int, k int
+        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, consent event_consent, n int
       )
-    ), bump as (
-      insert into event_seqs as s (merchant_id, last_seq)
-      select merchant_id, max(k) from x group by merchant_id order by merchant_id
-      on conflict (merchant_id) do update set last_seq = s.last_seq + excluded.last_seq
-      returning merchant_id, last_seq
+    ), o as (
+      select events_take_seqs(${Math.max(...counts.values())}::int) - 1 as before
     ), ins as (
       insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, seq)
-      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, b.last_seq - x.k + x.n
-      from x join bump b on b.merchant_id = x.merchant_id
+      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, o.before + x.n
+      from x cross join o
       -- A visitor under erasure (or suppressed) is dropped: one probe of erasures_muid_idx per row.
       where not exists (
         select 1 from erasures s

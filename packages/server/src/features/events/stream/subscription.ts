@@ -1,6 +1,7 @@
 import type { StreamedEvent } from '@partner/shared-schemas';
-import { and, asc, eq, gt, inArray, max } from 'drizzle-orm';
+import { inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
+import { rowsOf } from '../../../db/read-rows.js';
 import { events } from '../../../db/schema/index.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { HeldAccount, HeldBytes, HeldLimit } from '../../../runtime/held-bytes.js';
@@ -16,6 +17,15 @@ const EVENT_OVERHEAD_BYTES = 96;
 const LARGEST_EVENT_BYTES = 17_000;
 /** A read fills at most this part of the stream's byte limit (pages sized by the last read's average). */
 const READ_SHARE_OF_LIMIT = 8;
+/**
+ * Rows committed above the horizon wait for an older transaction still in flight; with no
+ * notification to come from it (it may write no events), the stream reads again after this long,
+ * doubling up to HELD_BACK_MAX_MS.
+ */
+const HELD_BACK_FIRST_MS = 10;
+const HELD_BACK_MAX_MS = 1000;
+/** Rows already committed above the horizon when a stream opens, remembered so they are not sent. */
+const START_SKIP_MAX = 500;
 
 /** The bytes an event is counted for while it waits in a stream's queue (its text, about its frame). */
 function heldSizeOf(event: StreamedEvent): number {
@@ -47,6 +57,11 @@ export type SubscriptionState = 'pending' | 'catching-up' | 'live' | 'ended';
  * resume), it reads pages as the consumer takes them; once caught up it is live: each notification
  * reads the new rows into a buffer of at most `bufferLimit` events. A consumer that lets that buffer
  * overflow gets STREAM_CONSUMER_TOO_SLOW and the stream ends, instead of memory growing.
+ *
+ * Transactions commit in any order, so every read stops below the horizon (`events_horizon_seq()`,
+ * migration 0026: the seqs of the oldest transaction still in flight and after): below it nothing
+ * can still appear. A read that comes back short has seen everything below the horizon and moves
+ * its position up to it; rows already committed above it are read again once the horizon passed.
  */
 export class EventSubscription implements AsyncIterable<StreamedEvent> {
   private state: SubscriptionState = 'pending';
@@ -56,6 +71,12 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
   private lastSeq = 0;
   /** Rows newer than `lastSeq` may exist (a notification, or the last read filled its page). */
   private dirty = false;
+  /** The highest seq the last read saw committed (at or above the horizon: held back). */
+  private newest = 0;
+  /** Rows committed above the horizon before a live start: not sent (they precede the stream). */
+  private readonly skip = new Set<number>();
+  private heldBackTimer: NodeJS.Timeout | null = null;
+  private heldBackMs = 0;
   /** The read in flight, if any (one at a time). */
   private pumping: Promise<void> | null = null;
   private failure: unknown = null;
@@ -93,11 +114,23 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
   /** @internal Resolves the starting position; called by the hub once it is listening. */
   async start(afterSeq: number | undefined): Promise<void> {
     if (afterSeq === undefined) {
-      const [row] = await this.db
-        .select({ last: max(events.seq) })
-        .from(events)
-        .where(eq(events.merchantId, this.merchantId));
-      this.lastSeq = Number(row?.last ?? 0);
+      // From now on: past the horizon (everything below it has committed), skipping the rows
+      // already committed above it; a transaction still in flight commits after this, above it.
+      const rows = rowsOf<{ horizon: string | number; seq: string | number | null }>(
+        await this.db.execute(sql`
+          select h.horizon::text as horizon, e.seq::text as seq
+          from (select events_horizon_seq() as horizon) h
+          left join lateral (
+            select seq from events where merchant_id = ${this.merchantId}::uuid and seq >= h.horizon
+            order by seq limit ${START_SKIP_MAX}
+          ) e on true
+          order by e.seq`),
+      );
+      this.lastSeq = Number(rows[0]?.horizon ?? 1) - 1;
+      for (const row of rows) if (row.seq !== null) this.skip.add(Number(row.seq));
+      // More than remembered: the rest is sent (a few events from before the start, never a gap).
+      if (this.skip.size > 0) this.newest = Math.max(...this.skip);
+      this.dirty = this.skip.size > 0;
     } else {
       this.lastSeq = afterSeq;
     }
@@ -124,6 +157,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
   /** @internal New rows for this merchant up to `maxSeq` (unknown: maybe) were committed. */
   notify(maxSeq?: number): void {
     if (this.state === 'ended' || (maxSeq !== undefined && maxSeq <= this.lastSeq)) return;
+    if (maxSeq !== undefined && maxSeq > this.newest) this.newest = maxSeq;
     this.dirty = true;
     if (this.state === 'live') this.pump();
   }
@@ -133,6 +167,8 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     if (this.state === 'ended') return;
     this.state = 'ended';
     this.queue.length = 0;
+    if (this.heldBackTimer) clearTimeout(this.heldBackTimer);
+    this.heldBackTimer = null;
     this.account?.close();
     this.onEnd(this);
     this.resolveEnded();
@@ -144,6 +180,16 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     if (this.state === 'ended') return;
     this.failure = error;
     this.close();
+  }
+
+  /** Rows wait above the horizon: read again soon (backing off) even if no notification comes. */
+  private holdBack(): void {
+    if (this.heldBackTimer || this.state === 'ended') return;
+    this.heldBackMs = Math.min(HELD_BACK_MAX_MS, this.heldBackMs === 0 ? HELD_BACK_FIRST_MS : this.heldBackMs * 2);
+    this.heldBackTimer = setTimeout(() => {
+      this.heldBackTimer = null;
+      this.notify();
+    }, this.heldBackMs);
   }
 
   private wake(): void {
@@ -165,10 +211,11 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
           this.dirty = false;
           const page = Math.min(this.pageRows, this.bufferLimit);
           const limit = this.state === 'live' ? Math.min(page, this.bufferLimit - this.queue.length + 1) : page;
-          const rows = await this.read(limit);
+          const { rows, horizon, newest } = await this.read(limit);
           if (this.state === 'ended') return;
           let bytes = 0;
           for (const row of rows) {
+            if (this.skip.delete(row.seq)) continue;
             this.queue.push(row);
             bytes += heldSizeOf(row);
           }
@@ -188,7 +235,14 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
             return;
           }
           if (rows.length === limit) this.dirty = true;
-          else this.state = 'live';
+          else {
+            // Everything below the horizon is read; what is committed above it waits for it.
+            this.lastSeq = Math.max(this.lastSeq, horizon - 1);
+            this.newest = Math.max(this.newest, newest);
+            this.state = 'live';
+            if (this.newest > this.lastSeq) this.holdBack();
+            else this.heldBackMs = 0;
+          }
           if (rows.length > 0) this.wake();
         }
       } catch (error) {
@@ -202,32 +256,53 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     })();
   }
 
-  private async read(limit: number): Promise<StreamedEvent[]> {
-    const where = [eq(events.merchantId, this.merchantId), gt(events.seq, this.lastSeq)];
-    if (this.names.length > 0) where.push(inArray(events.eventName, [...this.names]));
-    const rows = await this.db
-      .select({
-        seq: events.seq,
-        id: events.id,
-        muid: events.muid,
-        eventName: events.eventName,
-        eventTime: events.eventTime,
-        rawData: events.rawData,
-        consent: events.consent,
-      })
-      .from(events)
-      .where(and(...where))
-      .orderBy(asc(events.seq))
-      .limit(limit);
-    return rows.map((row) => ({
-      seq: Number(row.seq),
-      id: row.id,
-      muid: row.muid,
-      event_name: row.eventName,
-      event_time: row.eventTime.toISOString(),
-      raw_data: row.rawData,
-      consent: row.consent,
-    }));
+  /**
+   * The next rows after `lastSeq` below the horizon, the horizon, and the newest seq committed (all
+   * names), in one statement: the rows and the horizon come from one snapshot.
+   */
+  private async read(limit: number): Promise<{ rows: StreamedEvent[]; horizon: number; newest: number }> {
+    const names = this.names.length > 0 ? sql`and ${inArray(events.eventName, [...this.names])}` : sql``;
+    const result = rowsOf<{
+      horizon: string;
+      newest: string | null;
+      seq: string | null;
+      id: string;
+      muid: string;
+      event_name: string;
+      event_time: string;
+      raw_data: string;
+      consent: StreamedEvent['consent'];
+    }>(
+      await this.db.execute(sql`
+        select h.horizon::text as horizon, h.newest::text as newest, e.seq::text as seq, e.id, e.muid, e.event_name,
+          to_char(e.event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time, e.raw_data, e.consent
+        from (
+          select events_horizon_seq() as horizon,
+            (select max(seq) from events where merchant_id = ${this.merchantId}::uuid) as newest
+        ) h
+        left join lateral (
+          select seq, id, muid, event_name, event_time, raw_data, consent from events
+          where merchant_id = ${this.merchantId}::uuid and seq > ${this.lastSeq} and seq < h.horizon ${names}
+          order by seq
+          limit ${limit}
+        ) e on true
+        order by e.seq`),
+    );
+    const first = result[0];
+    const rows: StreamedEvent[] = [];
+    for (const row of result) {
+      if (row.seq === null) continue;
+      rows.push({
+        seq: Number(row.seq),
+        id: row.id,
+        muid: row.muid,
+        event_name: row.event_name,
+        event_time: row.event_time,
+        raw_data: row.raw_data,
+        consent: row.consent,
+      });
+    }
+    return { rows, horizon: Number(first?.horizon ?? 0), newest: Number(first?.newest ?? 0) };
   }
 
   /** The next event; `null` once the stream ended. Throws the failure that ended it, once. */
