@@ -9,16 +9,62 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 const MAX_JSON_DEPTH = 64;
 
-/** True when `value` nests arrays or objects deeper than `max` levels. Iterative: safe at any depth. */
-export function exceedsJsonDepth(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const pending: Array<[unknown, number]> = [[value, 1]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [current, depth] = next;
-    if (current === null || typeof current !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Array.isArray(current) ? current : Object.values(current)) pending.push([child, depth + 1]);
+/** What is wrong with a request's JSON: nested too deep, or a string or key that is not well-formed. */
+export type JsonInputProblem = 'too-deep' | 'malformed-text' | null;
+
+/** Bodies already inspected (by the REST body reader), so the procedure's guard does not walk them again. */
+const inspected = new WeakMap<object, JsonInputProblem>();
+
+/**
+ * One walk of a request's JSON for both input guards: nesting deeper than `MAX_JSON_DEPTH`
+ * (`too-deep`, which wins), and any string or object key with a lone surrogate (`malformed-text`,
+ * what PostgreSQL refuses). Iterative: safe at any depth. The answer is kept per object, so a body
+ * read by transport/http/body.ts is walked once, not again by the tRPC procedure's guard (a
+ * collector batch is 500 events; issue 37).
+ */
+export function jsonInputProblem(value: unknown): JsonInputProblem {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'string' && !isWellFormed(value) ? 'malformed-text' : null;
   }
-  return false;
+  const known = inspected.get(value);
+  if (known !== undefined) return known;
+  const problem = walkJson(value);
+  inspected.set(value, problem);
+  return problem;
+}
+
+function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+function walkJson(root: object): JsonInputProblem {
+  let malformed = false;
+  const values: unknown[] = [root];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const current = values.pop();
+    const depth = depths.pop() as number;
+    if (typeof current === 'string') {
+      if (!malformed && !isWellFormed(current)) malformed = true;
+      continue;
+    }
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > MAX_JSON_DEPTH) return 'too-deep';
+    if (Array.isArray(current)) {
+      for (const item of current) {
+        values.push(item);
+        depths.push(depth + 1);
+      }
+      continue;
+    }
+    const record = current as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (!malformed && !isWellFormed(key)) malformed = true;
+      values.push(record[key]);
+      depths.push(depth + 1);
+    }
+  }
+  return malformed ? 'malformed-text' : null;
 }
 
 export const TOO_DEEP_MESSAGE = `Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`;

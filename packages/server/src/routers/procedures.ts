@@ -1,4 +1,4 @@
-import { isWellFormedDeep, WELL_FORMED_MESSAGE } from '@partner/shared-schemas';
+import { WELL_FORMED_MESSAGE } from '@partner/shared-schemas';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
@@ -14,7 +14,7 @@ import {
   type ToAppErrorOptions,
   toAppError,
 } from '../kernel/errors.js';
-import { exceedsJsonDepth, TOO_DEEP_MESSAGE } from '../kernel/request-limits.js';
+import { jsonInputProblem, TOO_DEEP_MESSAGE } from '../kernel/request-limits.js';
 import type { RateLimitClient } from '../runtime/rate-limits.js';
 
 export interface Meta extends OpenApiMeta {
@@ -152,10 +152,11 @@ export const createCallerFactory = t.createCallerFactory;
 
 /** Input nested absurdly deep is a 400 on /trpc as on REST (where transport/http/body.ts checks it). */
 async function checkRawInput(getRawInput: () => Promise<unknown>): Promise<void> {
-  const raw = await getRawInput();
-  if (exceedsJsonDepth(raw)) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
-  // Every text input of every procedure, whatever the transport: no lone surrogates (PostgreSQL refuses them).
-  if (!isWellFormedDeep(raw)) throw new AppError('VALIDATION_ERROR', `Invalid request: ${WELL_FORMED_MESSAGE}`);
+  // One walk (kept from the REST body reader's when it read this body): too deep, then every text
+  // input of every procedure, whatever the transport: no lone surrogates (PostgreSQL refuses them).
+  const problem = jsonInputProblem(await getRawInput());
+  if (problem === 'too-deep') throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  if (problem === 'malformed-text') throw new AppError('VALIDATION_ERROR', `Invalid request: ${WELL_FORMED_MESSAGE}`);
 }
 
 /** In-process callers (createCaller) share one budget; HTTP transports pass the real client. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../kernel/errors.js';
-import { exceedsJsonDepth, MAX_BODY_BYTES, TOO_DEEP_MESSAGE } from '../../kernel/request-limits.js';
+import { jsonInputProblem, MAX_BODY_BYTES, TOO_DEEP_MESSAGE } from '../../kernel/request-limits.js';
 
 /** Content types read as JSON: none at all, `application/json` (any parameters), `*+json` and `text/plain`. */
 function isJsonContentType(header: string | undefined): boolean {
@@ -62,6 +62,7 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   } catch {
     throw new AppError('VALIDATION_ERROR', 'Malformed JSON in request body');
   }
-  if (exceedsJsonDepth(parsed)) throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  // Walks the text's well-formedness too, kept for the procedure's guard (routers/procedures.ts).
+  if (jsonInputProblem(parsed) === 'too-deep') throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
   return parsed;
 }
