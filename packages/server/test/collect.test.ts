@@ -153,6 +153,16 @@ describe('POST /v1/collect: defaults', () => {
     expect(event.raw_data).toBe(JSON.stringify(data));
     expect(JSON.parse(event.raw_data)).toEqual(data);
   });
+
+  it('stores data that is null or absent as {}', async () => {
+    const tag = await preverifiedTag(server);
+    await collectOk(server, tag.tagId, [
+      { id: 'n', event_name: 'Custom', data: null },
+      { id: 'u', event_name: 'Custom' },
+    ]);
+    const stored = await allEvents(server, tag.merchantId);
+    expect(stored.map((e: { raw_data: string }) => e.raw_data)).toEqual(['{}', '{}']);
+  });
 });
 
 describe('POST /v1/collect: validation', () => {

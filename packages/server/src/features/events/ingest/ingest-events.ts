@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type CollectResponse,
   type EventConsent,
+  eventDataText,
   INSTANT_RANGE_MESSAGE,
   readIsoInstant,
 } from '@partner/shared-schemas';
@@ -79,24 +80,32 @@ async function ingest(
   // In log mode a tag known live is served while the database does not answer (202 needs no database).
   const tag = await deps.tagLiveness.liveTag(input.tagId, { knownWhenUnreachable: deps.eventLog !== undefined });
   // PostgreSQL text cannot hold U+0000: refuse it here (400) rather than fail a shared write.
-  input.events.forEach((event, index) => {
-    for (const field of ['id', 'event_name', 'muid'] as const) {
-      if (event[field]?.includes('\u0000')) {
-        throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.${field}: must not contain U+0000`);
-      }
+  const { events } = input;
+  for (let index = 0; index < events.length; index++) {
+    const field = nulField(events[index] as IncomingEvent);
+    if (field) {
+      throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.${field}: must not contain U+0000`);
     }
-  });
+  }
   const now = new Date().toISOString();
-  const rows: EventInsertRow[] = input.events.map((event, index) => ({
-    merchantId: tag.merchantId,
-    tagId: tag.id,
-    id: event.id ?? randomUUID(),
-    muid: (defaults.muidWins ? defaults.muid : undefined) ?? event.muid ?? defaults.muid ?? randomUUID(),
-    eventName: event.event_name,
-    eventTime: event.event_time ? eventTime(event.event_time, index) : now,
-    rawData: JSON.stringify(event.data ?? {}),
-    ...(defaults.consent && defaults.consent !== 'not_required' ? { consent: defaults.consent } : {}),
-  }));
+  const consent = defaults.consent && defaults.consent !== 'not_required' ? defaults.consent : undefined;
+  const wonMuid = defaults.muidWins ? defaults.muid : undefined;
+  // Every row one literal of one shape (a spread of optional keys gave each row a shape of its own).
+  const rows: EventInsertRow[] = new Array(events.length);
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index] as IncomingEvent;
+    rows[index] = {
+      merchantId: tag.merchantId,
+      tagId: tag.id,
+      id: event.id ?? randomUUID(),
+      muid: wonMuid ?? event.muid ?? defaults.muid ?? randomUUID(),
+      eventName: event.event_name,
+      eventTime: event.event_time ? eventTime(event.event_time, index) : now,
+      // The schema's size check serialised this same object: its text is reused (shared-schemas text.ts).
+      rawData: event.data === undefined || event.data === null ? '{}' : (eventDataText(event.data) ?? '{}'),
+      consent,
+    };
+  }
   if (deps.limits) {
     // What the batch stores: each event's data JSON and name (ids and muid are short and bounded).
     let bytes = 0;
@@ -106,6 +115,14 @@ async function ingest(
   if (deps.eventLog) await deps.eventLog.publish(tag.merchantId, rows);
   else await deps.eventQueue.enqueue(rows);
   return { accepted: input.events.length };
+}
+
+/** The first of an event's id, name and muid holding U+0000, if any. */
+function nulField(event: IncomingEvent): 'id' | 'event_name' | 'muid' | undefined {
+  if (event.id?.includes('\u0000')) return 'id';
+  if (event.event_name.includes('\u0000')) return 'event_name';
+  if (event.muid?.includes('\u0000')) return 'muid';
+  return undefined;
 }
 
 /**
