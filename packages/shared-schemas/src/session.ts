@@ -67,6 +67,8 @@ export const CreateMerchantSessionInput = z
       .int({ message: 'must be a whole number of seconds' })
       .min(SESSION_LIFETIME_MIN_SECONDS, { message: `must be at least ${SESSION_LIFETIME_MIN_SECONDS}` })
       .max(SESSION_LIFETIME_MAX_SECONDS, { message: `must be at most ${SESSION_LIFETIME_MAX_SECONDS}` })
+      // A pipe: trpc-to-openapi coerces a bare number of a REST body ("900" and true would pass).
+      .transform((seconds) => seconds)
       .optional()
       .meta({
         description: `How long the token is valid, in seconds (default ${SESSION_LIFETIME_DEFAULT_SECONDS}, at most ${SESSION_LIFETIME_MAX_SECONDS}).`,

@@ -113,6 +113,18 @@ describe('merchant sessions: scope', () => {
     expect(again.body.code).toBe('SESSION_SCOPE');
   });
 
+  it('takes lifetimeSeconds only as a JSON number: "900", "yes" and true are 400', async () => {
+    const merchantId = await createMerchant(server);
+    for (const lifetimeSeconds of ['900', 'yes', true]) {
+      const res = await api(server, server.partner.apiKey).post(`/v1/partners/merchant/${merchantId}/sessions`, {
+        allowedOrigins: ['https://a.example'],
+        lifetimeSeconds,
+      });
+      expect(res.status, JSON.stringify(lifetimeSeconds)).toBe(400);
+      expect(res.body.code).toBe('VALIDATION_ERROR');
+    }
+  });
+
   it('refuses the token over /trpc beyond its scope too', async () => {
     const merchantId = await createMerchant(server);
     const { token } = await createSession(server, server.partner.apiKey, merchantId);
