@@ -7,8 +7,10 @@ import { loadCursorKey } from './features/events/read/cursor.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
 import { LogWriter } from './jobs/event-log-writer.js';
+import { createEventPartitions } from './jobs/event-partitions.js';
 import { createEventRetention } from './jobs/event-retention.js';
 import {
+  eventPartitionsPart,
   eventRetentionPart,
   logWritersPart,
   merchantPurgePart,
@@ -173,6 +175,18 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   if (env.EVENT_RETENTION === 'on') {
     lifecycle.add(eventRetentionPart(createEventRetention({ db, logger, metrics, ...retention })));
   }
+  // The monthly partitions of events (migration 0028): created ahead; whole months emptied by retention.
+  lifecycle.add(
+    eventPartitionsPart(
+      createEventPartitions({
+        db,
+        logger,
+        metrics,
+        serverDays: retention.serverDays,
+        emptyExpired: env.EVENT_RETENTION === 'on',
+      }),
+    ),
+  );
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).

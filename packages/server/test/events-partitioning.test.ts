@@ -252,6 +252,43 @@ describe('idempotency by (merchant_id, id) across months', () => {
   });
 });
 
+describe('the statistics fold', () => {
+  it('queues each batch with its event_time bounds, and reads a range from its months only', async () => {
+    await storeEvents(db, [
+      {
+        merchantId,
+        tagId,
+        id: 'fold-1',
+        muid: 'v',
+        eventName: 'PageView',
+        rawData: '{}',
+        eventTime: '2024-03-03T00:00:00.000Z',
+      },
+      {
+        merchantId,
+        tagId,
+        id: 'fold-2',
+        muid: 'v',
+        eventName: 'PageView',
+        rawData: '{}',
+        eventTime: '2024-04-04T00:00:00.000Z',
+      },
+    ]);
+    const [range] = await rows<{ id: number; first: string; last: string }>(sql`
+      select id::int, to_char(first_time at time zone 'UTC', 'YYYY-MM-DD') as first,
+        to_char(last_time at time zone 'UTC', 'YYYY-MM-DD') as last
+      from stat_pending where merchant_id = ${merchantId}::uuid order by id desc limit 1`);
+    expect(range).toMatchObject({ first: '2024-03-03', last: '2024-04-04' });
+    // The fold's read of a range (features/stats/fold.ts), as it runs: a lateral per queued range.
+    const read = await partitionsRead(sql`
+      select count(*) from stat_pending p cross join lateral (
+        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq
+          and event_time between p.first_time and p.last_time offset 0) e
+      where p.id = ${range?.id ?? 0}`);
+    expect(read).toEqual(['events_p2024_03', 'events_p2024_04']);
+  });
+});
+
 describe('partitions made ahead', () => {
   it('creates the coming months, moving rows events_after held for them', async () => {
     const later = new Date();

@@ -139,3 +139,10 @@ END
 $$;
 --> statement-breakpoint
 DROP TABLE "events_unpartitioned";
+--> statement-breakpoint
+-- 7. The statistics' queue (0020) records the event_time range of each batch too, so the fold reads
+--    a range's events from their months only (features/stats/fold.ts). Ranges queued before this
+--    migration are unbounded.
+ALTER TABLE "stat_pending" ADD COLUMN "first_time" timestamp (3) with time zone DEFAULT '-infinity' NOT NULL;
+--> statement-breakpoint
+ALTER TABLE "stat_pending" ADD COLUMN "last_time" timestamp (3) with time zone DEFAULT 'infinity' NOT NULL;

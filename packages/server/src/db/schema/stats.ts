@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
@@ -71,4 +72,7 @@ export const statPending = pgTable('stat_pending', {
   merchantId: uuid('merchant_id').notNull(),
   firstSeq: bigint('first_seq', { mode: 'number' }).notNull(),
   lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+  /** The range's event_time bounds (migration 0028): the fold reads only those months of `events`. */
+  firstTime: timestamp('first_time', { withTimezone: true, precision: 3 }).notNull().default(sql`'-infinity'`),
+  lastTime: timestamp('last_time', { withTimezone: true, precision: 3 }).notNull().default(sql`'infinity'`),
 });

@@ -127,12 +127,14 @@ export async function foldPendingStats(
     with p as (
       delete from stat_pending
       where id in (select id from stat_pending where ${merchantId ? sql`merchant_id = ${merchantId}::uuid and ` : sql``}${merchantFree} order by id limit ${limit} ${lock})
-      returning merchant_id, first_seq, last_seq
+      returning merchant_id, first_seq, last_seq, first_time, last_time
     ), f as materialized (
       select ${FACT_COLUMNS}
       from p
       cross join lateral (
-        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq offset 0
+        -- The time bounds prune the read to the range's months (events is partitioned, migration 0028).
+        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq
+          and event_time between p.first_time and p.last_time offset 0
       ) e
       cross join lateral (select md5(e.muid) as md5) h
     ), ${AGGREGATE_UPSERTS}

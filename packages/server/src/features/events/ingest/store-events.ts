@@ -95,10 +95,11 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       )
     ), o as (
       select events_take_seqs(${Math.max(...counts.values())}::int) - 1 as before
-    ), ins as (
-      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, seq)
-      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, o.before + x.n
-      from x cross join o
+    ), ids as (
+      -- Idempotency by (merchant_id, id) whatever the event_time (events is partitioned by it,
+      -- migration 0028): the ids go in first, and only the events whose ids this statement won.
+      insert into event_ids (merchant_id, id, event_time)
+      select x.merchant_id, x.id, x.event_time from x
       -- A visitor under erasure (or suppressed) is dropped: one probe of erasures_muid_idx per row.
       where not exists (
         select 1 from erasures s
@@ -107,10 +108,17 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
             or (s.merchant_id is null and s.partner_id = (select m.partner_id from merchants m where m.id = x.merchant_id))))
       order by x.merchant_id, x.id
       on conflict do nothing
-      returning merchant_id, seq, tag_id
+      returning merchant_id, id
+    ), ins as (
+      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, seq)
+      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, o.before + x.n
+      from x join ids on ids.merchant_id = x.merchant_id and ids.id = x.id cross join o
+      order by x.merchant_id, x.id
+      on conflict do nothing
+      returning merchant_id, seq, tag_id, event_time
     ), pending as (
-      insert into stat_pending (merchant_id, first_seq, last_seq)
-      select merchant_id, min(seq), max(seq) from ins group by merchant_id
+      insert into stat_pending (merchant_id, first_seq, last_seq, first_time, last_time)
+      select merchant_id, min(seq), max(seq), min(event_time), max(event_time) from ins group by merchant_id
     )
     select tag_id::text as tag_id, count(*)::int as stored from ins group by tag_id`);
   const resultRows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
