@@ -5,7 +5,7 @@
  */
 import { quantile } from '../../src/testing/index.js';
 
-export interface Bench {
+interface Bench {
   url: string;
   partner: { apiKey: string; domain: string };
 }
@@ -34,7 +34,7 @@ export async function merchantWithTag(server: Bench, name: string): Promise<{ me
   return { merchantId: merchant.body!.merchantId!, tagId: tag.body!.tagId! };
 }
 
-export interface CollectLoad<P extends string> {
+interface CollectLoad<P extends string> {
   /** Requests started from now on count under `phase`. */
   setPhase(phase: P): void;
   /** Ends the senders once their requests in flight are answered. */
