@@ -212,4 +212,21 @@ describe('POST /v1/partners/tag/generate: merchant lookup', () => {
     expect(foreign.body).toEqual({ ...missing.body, message: missing.body.message.replace(MISSING_ID, theirs) });
     expect((await listedMerchant(server, theirs, other.apiKey)).tags).toEqual([]);
   });
+
+  it("answers another partner's merchant that has the tag asked for exactly like a missing one", async () => {
+    const other = await server.createPartner();
+    const theirs = await createMerchant(server, other.apiKey);
+    const domain = `shop.${other.domain}`;
+    const made = await generate({ merchantId: theirs, domain }, other.apiKey);
+    expect(made.status).toBe(200);
+    // Asked with our key: not our merchant, whatever tag it has (preverified for them, custom for us).
+    for (const asked of [domain, `${server.partner.domain}`]) {
+      const foreign = await generate({ merchantId: theirs, domain: asked });
+      const missing = await generate({ merchantId: MISSING_ID, domain: asked });
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).toEqual({ ...missing.body, message: missing.body.message.replace(MISSING_ID, theirs) });
+    }
+    const again = await generate({ merchantId: theirs, domain }, other.apiKey);
+    expect(again.body).toMatchObject({ tagId: made.body.tagId, message: 'Existing tag retrieved' });
+  });
 });

@@ -1,7 +1,7 @@
 import { type GenerateTagResponse, TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE } from '@partner/shared-schemas';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { tags } from '../../db/schema/index.js';
+import { merchants, type TagRow, tags } from '../../db/schema/index.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { lockPartnerCaps, type PartnerCaps, refuseAtCap } from '../partners/caps.js';
@@ -29,6 +29,8 @@ export async function generateTag(
     Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'>
   >,
 ): Promise<GenerateTagResponse> {
+  const again = await existingOwnTag(db, partner, config, input);
+  if (again) return again;
   const merchant = await findOwnMerchant(db, partner, input.merchantId);
   const domainType = classifyDomain(input.domain, partner.domain);
   const existing = () =>
@@ -77,6 +79,10 @@ export async function generateTag(
         });
   const tag = created ?? (await existing())[0];
   if (!tag) throw new Error('tag vanished between insert and select');
+  return generated(tag, config, created !== undefined);
+}
+
+function generated(tag: TagRow, config: GenerateTagConfig, created: boolean): GenerateTagResponse {
   return {
     tagId: tag.id,
     domain: tag.domain,
@@ -85,6 +91,41 @@ export async function generateTag(
     message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
     ...consentOf(tag),
   };
+}
+
+/**
+ * A call for a tag the merchant already has (most calls: integrations ask again on every page of
+ * their setup): one read, the merchant's ownership checked in it, instead of the merchant read,
+ * the insert that conflicts and the read after it (issue 37). Undefined: anything else (no such
+ * tag, a merchant that is not the partner's live one, a domain the classifier refuses), which the
+ * full path answers as before, with its errors in its order.
+ */
+async function existingOwnTag(
+  db: Database,
+  partner: AuthenticatedPartner,
+  config: GenerateTagConfig,
+  input: { merchantId: string; domain: string },
+): Promise<GenerateTagResponse | undefined> {
+  let domainType: TagRow['domainType'];
+  try {
+    domainType = classifyDomain(input.domain, partner.domain);
+  } catch {
+    return undefined;
+  }
+  const [row] = await db
+    .select({ tag: tags })
+    .from(tags)
+    .innerJoin(merchants, eq(merchants.id, tags.merchantId))
+    .where(
+      and(
+        eq(tags.merchantId, input.merchantId),
+        eq(tags.domainType, domainType),
+        eq(merchants.partnerId, partner.id),
+        isNull(merchants.deletedAt),
+      ),
+    )
+    .limit(1);
+  return row ? generated(row.tag, config, false) : undefined;
 }
 
 /**
