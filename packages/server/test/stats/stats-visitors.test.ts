@@ -5,10 +5,11 @@ import { collectOk, preverifiedTag, type SentEvent } from '../helpers/fixtures.j
 import { getStats, query } from './stats-helpers.js';
 
 // Visitors are a HyperLogLog estimate: within 2% of count(distinct muid) on 100k visitors, for
-// the whole range, one day, and a breakdown row, after 100k+ events through /v1/collect.
+// the whole range, one day, and a breakdown row, after 100k+ events through /v1/collect; and
+// exact for the hours (sparse sketches, sketch.ts).
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ env: { LOG_LEVEL: 'warn' } });
 });
 afterAll(() => server?.close());
 
@@ -52,6 +53,21 @@ describe('stats: visitors on 100k visitors', () => {
     const series = await getStats(server, 'timeseries', q);
     const secondDay = await exact(sql`event_time >= '2026-05-02T00:00:00Z' and event_time < '2026-05-03T00:00:00Z'`);
     expect(within(series.body.points[1].visitors, secondDay)).toBeLessThan(0.02);
+
+    // Small ranges: every hour of the second day (about 1,400 visitors each, exact sparse sketches).
+    const hours = await getStats(server, 'timeseries', {
+      ...q,
+      startDate: '2026-05-02',
+      endDate: '2026-05-02',
+      interval: 'hour',
+    });
+    const perHour = await query<{ h: string; n: number }>(
+      server,
+      sql`select to_char(date_trunc('hour', event_time at time zone 'UTC'), 'YYYY-MM-DD"T"HH24') as h, count(distinct muid)::int as n
+        from events where merchant_id = ${tag.merchantId} and event_time >= '2026-05-02T00:00:00Z' and event_time < '2026-05-03T00:00:00Z'
+        group by 1 order by 1`,
+    );
+    expect(hours.body.points.map((p: { visitors: number }) => p.visitors)).toEqual(perHour.map((r) => Number(r.n)));
 
     const paths = await getStats(server, 'breakdown', { ...q, dimension: 'path', limit: 3 });
     for (const row of paths.body.rows as { value: string; visitors: number }[]) {
