@@ -8,9 +8,9 @@ import {
   finishErasure,
   recountRound,
 } from '../../src/features/erasures/erase-visitor.js';
-import { foldAllPendingStats, foldPendingStats } from '../../src/features/stats/fold.js';
+import { foldAllPendingStats, foldPendingStats, GRAINS } from '../../src/features/stats/fold.js';
 import { recountBuckets } from '../../src/features/stats/recount.js';
-import { emptyRegisters, mergeInto, registerOf } from '../../src/features/stats/sketch.js';
+import { emptyRegisters, mergeInto, registerOf, VisitorUnion } from '../../src/features/stats/sketch.js';
 import { type Caller, failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
 
 // erasures.create/get, the `muid` filter and the erasure's use cases through createCaller (the job is
@@ -79,63 +79,80 @@ const eventCount = async (merchantId: string, muid?: string) =>
   )[0]?.n ?? 0;
 
 /**
- * The merchant's aggregates next to a recount from its events: per bucket and name the count and the
- * exact sketch registers, revenue per currency, and PageView counts per path. Throws on a difference.
+ * The merchant's aggregates next to a recount from its events: per level, bucket and name (and for
+ * all names) the count, the exact sketch registers and distinct count, revenue per currency, and
+ * PageView counts per path. Throws on a difference.
  */
 async function expectAggregatesMatchEvents(merchantId: string): Promise<void> {
-  const buckets = await q<{ bucket: string; event_name: string; events: number; visitors: Uint8Array }>(
-    sql`select to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') as bucket, event_name, events::int as events, visitors
-      from stat_buckets where merchant_id = ${merchantId}::uuid order by 1, 2`,
+  const buckets = await q<{ key: string; events: number; visitors: Uint8Array }>(
+    sql`select grain || ' ' || to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') || ' ' || event_name as key, events::int as events, visitors
+      from stat_buckets where merchant_id = ${merchantId}::uuid order by 1`,
   );
-  const events = await q<{ bucket: string; event_name: string; muid: string; raw_data: string }>(
-    sql`select to_char(date_bin('15 minutes', event_time, timestamptz '1970-01-01 00:00:00+00') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') as bucket,
-      event_name, muid, raw_data from events where merchant_id = ${merchantId}::uuid`,
+  const events = await q<{ t: number; event_name: string; muid: string; raw_data: string }>(
+    sql`select (extract(epoch from event_time) * 1000)::float8 as t, event_name, muid, raw_data
+      from events where merchant_id = ${merchantId}::uuid`,
   );
-  const expected = new Map<string, { events: number; registers: Uint8Array }>();
+  // Every level (fold.ts GRAINS), per name and for all names ('').
+  const keysOf = (e: { t: number }, suffix: string) =>
+    GRAINS.map(
+      (g) => `${g} ${new Date(Math.floor(e.t / (g * 60_000)) * g * 60_000).toISOString().slice(0, 16)}${suffix}`,
+    );
+  const expected = new Map<string, { events: number; registers: Uint8Array; muids: Set<string> }>();
   for (const e of events) {
-    const key = `${e.bucket} ${e.event_name}`;
-    const entry = expected.get(key) ?? { events: 0, registers: emptyRegisters() };
-    entry.events += 1;
-    const register = registerOf(e.muid);
-    entry.registers[register >>> 6] = Math.max(entry.registers[register >>> 6]!, register & 63);
-    expected.set(key, entry);
+    for (const key of [...keysOf(e, ` ${e.event_name}`), ...keysOf(e, ' ')]) {
+      const entry = expected.get(key) ?? { events: 0, registers: emptyRegisters(), muids: new Set<string>() };
+      entry.events += 1;
+      const register = registerOf(e.muid);
+      entry.registers[register >>> 6] = Math.max(entry.registers[register >>> 6]!, register & 63);
+      entry.muids.add(e.muid);
+      expected.set(key, entry);
+    }
   }
-  expect(buckets.map((b) => `${b.bucket} ${b.event_name}`).sort()).toEqual([...expected.keys()].sort());
+  expect(buckets.map((b) => b.key).sort()).toEqual([...expected.keys()].sort());
   for (const b of buckets) {
-    const want = expected.get(`${b.bucket} ${b.event_name}`)!;
+    const want = expected.get(b.key)!;
     expect(b.events).toBe(want.events);
     const got = emptyRegisters();
     mergeInto(got, new Uint8Array(b.visitors));
     expect(Buffer.from(got).equals(Buffer.from(want.registers))).toBe(true);
+    // Sparse at these counts: the distinct count is exact.
+    const union = new VisitorUnion();
+    union.add(new Uint8Array(b.visitors));
+    expect(union.count()).toBe(want.muids.size);
   }
-  const revenue = await q<{ bucket: string; purchases: number; amount: string }>(
-    sql`select to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') as bucket, purchases::int as purchases, amount::text as amount
+  const revenue = await q<{ key: string; purchases: number; amount: string }>(
+    sql`select grain || ' ' || to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') as key, purchases::int as purchases, amount::text as amount
       from stat_revenue where merchant_id = ${merchantId}::uuid order by 1`,
   );
   const wantRevenue = new Map<string, { purchases: number; amount: number }>();
   for (const e of events.filter((x) => x.event_name === 'Purchase')) {
-    const entry = wantRevenue.get(e.bucket) ?? { purchases: 0, amount: 0 };
-    entry.purchases += 1;
-    entry.amount += (JSON.parse(e.raw_data) as { value: number }).value;
-    wantRevenue.set(e.bucket, entry);
+    for (const key of keysOf(e, '')) {
+      const entry = wantRevenue.get(key) ?? { purchases: 0, amount: 0 };
+      entry.purchases += 1;
+      entry.amount += (JSON.parse(e.raw_data) as { value: number }).value;
+      wantRevenue.set(key, entry);
+    }
   }
-  expect(revenue.map((r) => [r.bucket, r.purchases, Number(r.amount)])).toEqual(
-    [...wantRevenue.entries()].sort().map(([bucket, r]) => [bucket, r.purchases, r.amount]),
+  expect(revenue.map((r) => [r.key, r.purchases, Number(r.amount)])).toEqual(
+    [...wantRevenue.entries()].sort().map(([key, r]) => [key, r.purchases, r.amount]),
   );
-  const paths = await q<{ bucket: string; value: string; events: number }>(
-    sql`select to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') as bucket, value, events::int as events
-      from stat_dimensions where merchant_id = ${merchantId}::uuid and dimension = 'path' order by 1, 2`,
+  const paths = await q<{ key: string; events: number }>(
+    sql`select grain || ' ' || to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI') || '|' || value as key, events::int as events
+      from stat_dimensions where merchant_id = ${merchantId}::uuid and dimension = 'path' order by 1`,
   );
   const wantPaths = new Map<string, number>();
   for (const e of events.filter((x) => x.event_name === 'PageView')) {
-    const key = `${e.bucket}|${(JSON.parse(e.raw_data) as { path: string }).path}`;
-    wantPaths.set(key, (wantPaths.get(key) ?? 0) + 1);
+    for (const key of keysOf(e, `|${(JSON.parse(e.raw_data) as { path: string }).path}`)) {
+      wantPaths.set(key, (wantPaths.get(key) ?? 0) + 1);
+    }
   }
-  expect(paths.map((p) => [`${p.bucket}|${p.value}`, p.events])).toEqual([...wantPaths.entries()].sort());
+  expect(paths.map((p) => [p.key, p.events])).toEqual([...wantPaths.entries()].sort());
   const sources = await q<{ n: number }>(
-    sql`select count(*)::int as n from stat_dimensions where merchant_id = ${merchantId}::uuid and dimension = 'utm_source'`,
+    sql`select count(*)::int as n from stat_dimensions where merchant_id = ${merchantId}::uuid and dimension = 'utm_source' and grain = 15`,
   );
-  const wantSources = new Set(events.filter((x) => x.event_name === 'PageView').map((e) => `${e.bucket}|${e.muid}`));
+  const wantSources = new Set(
+    events.filter((x) => x.event_name === 'PageView').map((e) => `${keysOf(e, '')[0]}|${e.muid}`),
+  );
   expect(sources[0]?.n).toBe(wantSources.size);
 }
 

@@ -9,7 +9,7 @@ import { getStats, query } from './stats-helpers.js';
 // exact for the hours (sparse sketches, sketch.ts).
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ env: { LOG_LEVEL: 'warn' } });
+  server = await startTestServer();
 });
 afterAll(() => server?.close());
 
