@@ -43,11 +43,42 @@ function wallTimeAt(zone: string, ms: number): WallTime {
   };
 }
 
-/** The zone's offset from UTC at an instant, in ms (local minus UTC). */
-function offsetAt(zone: string, ms: number): number {
+function offsetByIntl(zone: string, ms: number): number {
   const w = wallTimeAt(zone, ms);
   const whole = ms - (((ms % 1000) + 1000) % 1000);
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - whole;
+}
+
+const SLOT = 900_000;
+/** Offsets per zone and 15-minute slot: `Intl` costs tens of µs a call, and a 90-day series needs hundreds. */
+const offsets = new Map<string, number>();
+
+/** The zone's offset from UTC at an instant, in ms (local minus UTC). */
+function offsetAt(zone: string, ms: number): number {
+  const slot = Math.floor(ms / SLOT);
+  const key = `${zone}|${slot}`;
+  const known = offsets.get(key);
+  if (known !== undefined) return known;
+  const offset = offsetByIntl(zone, ms);
+  // Kept only when the whole slot has one offset (a change inside it is asked of Intl each time).
+  if (offsetByIntl(zone, slot * SLOT) === offset && offsetByIntl(zone, slot * SLOT + SLOT - 1) === offset) {
+    if (offsets.size > 200_000) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset;
+}
+
+/** The wall time of an instant: UTC fields of the instant moved by the zone's offset. */
+function wallTimeOf(zone: string, ms: number): WallTime {
+  const d = new Date(ms + offsetAt(zone, ms));
+  return {
+    year: d.getUTCFullYear(),
+    month: d.getUTCMonth() + 1,
+    day: d.getUTCDate(),
+    hour: d.getUTCHours(),
+    minute: d.getUTCMinutes(),
+    second: d.getUTCSeconds(),
+  };
 }
 
 /**
@@ -63,7 +94,7 @@ export function localMidnight(zone: string, day: number): number {
   // earliest candidate that still reads as this day locally.
   const candidates = [first, second].sort((a, b) => a - b);
   for (const t of candidates) {
-    const w = wallTimeAt(zone, t);
+    const w = wallTimeOf(zone, t);
     if (Date.UTC(w.year, w.month - 1, w.day) === wall) return t;
   }
   return candidates[1]!;
@@ -71,7 +102,7 @@ export function localMidnight(zone: string, day: number): number {
 
 /** `2026-03-08T00:00:00-05:00`: the instant as the zone's wall time with its offset. */
 export function isoInZone(zone: string, ms: number): string {
-  const w = wallTimeAt(zone, ms);
+  const w = wallTimeOf(zone, ms);
   const offsetMinutes = Math.round(offsetAt(zone, ms) / 60_000);
   const sign = offsetMinutes < 0 ? '-' : '+';
   const abs = Math.abs(offsetMinutes);
