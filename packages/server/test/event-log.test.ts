@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../src/db/read-rows.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';
 import { deleteLogStream, NATS_URL, natsAnswers, uniqueLogPrefix, waitFor } from './helpers/event-log.js';
@@ -24,9 +25,6 @@ afterAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-const rowsOf = (result: unknown) =>
-  (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
 async function storedIds(merchantId: string): Promise<string[]> {
   const rows = rowsOf(

@@ -4,6 +4,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/read-rows.js';
 import type { EventInsertRow } from '../../src/features/events/ingest/store-events.js';
 import { logNames } from '../../src/runtime/event-log.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
@@ -25,9 +26,6 @@ import { parseMetrics } from '../helpers/prometheus.js';
 const AUDIT_DATE = '9999-12-31T23:59:00-23:59';
 /** What `Date.toISOString()` made of the audit's date: the form an older version put in the log. */
 const YEAR_10000 = '+010000-01-01T23:58:00.000Z';
-
-const rowsOf = (result: unknown) =>
-  (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
 async function storedIds(server: TestServer, merchantId: string): Promise<string[]> {
   const result = await server.app.deps.db.execute(

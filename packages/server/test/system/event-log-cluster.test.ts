@@ -14,6 +14,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { logNames } from '../../src/runtime/event-log.js';
 import { TEST_TARGET_HOST } from '../../src/testing/index.js';
@@ -39,8 +40,6 @@ afterAll(() => {
   if (Object.keys(figures).length > 0) console.log(`event-log cluster figures: ${JSON.stringify(figures)}`);
 });
 
-const rowsOf = (result: unknown) =>
-  (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** No collector answer may take longer than this (a publish hanging through the election fails it). */

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { deleteLogStream, NATS_URL, natsAnswers, natsPort, uniqueLogPrefix, waitFor } from '../helpers/event-log.js';
 import { preverifiedTag } from '../helpers/fixtures.js';
@@ -56,9 +57,6 @@ async function collect(url: string, tagId: string, events: { id: string; event_n
     return { status: 0, retryAfter: null, body: String(error), ms: performance.now() - started };
   }
 }
-
-const rowsOf = (result: unknown) =>
-  (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
 describe.skipIf(!available)('log mode: NATS away (a proxy of our own in front of it is cut)', () => {
   const prefix = uniqueLogPrefix();

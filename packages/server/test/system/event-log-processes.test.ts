@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import { TEST_TARGET_HOST } from '../../src/testing/index.js';
 import { deleteLogStream, logBacklog, NATS_URL, natsAnswers, uniqueLogPrefix, waitFor } from '../helpers/event-log.js';
@@ -29,9 +30,6 @@ const figures: Record<string, unknown> = {};
 afterAll(() => {
   if (Object.keys(figures).length > 0) console.log(`event-log process figures: ${JSON.stringify(figures)}`);
 });
-
-const rowsOf = (result: unknown) =>
-  (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
 describe.skipIf(!available)('log mode across processes', () => {
   const prefix = uniqueLogPrefix();

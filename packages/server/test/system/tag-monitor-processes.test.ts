@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/db/client.js';
+import { rowsOf } from '../../src/db/read-rows.js';
 import { onboardPartner } from '../../src/features/partners/onboard-partner.js';
 import {
   startTestDnsServer,
@@ -23,9 +24,6 @@ import {
 
 const pgUp = await postgresAnswers();
 if (!pgUp) console.warn('tag monitor process tests skipped: PostgreSQL does not answer at 127.0.0.1:5432');
-
-const rowsOf = (result: unknown) =>
-  (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as Record<string, unknown>[];
 
 const TAGS = 40;
 
