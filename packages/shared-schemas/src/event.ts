@@ -3,13 +3,7 @@ import { Timestamp, Uuid } from './common.js';
 import { INSTANT_RANGE_MESSAGE, readIsoInstant } from './dates.js';
 import { VisitorId } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
-import {
-  EVENT_DATA_MAX_CHARS,
-  eventDataText,
-  isWellFormedDeep,
-  isWellFormedText,
-  WELL_FORMED_MESSAGE,
-} from './text.js';
+import { EVENT_DATA_MAX_CHARS, isWellFormedDeep, isWellFormedText, WELL_FORMED_MESSAGE } from './text.js';
 
 /** Longest accepted `cursor` value. */
 export const CURSOR_MAX = 1024;
@@ -242,7 +236,7 @@ export const CollectEvent = z.object({
   data: z
     .unknown()
     .refine(isWellFormedDeep, { message: WELL_FORMED_MESSAGE })
-    .refine((data) => data === undefined || (eventDataText(data)?.length ?? 0) <= EVENT_DATA_MAX_CHARS, {
+    .refine((data) => data === undefined || (JSON.stringify(data)?.length ?? 0) <= EVENT_DATA_MAX_CHARS, {
       message: `must be at most ${EVENT_DATA_MAX_CHARS} characters as JSON`,
     })
     .optional()

@@ -30,19 +30,3 @@ export function isWellFormedDeep(value: unknown): boolean {
 
 /** The longest `data` of one event, serialized as JSON (finding 6). */
 export const EVENT_DATA_MAX_CHARS = 16 * 1024;
-
-/** Serialisations of event `data` objects, made once: by the size check, then reused when stored. */
-const dataTexts = new WeakMap<object, string | undefined>();
-
-/**
- * `JSON.stringify(data)`, kept per object: the schema's size check and the server's stored
- * `raw_data` of the same event share one serialisation (500 per collector batch; issue 37).
- * The object must not change in between (request bodies are parsed, checked, then stored).
- */
-export function eventDataText(data: unknown): string | undefined {
-  if (data === null || typeof data !== 'object') return JSON.stringify(data);
-  if (dataTexts.has(data)) return dataTexts.get(data);
-  const text = JSON.stringify(data);
-  dataTexts.set(data, text);
-  return text;
-}

@@ -12,24 +12,25 @@ const MAX_JSON_DEPTH = 64;
 /** What is wrong with a request's JSON: nested too deep, or a string or key that is not well-formed. */
 export type JsonInputProblem = 'too-deep' | 'malformed-text' | null;
 
-/** Bodies already inspected (by the REST body reader), so the procedure's guard does not walk them again. */
+/** Large bodies already inspected (by the REST body reader), so the procedure's guard does not walk them again. */
 const inspected = new WeakMap<object, JsonInputProblem>();
 
 /**
  * One walk of a request's JSON for both input guards: nesting deeper than `MAX_JSON_DEPTH`
  * (`too-deep`, which wins), and any string or object key with a lone surrogate (`malformed-text`,
- * what PostgreSQL refuses). Iterative: safe at any depth. The answer is kept per object, so a body
- * read by transport/http/body.ts is walked once, not again by the tRPC procedure's guard (a
- * collector batch is 500 events; issue 37).
+ * what PostgreSQL refuses). Iterative: safe at any depth. With `remember` (a large body, read by
+ * transport/http/body.ts) the answer is kept for the object, so the tRPC procedure's guard does
+ * not walk a 500-event collector batch again (issue 37); a small body is walked twice, cheaper
+ * than an entry in a WeakMap per request.
  */
-export function jsonInputProblem(value: unknown): JsonInputProblem {
+export function jsonInputProblem(value: unknown, remember = false): JsonInputProblem {
   if (value === null || typeof value !== 'object') {
     return typeof value === 'string' && !isWellFormed(value) ? 'malformed-text' : null;
   }
   const known = inspected.get(value);
   if (known !== undefined) return known;
   const problem = walkJson(value);
-  inspected.set(value, problem);
+  if (remember) inspected.set(value, problem);
   return problem;
 }
 

@@ -62,7 +62,9 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   } catch {
     throw new AppError('VALIDATION_ERROR', 'Malformed JSON in request body');
   }
-  // Walks the text's well-formedness too, kept for the procedure's guard (routers/procedures.ts).
-  if (jsonInputProblem(parsed) === 'too-deep') throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  // Walks the text's well-formedness too, kept for the procedure's guard (routers/procedures.ts) when large.
+  if (jsonInputProblem(parsed, text.length > 16_384) === 'too-deep') {
+    throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
+  }
   return parsed;
 }

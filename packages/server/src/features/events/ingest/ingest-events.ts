@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import {
   type CollectResponse,
   type EventConsent,
-  eventDataText,
   INSTANT_RANGE_MESSAGE,
   readIsoInstant,
 } from '@partner/shared-schemas';
@@ -101,8 +100,7 @@ async function ingest(
       muid: wonMuid ?? event.muid ?? defaults.muid ?? randomUUID(),
       eventName: event.event_name,
       eventTime: event.event_time ? eventTime(event.event_time, index) : now,
-      // The schema's size check serialised this same object: its text is reused (shared-schemas text.ts).
-      rawData: event.data === undefined || event.data === null ? '{}' : (eventDataText(event.data) ?? '{}'),
+      rawData: JSON.stringify(event.data ?? {}),
       consent,
     };
   }
