@@ -10,7 +10,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_JSON_DEPTH = 64;
 
 /** What is wrong with a request's JSON: nested too deep, or a string or key that is not well-formed. */
-export type JsonInputProblem = 'too-deep' | 'malformed-text' | null;
+type JsonInputProblem = 'too-deep' | 'malformed-text' | null;
 
 /** Large bodies already inspected (by the REST body reader), so the procedure's guard does not walk them again. */
 const inspected = new WeakMap<object, JsonInputProblem>();
