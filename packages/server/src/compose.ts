@@ -297,9 +297,10 @@ function createEventQueue(
     maxPending: env.INGEST_QUEUE_MAX,
     maxBatch: env.INGEST_BATCH_MAX,
     flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
-    // Two writes at once on PostgreSQL: nothing orders event commits any more (migration 0026), so
-    // a batch gathers while the previous one commits (bench/README.md); PGlite has one connection.
-    concurrency: database.driver === 'postgres' ? 2 : 1,
+    // One write at a time: the largest batches. Nothing orders event commits any more (migration
+    // 0026), but two writes of a hot merchant still meet on its day-count row (0003), and two at
+    // once measured no better (bench/README.md, issue 37).
+    concurrency: 1,
     // PGlite runs in process: no silent network to wait on.
     waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
     onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
