@@ -2,8 +2,12 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 
-/** Pending ranges taken by one fold. */
-const FOLD_ROWS = 500;
+/**
+ * Pending ranges taken by one fold: a pass must end well within the statement timeout (5 s) on a
+ * loaded machine, and each event now writes three levels (500 ranges of 500 events timed out and
+ * were retried forever); the loop runs again at once while passes come back non-empty.
+ */
+const FOLD_ROWS = 10;
 
 /**
  * The advisory lock class of a merchant's aggregates (the key: `hashtext(merchant_id::text)`): every
