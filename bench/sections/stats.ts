@@ -276,29 +276,42 @@ async function measureShape(
 }
 
 /**
- * Queues every seeded event not yet folded as `stat_pending` ranges (500 per merchant, one range
- * per merchant at a time, as interleaved collector batches would) and folds them with the
- * server's fold; returns the seconds it took.
+ * Queues every seeded event not yet folded as `stat_pending` ranges (500 events of a merchant each,
+ * by `seq`: the seed takes its COPY transaction's numbers, migration 0026), one range per merchant at
+ * a time as interleaved collector batches would, and folds them with the server's fold; returns the
+ * seconds it took. `folded` holds each merchant's last folded `seq`.
  */
 async function foldSeeded(
   ctx: BenchContext,
   db: Parameters<typeof foldPendingStats>[0],
   folded: Map<string, number>,
 ): Promise<{ seconds: number; events: number }> {
-  const upTo = ctx.perMerchant();
   const ids = ctx.merchants.map((m) => m.merchantId);
-  const from = Math.min(...ids.map((id) => folded.get(id) ?? 0));
+  const after = JSON.stringify(Object.fromEntries(ids.map((id) => [id, folded.get(id) ?? 0])));
+  const ranges = await ctx.raw`select merchant_id::text as merchant, chunk::int as chunk,
+      min(seq)::float8 as first, max(seq)::float8 as last, count(*)::int as n
+    from (
+      select merchant_id, seq, (row_number() over (partition by merchant_id order by seq) - 1) / ${RANGE_EVENTS} as chunk
+      from events
+      where merchant_id = any(${ids}::uuid[]) and seq > (${after}::jsonb ->> merchant_id::text)::bigint
+    ) x
+    group by 1, 2 order by 2, 1`;
   const start = process.hrtime.bigint();
   let events = 0;
-  for (let first = from + 1; first <= upTo; first += RANGE_EVENTS) {
-    const last = Math.min(upTo, first + RANGE_EVENTS - 1);
+  const chunks = new Map<number, Array<{ merchant: string; first: number; last: number }>>();
+  for (const row of ranges) {
+    const list = chunks.get(Number(row.chunk)) ?? [];
+    list.push({ merchant: String(row.merchant), first: Number(row.first), last: Number(row.last) });
+    chunks.set(Number(row.chunk), list);
+    events += Number(row.n);
+    folded.set(String(row.merchant), Math.max(folded.get(String(row.merchant)) ?? 0, Number(row.last)));
+  }
+  for (const [, list] of [...chunks].sort((x, y) => x[0] - y[0])) {
     await ctx.raw`insert into stat_pending (merchant_id, first_seq, last_seq)
-      select unnest(${ids}::uuid[]), ${first}::bigint, ${last}::bigint`;
-    events += (last - first + 1) * ids.length;
+      select unnest(${list.map((r) => r.merchant)}::uuid[]), unnest(${list.map((r) => r.first)}::bigint[]), unnest(${list.map((r) => r.last)}::bigint[])`;
     // Waits for ranges the API's own fold loop took; returns 0 once every queued range is counted.
     while ((await foldPendingStats(db, ids.length, true)) > 0) {}
   }
-  for (const id of ids) folded.set(id, upTo);
   return { seconds: since(start) / 1000, events };
 }
 
