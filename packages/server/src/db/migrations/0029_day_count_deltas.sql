@@ -1,0 +1,2 @@
+-- Reserved slot (filled by its change this round).
+SELECT 1;
