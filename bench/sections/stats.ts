@@ -287,13 +287,13 @@ async function foldSeeded(
   folded: Map<string, number>,
 ): Promise<{ seconds: number; events: number }> {
   const ids = ctx.merchants.map((m) => m.merchantId);
-  const after = JSON.stringify(Object.fromEntries(ids.map((id) => [id, folded.get(id) ?? 0])));
+  const after = ids.map((id) => folded.get(id) ?? 0);
   const ranges = await ctx.raw`select merchant_id::text as merchant, chunk::int as chunk,
       min(seq)::float8 as first, max(seq)::float8 as last, count(*)::int as n
     from (
       select merchant_id, seq, (row_number() over (partition by merchant_id order by seq) - 1) / ${RANGE_EVENTS} as chunk
-      from events
-      where merchant_id = any(${ids}::uuid[]) and seq > (${after}::jsonb ->> merchant_id::text)::bigint
+      from unnest(${ids}::uuid[], ${after}::bigint[]) as a(merchant, after)
+      join events on events.merchant_id = a.merchant and events.seq > a.after
     ) x
     group by 1, 2 order by 2, 1`;
   const start = process.hrtime.bigint();
