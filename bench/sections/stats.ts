@@ -454,7 +454,13 @@ const P95_TARGET_MS = 50;
 export const statsSection: Section<StatsResult> = {
   title: 'Statistics',
   async run(ctx) {
-    const handle = await openDatabase({ kind: 'postgres', url: ctx.url, maxConnections: 2 });
+    // The seed's ranges span 90 days (every day row rewritten per fold): a long statement deadline on the shared machine.
+    const handle = await openDatabase({
+      kind: 'postgres',
+      url: ctx.url,
+      maxConnections: 2,
+      statementTimeoutMs: 120_000,
+    });
     const folded = new Map<string, number>();
     const check: Checker = { mismatches: [], compared: 0, visitorsMaxError: 0, visitorsWorst: '-' };
     try {
