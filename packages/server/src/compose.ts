@@ -6,10 +6,12 @@ import { primaryReads, type ReadDb, ReplicaReads } from './db/read-routing.js';
 import { loadCursorKey } from './features/events/read/cursor.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
+import { createDayCountCompaction } from './jobs/day-count-compaction.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createEventPartitions } from './jobs/event-partitions.js';
 import { createEventRetention } from './jobs/event-retention.js';
 import {
+  dayCountCompactionPart,
   eventPartitionsPart,
   eventRetentionPart,
   logWritersPart,
@@ -187,6 +189,8 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
       }),
     ),
   );
+  // The event list's day counts are delta rows (migration 0029): merged per key in the background.
+  lifecycle.add(dayCountCompactionPart(createDayCountCompaction({ db, logger })));
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).

@@ -50,6 +50,11 @@ export function eventPartitionsPart(partitions: PollLoop): Part {
   return { name: 'event-partitions', start: () => partitions.start(), stop: { release: () => partitions.stop() } };
 }
 
+/** The day counts' compaction: the pass running ends (its transaction commits or rolls back whole). */
+export function dayCountCompactionPart(compaction: PollLoop): Part {
+  return { name: 'day-count-compaction', start: () => compaction.start(), stop: { release: () => compaction.stop() } };
+}
+
 /** Visitor erasures: a run cut by shutdown gives its erasure back when its lease runs out. */
 export function visitorErasurePart(erasure: PollLoop): Part {
   return { name: 'visitor-erasure', start: () => erasure.start(), stop: { release: () => erasure.stop() } };
