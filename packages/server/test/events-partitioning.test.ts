@@ -6,6 +6,7 @@ import { rowsOf } from '../src/db/read-rows.js';
 import { storeEvents } from '../src/features/events/ingest/store-events.js';
 import {
   createPartitionsAhead,
+  deletePartitionIds,
   monthlyPartitions,
   truncateExpiredPartitions,
 } from '../src/features/events/partitions/event-partitions.js';
@@ -312,10 +313,33 @@ describe('partitions made ahead', () => {
   });
 });
 
+/** Events without their id in event_ids, and ids without their event. */
+async function orphans() {
+  const [row] = await rows<{ withoutId: number; withoutEvent: number }>(sql`
+    select
+      (select count(*)::int from events e
+        where not exists (select 1 from event_ids i where i.merchant_id = e.merchant_id and i.id = e.id)) as "withoutId",
+      (select count(*)::int from event_ids i
+        where not exists (select 1 from events e where e.merchant_id = i.merchant_id and e.id = i.id)) as "withoutEvent"`);
+  return row;
+}
+
 describe('retention dropping whole months', () => {
   it('keeps every month while one merchant with rows in it keeps its events', async () => {
     await db.execute(sql`update merchants set retention_days = 30 where id = ${merchantId}::uuid`);
     expect(await truncateExpiredPartitions(db, { serverDays: undefined })).toEqual([]);
+    // Removing a month's ids leaves those of the merchants that keep it (otherMerchant: no period),
+    // and takes those of the others (merchantId is 30 days past it; its rows go with the month, or
+    // with its own retention pass).
+    const before = await orphans();
+    const [first] = await monthlyPartitions(db);
+    expect(first?.name).toBe('events_p2024_01');
+    const [past] = await rows<{ n: number }>(
+      sql`select count(*)::int as n from events_p2024_01 where merchant_id = ${merchantId}::uuid`,
+    );
+    expect(past?.n).toBeGreaterThan(7);
+    if (first) expect(await deletePartitionIds(db, first, undefined, 7)).toBe(past?.n);
+    expect(await orphans()).toEqual({ withoutId: (before?.withoutId ?? 0) + (past?.n ?? 0), withoutEvent: 0 });
   });
 
   it('empties the months every merchant is past, and their day counts; later ones stay', async () => {
@@ -329,9 +353,11 @@ describe('retention dropping whole months', () => {
     const [kept] = await rows<{ n: number }>(sql`
       select count(*)::int as n from events where event_time >= ${months.find((m) => !expected.includes(m.name))?.from.toISOString()}::timestamptz
         or tableoid in ('events_before'::regclass, 'events_after'::regclass)`);
-    expect(await truncateExpiredPartitions(db, { serverDays: undefined })).toEqual(expected);
+    expect(await truncateExpiredPartitions(db, { serverDays: undefined, idsBatch: 7 })).toEqual(expected);
     const [after] = await rows<{ n: number }>(sql`select count(*)::int as n from events`);
     expect(after?.n).toBe(kept?.n);
+    // The emptied months' ids went first (walked in batches); the ids left all have their event.
+    expect((await orphans())?.withoutEvent).toBe(0);
     const [counts] = await rows<{ n: number }>(
       sql`select count(*)::int as n from event_day_counts where day < '2024-02-01'::date and day >= '2024-01-01'::date`,
     );

@@ -35,7 +35,19 @@ async function storeEvents(merchantId: string, rows: { eventTime: Date; received
       insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, received_at)
       values (${merchantId}::uuid, ${`at-${row.eventTime.getTime()}`}, ${randomUUID()}::uuid, 'm1', 'PageView',
         ${row.eventTime.toISOString()}::timestamptz, '{}', ${receivedAt.toISOString()}::timestamptz)`);
+    // Its id, as ingestion records it (migration 0028).
+    await db().execute(sql`
+      insert into event_ids (merchant_id, id, event_time)
+      values (${merchantId}::uuid, ${`at-${row.eventTime.getTime()}`}, ${row.eventTime.toISOString()}::timestamptz)`);
   }
+}
+
+/** The merchant's ids in event_ids, in event_time order. */
+async function storedIds(merchantId: string): Promise<string[]> {
+  const rows = rowsOf<{ id: string }>(
+    await db().execute(sql`select id from event_ids where merchant_id = ${merchantId}::uuid order by event_time`),
+  );
+  return rows.map((row) => row.id);
 }
 
 async function eventIds(merchantId: string): Promise<string[]> {
@@ -179,6 +191,9 @@ describe('retention pass', () => {
     expect((await expireRound(db(), claim, 1000)).events).toBe(2);
     expect(await eventIds(merchantId)).toEqual([0, 1, DAY].map((ms) => `at-${cutoff.getTime() + ms}`));
     expect(await eventIds(other.merchantId)).toHaveLength(2);
+    // Each event's id went with it (a retry of it is stored again); the others' stay.
+    expect(await storedIds(merchantId)).toEqual(await eventIds(merchantId));
+    expect(await storedIds(other.merchantId)).toHaveLength(2);
     // The list's totals (event_day_counts, kept by the delete trigger) agree.
     const listed = await p.caller.events.list({ merchantId, startDate: '2000-01-01' });
     expect(listed.pagination).toMatchObject({ totalItems: 3 });

@@ -4,8 +4,10 @@
 -- 1. Idempotency moves to `event_ids`: a unique key of a partitioned table must hold the partition
 --    key, so (merchant_id, id) alone can no longer be one on `events`. The ingestion statement
 --    (features/events/ingest/store-events.ts) inserts the batch's ids here first, ON CONFLICT DO
---    NOTHING, and inserts into `events` only the ids it won. `event_time` lets retention remove the
---    ids of the events it removed (event_ids_merchant_time_idx).
+--    NOTHING, and inserts into `events` only the ids it won. An event delete removes its id in the
+--    same statement (features/events/delete-events.ts), an emptied month its ids by the month's keys
+--    (features/events/partitions/), both through this table's key: no other index to write per event.
+--    `event_time` finds an event by id alone (the export's `afterId`) through events_merchant_time_idx.
 CREATE TABLE "event_ids" (
 	"merchant_id" uuid NOT NULL,
 	"id" text NOT NULL,
@@ -25,8 +27,9 @@ DROP INDEX "events_merchant_seq_idx";
 --> statement-breakpoint
 DROP INDEX "events_merchant_muid_time_idx";
 --> statement-breakpoint
--- The same columns (whatever earlier migrations added), range-partitioned by event_time. The key
--- holds the partition key; uniqueness by (merchant_id, id) is event_ids' job.
+-- The same columns (whatever earlier migrations added), range-partitioned by event_time. No key:
+-- one would have to hold the partition key, uniqueness by (merchant_id, id) is event_ids' job, and
+-- events_merchant_time_idx finds a row by (merchant_id, id, event_time) (one index less per event).
 CREATE TABLE "events" (LIKE "events_unpartitioned" INCLUDING DEFAULTS) PARTITION BY RANGE ("event_time");
 --> statement-breakpoint
 -- 3. Monthly partitions (UTC months, events_pYYYY_MM) between two catch-alls: events_before (from
@@ -101,10 +104,8 @@ $$;
 --    numbered twice (seq, received_at and consent are copied as they are).
 INSERT INTO "events" SELECT * FROM "events_unpartitioned";
 --> statement-breakpoint
--- The key and indexes once the rows are in: one build per partition, faster than growing them
--- row by row (300,000 rows: 23 s with the indexes first, see the decision for the figures).
-ALTER TABLE "events" ADD CONSTRAINT "events_pkey" PRIMARY KEY ("merchant_id","id","event_time");
---> statement-breakpoint
+-- The indexes once the rows are in: one build per partition, faster than growing them row by row
+-- (300,000 rows: 23 s with the indexes first, see the decision for the figures).
 CREATE INDEX "events_merchant_time_idx" ON "events" USING btree ("merchant_id","event_time","id");
 --> statement-breakpoint
 CREATE INDEX "events_merchant_name_time_idx" ON "events" USING btree ("merchant_id","event_name","event_time","id");
@@ -117,8 +118,6 @@ INSERT INTO "event_ids" ("merchant_id", "id", "event_time")
 SELECT "merchant_id", "id", "event_time" FROM "events_unpartitioned";
 --> statement-breakpoint
 ALTER TABLE "event_ids" ADD CONSTRAINT "event_ids_pkey" PRIMARY KEY ("merchant_id","id");
---> statement-breakpoint
-CREATE INDEX "event_ids_merchant_time_idx" ON "event_ids" USING btree ("merchant_id","event_time");
 --> statement-breakpoint
 -- 6. The old table's triggers (notify, day counts, seq, and whatever earlier migrations added), now
 --    on the partitioned table: a row trigger is cloned onto every partition, a statement trigger

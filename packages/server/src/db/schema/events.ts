@@ -6,11 +6,11 @@ export const eventConsent = pgEnum('event_consent', ['not_required', 'granted', 
 
 /**
  * Tracking events, partitioned by month of `event_time` (migration 0028; docs/decisions/
- * events-partitioning.md): monthly partitions `events_pYYYY_MM`, the rest in `events_default`. A
- * key of a partitioned table must hold the partition key, so the key is (merchant_id, id,
- * event_time) and idempotency by (merchant_id, id) is `event_ids`' job. merchant_id leads every
- * key and index (the distribution column if events ever move to Citus).
- * No foreign keys: this is the hot, append-only table.
+ * events-partitioning.md): monthly partitions `events_pYYYY_MM` between the catch-alls
+ * `events_before` and `events_after`. No primary key: one would have to hold the partition key,
+ * idempotency by (merchant_id, id) is `event_ids`' job, and `events_merchant_time_idx` finds a row
+ * by (merchant_id, id, event_time). merchant_id leads every index (the distribution column if
+ * events ever move to Citus). No foreign keys: this is the hot, append-only table.
  */
 export const events = pgTable(
   'events',
@@ -33,7 +33,6 @@ export const events = pgTable(
     consent: eventConsent('consent').notNull().default('not_required'),
   },
   (t) => [
-    primaryKey({ name: 'events_pkey', columns: [t.merchantId, t.id, t.eventTime] }),
     // sortBy=event_time (either direction) with an optional date range.
     index('events_merchant_time_idx').on(t.merchantId, t.eventTime, t.id),
     // An event-name filter, and sortBy=event_name.
@@ -50,7 +49,9 @@ export type EventRow = typeof events.$inferSelect;
  * Every stored event's id (migration 0028): ingestion inserts the ids first, ON CONFLICT DO NOTHING,
  * and stores only the events whose ids it won, so a retry is skipped whatever its event_time (a
  * collector request without one gets the server's time) and whichever partition it would land in.
- * `event_time` lets retention remove the ids of the events it removed.
+ * An event delete removes its id in the same statement (features/events/delete-events.ts), an
+ * emptied month its ids by the month's keys; `event_time` finds an event by id alone (the export's
+ * `afterId`) through `events_merchant_time_idx`.
  */
 export const eventIds = pgTable(
   'event_ids',
@@ -59,8 +60,5 @@ export const eventIds = pgTable(
     id: text('id').notNull(),
     eventTime: timestamp('event_time', { withTimezone: true, precision: 3 }).notNull(),
   },
-  (t) => [
-    primaryKey({ name: 'event_ids_pkey', columns: [t.merchantId, t.id] }),
-    index('event_ids_merchant_time_idx').on(t.merchantId, t.eventTime),
-  ],
+  (t) => [primaryKey({ name: 'event_ids_pkey', columns: [t.merchantId, t.id] })],
 );

@@ -55,7 +55,7 @@ export async function releaseErasure(db: Database, claim: ErasureClaim): Promise
 }
 
 /**
- * Deletes at most `batch` of the visitor's events in the erasure's scope (one statement, one short
+ * Deletes at most `batch` of the visitor's events (and their ids) in the erasure's scope (one statement, one short
  * transaction, by the (merchant_id, muid) index), records the 15-minute buckets they were in for the
  * recount, and adds them to `events_deleted`. The delete trigger keeps `event_day_counts` exact.
  * Returns how many it deleted (0: none left).
@@ -69,8 +69,8 @@ export async function eraseRound(db: Database, claim: ErasureClaim, batch = ERAS
     sql`${scope} and muid = ${claim.muid}`,
     batch,
     sql`e.merchant_id, e.event_time`,
-    (deleted) => sql`
-      with d as (${deleted}), b as (
+    sql`
+      , b as (
         insert into erasure_buckets (erasure_id, merchant_id, bucket)
         select distinct ${claim.id}::uuid, merchant_id, date_bin('15 minutes', event_time, timestamptz '1970-01-01 00:00:00+00')
         from d

@@ -34,8 +34,8 @@ export interface EventInsertRow {
  * A transaction holds 8192 numbers per merchant: a batch with more rows of one merchant is
  * written as several statements (each its own transaction: `db` must not be one).
  * The numbering (`n` of `k` per merchant, first occurrence of a repeated id) is done here, not in
- * SQL: the statement has no anti-join, sort or window of its own, and reads `events` only
- * through the primary key's conflict check, whatever plan a young table gets (issue 37;
+ * SQL: the statement has no anti-join, sort or window of its own, and does not read `events`
+ * (only `event_ids`' key, its conflict check), whatever plan a young table gets (issue 37;
  * figures in bench/README.md). Rows are inserted in merchant and id order, so concurrent
  * batches take index locks in one order (no deadlock between overlapping retries). An id already
  * stored (a retried batch, or a row skipped at the last moment by a concurrent insert of the same
@@ -113,8 +113,8 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, seq)
       select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, o.before + x.n
       from x join ids on ids.merchant_id = x.merchant_id and ids.id = x.id cross join o
+      -- No conflict to check: events has no unique key (event_ids is the only one, migration 0028).
       order by x.merchant_id, x.id
-      on conflict do nothing
       returning merchant_id, seq, tag_id, event_time
     ), pending as (
       insert into stat_pending (merchant_id, first_seq, last_seq, first_time, last_time)

@@ -68,12 +68,70 @@ export async function createPartitionsAhead(
  * merchant-leading index per such merchant.
  */
 function blocked(table: string, to: Date, serverDays: number | undefined) {
-  const period = sql`coalesce(m.retention_days, s.default_retention_days, ${serverDays ?? null}::int)`;
   return sql`exists (
-    select 1 from merchants m left join partner_settings s on s.partner_id = m.partner_id
-    where m.deleted_at is null
-      and (${period} is null or ${to.toISOString()}::timestamptz > now() - make_interval(days => ${period}))
+    select 1 from ${keepers(to, serverDays)}
       and exists (select 1 from ${sql.identifier(table)} e where e.merchant_id = m.id))`;
+}
+
+/** `merchants m` (with `partner_settings s`) filtered to those that must keep events dated before `to`. */
+function keepers(to: Date, serverDays: number | undefined) {
+  const period = sql`coalesce(m.retention_days, s.default_retention_days, ${serverDays ?? null}::int)`;
+  return sql`merchants m left join partner_settings s on s.partner_id = m.partner_id
+    where m.deleted_at is null
+      and (${period} is null or ${to.toISOString()}::timestamptz > now() - make_interval(days => ${period}))`;
+}
+
+/** Rows of a month read per statement when removing their ids. */
+export const PARTITION_IDS_BATCH = 5_000;
+
+/**
+ * Removes the ids (`event_ids`) of a month's events before the month is emptied: nothing else
+ * removes them (an event delete takes its id with it, a TRUNCATE cannot). Walks the month by its
+ * (merchant_id, event_time, id) index, `batch` rows a statement, each its own transaction, and
+ * deletes the ids through `event_ids_pkey`, leaving those of merchants that keep the month (a
+ * late event of one, come in since the check: the month is then not emptied, and its ids must
+ * stay). No lock is held: an event of the month stored during the walk behind it keeps its id
+ * after the TRUNCATE (a retry of it is refused, as if it were still stored).
+ */
+export async function deletePartitionIds(
+  db: Database,
+  part: MonthlyPartition,
+  serverDays: number | undefined,
+  batch = PARTITION_IDS_BATCH,
+): Promise<number> {
+  const table = sql.identifier(part.name);
+  let after: { merchant_id: string; event_time: string; id: string } | undefined;
+  let deleted = 0;
+  for (;;) {
+    const from = after
+      ? sql`where (merchant_id, event_time, id) > (${after.merchant_id}::uuid, ${after.event_time}::timestamptz, ${after.id})`
+      : sql``;
+    const [last] = rowsOf<{ merchant_id: string; event_time: string; id: string; read: number; deleted: number }>(
+      await db.transaction(async (tx) => {
+        // One probe of event_ids_pkey per row (a hash join would read event_ids whole).
+        await tx.execute(
+          sql`select set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)`,
+        );
+        return tx.execute(sql`
+          with k as (
+            select merchant_id, event_time, id from ${table} ${from}
+            order by merchant_id, event_time, id limit ${batch}
+          ), d as (
+            delete from event_ids i using k
+            where i.merchant_id = k.merchant_id and i.id = k.id
+              and k.merchant_id not in (select m.id from ${keepers(part.to, serverDays)})
+            returning 1
+          )
+          select merchant_id::text, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as event_time,
+            id, (select count(*) from k)::int as read, (select count(*) from d)::int as deleted
+          from k order by merchant_id desc, event_time desc, id desc limit 1`);
+      }),
+    );
+    if (!last) return deleted;
+    deleted += last.deleted;
+    if (last.read < batch) return deleted;
+    after = last;
+  }
 }
 
 /**
@@ -84,12 +142,12 @@ function blocked(table: string, to: Date, serverDays: number | undefined) {
  * `event_day_counts` removed (they counted only its rows, and TRUNCATE fires no delete trigger),
  * then truncated: one catalogue operation whatever its size. The emptied table stays attached, so
  * a late event of that month still has a place (dropping it would leave a hole in the ranges). The
- * statistics' aggregates stay, as with row deletes; the per-merchant retention pass removes the
- * ids (`event_ids`). Returns the names emptied.
+ * statistics' aggregates stay, as with row deletes; the month's ids (`event_ids`) are removed
+ * first (`deletePartitionIds`). Returns the names emptied.
  */
 export async function truncateExpiredPartitions(
   db: Database,
-  options: { serverDays: number | undefined; lockTimeoutMs?: number },
+  options: { serverDays: number | undefined; lockTimeoutMs?: number; idsBatch?: number },
 ): Promise<string[]> {
   const emptied: string[] = [];
   const now = Date.now();
@@ -103,6 +161,7 @@ export async function truncateExpiredPartitions(
     );
     if (state?.empty) continue;
     if (state?.blocked) break;
+    await deletePartitionIds(db, part, options.serverDays, options.idsBatch);
     const done = await db.transaction(async (tx) => {
       await tx.execute(sql`select set_config('lock_timeout', ${String(options.lockTimeoutMs ?? 2000)}, true)`);
       await tx.execute(sql`lock table ${table} in access exclusive mode`);

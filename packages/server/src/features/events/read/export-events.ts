@@ -124,8 +124,11 @@ async function openOn(
 ): Promise<EventExport> {
   const [countRows, afterRows] = await readRows(db, [
     countQuery(partner.id, params.merchantId, filters),
-    sql`select id, event_name, to_char(event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time
-      from events where merchant_id = ${params.merchantId}::uuid and id = ${params.afterId ?? ''}
+    // Its event_time from event_ids' key, then the row by events_merchant_time_idx (events has no
+    // key by id: migration 0028).
+    sql`select e.id, e.event_name, to_char(e.event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time
+      from event_ids i join events e on e.merchant_id = i.merchant_id and e.event_time = i.event_time and e.id = i.id
+      where i.merchant_id = ${params.merchantId}::uuid and i.id = ${params.afterId ?? ''}
         and ${ownedMerchant(partner.id, params.merchantId)}`,
   ]);
   const [access] = countRows ?? [];

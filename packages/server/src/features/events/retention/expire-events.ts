@@ -19,10 +19,7 @@ export interface RetentionClaim {
 }
 
 /** Rows removed (events, stat_dimensions) or cleared (stat_buckets' visitor sketches) by one round. */
-export type RetentionCounts = Record<
-  'events' | 'future_dated' | 'event_ids' | 'stat_dimensions' | 'stat_buckets',
-  number
->;
+export type RetentionCounts = Record<'events' | 'future_dated' | 'stat_dimensions' | 'stat_buckets', number>;
 
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
@@ -83,7 +80,7 @@ async function deleteBatch(db: Database, table: string, where: ReturnType<typeof
  *
  * `events` is partitioned by month of `event_time` (migration 0028): a month wholly before every
  * merchant's cutoff is dropped whole by jobs/event-partitions.ts; these batches remain for merchants
- * whose period is shorter than what the others keep, and remove the ids (`event_ids`) of events gone.
+ * whose period is shorter than what the others keep (each event's id in `event_ids` goes with it).
  */
 export async function expireRound(db: Database, claim: RetentionClaim, batch = RETENTION_BATCH) {
   const merchant = sql`merchant_id = ${claim.merchantId}::uuid`;
@@ -94,15 +91,12 @@ export async function expireRound(db: Database, claim: RetentionClaim, batch = R
     future_dated: await eventBatch(
       sql`${merchant} and event_time > ${claim.startedAt}::timestamptz and received_at < ${cutoff}`,
     ),
-    event_ids: 0,
     stat_dimensions: 0,
     stat_buckets: 0,
   };
   // The statistics once the events are done: their scans cost every round otherwise (measured: 115
   // ms a round at 10M events, half the round).
   if (counts.events === batch || counts.future_dated === batch) return counts;
-  // The ids of the events gone (by this pass, or with their partition: jobs/event-partitions.ts).
-  counts.event_ids = await deleteBatch(db, 'event_ids', sql`${merchant} and event_time < ${cutoff}`, batch);
   // Rows of every level (grain, in minutes) whose bucket ends by the cutoff.
   const before = sql`bucket <= ${claim.cutoff}::timestamptz - interval '15 minutes'
     and bucket + make_interval(mins => grain) <= ${claim.cutoff}::timestamptz`;
