@@ -192,6 +192,8 @@ function isDatabaseError(error: unknown): boolean {
   return causes(error).some((e) => {
     if (!(e instanceof Error)) return false;
     if (e instanceof DrizzleQueryError || e.name === 'PostgresError') return true;
+    // A closed PGlite throws this plain Error when a transaction begins (no query to wrap it).
+    if (e.message === 'PGlite is closed') return true;
     const code = (e as { code?: unknown }).code;
     if ('severity' in e && typeof code === 'string') return true;
     return typeof code === 'string' && CONNECTION_ERROR.test(code);
