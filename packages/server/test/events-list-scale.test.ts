@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events } from '../src/db/schema/index.js';
+import { eventIds, events } from '../src/db/schema/index.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { type ApiResponse, api, type Json } from './helpers/api.js';
 
@@ -74,10 +74,18 @@ function makeEvents(count: number, prefix: string): Stored[] {
 async function insert(rows: Stored[]): Promise<void> {
   const db = server.app.database.db;
   for (let i = 0; i < rows.length; i += 200) {
+    // As ingestion does (migration 0028): the ids first, then only the events whose id was new.
+    const won = await db
+      .insert(eventIds)
+      .values(rows.slice(i, i + 200).map((row) => ({ merchantId, id: row.id, eventTime: new Date(row.event_time) })))
+      .onConflictDoNothing()
+      .returning({ id: eventIds.id });
+    const fresh = new Set(won.map((w) => w.id));
+    if (fresh.size === 0) continue;
     await db
       .insert(events)
       .values(
-        rows.slice(i, i + 200).map((row) => ({
+        rows.slice(i, i + 200).filter((row) => fresh.has(row.id)).map((row) => ({
           merchantId,
           tagId,
           id: row.id,
@@ -86,8 +94,7 @@ async function insert(rows: Stored[]): Promise<void> {
           eventTime: new Date(row.event_time),
           rawData: row.raw_data,
         })),
-      )
-      .onConflictDoNothing();
+      );
   }
 }
 
