@@ -82,10 +82,11 @@ async function insert(rows: Stored[]): Promise<void> {
       .returning({ id: eventIds.id });
     const fresh = new Set(won.map((w) => w.id));
     if (fresh.size === 0) continue;
-    await db
-      .insert(events)
-      .values(
-        rows.slice(i, i + 200).filter((row) => fresh.has(row.id)).map((row) => ({
+    await db.insert(events).values(
+      rows
+        .slice(i, i + 200)
+        .filter((row) => fresh.has(row.id))
+        .map((row) => ({
           merchantId,
           tagId,
           id: row.id,
@@ -94,7 +95,7 @@ async function insert(rows: Stored[]): Promise<void> {
           eventTime: new Date(row.event_time),
           rawData: row.raw_data,
         })),
-      );
+    );
   }
 }
 
