@@ -10,7 +10,8 @@ import { SseClient } from '../helpers/sse.js';
  * against 4.0 ms for a missing merchant, a timing signal across tenants. Now every statement that
  * reads events is gated on ownership. The test records the statements the server sends while it
  * answers list, export and stream for another partner's merchant, and runs each that names the
- * events table again under EXPLAIN ANALYZE: no plan node on `events` may have run even once.
+ * events table again under EXPLAIN ANALYZE: no plan node on `events` or one of its partitions may
+ * have run even once.
  */
 
 type Row = Record<string, unknown>;
@@ -65,13 +66,23 @@ async function explain(statement: Statement): Promise<Json> {
   return (typeof plan === 'string' ? JSON.parse(plan) : plan) as Json;
 }
 
-/** Every plan node (with its sub-plans) that reads the events table, and how often it ran. */
+/** The events table and its partitions (monthly, migration 0028): plan nodes name the partitions. */
+async function eventRelations(): Promise<Set<string>> {
+  const text = `select inhrelid::regclass::text as name from pg_inherits where inhparent = 'events'::regclass`;
+  let rows: Row[] = [];
+  if (client.unsafe) rows = await client.unsafe(text, []);
+  else if (client.query) rows = (await client.query(text, [])).rows;
+  return new Set(['events', ...rows.map((r) => String(r.name))]);
+}
+
+/** Every plan node (with its sub-plans) that reads the events table or a partition, and how often it ran. */
 function eventNodes(
   node: Json,
+  relations: Set<string>,
   out: Array<{ type: string; loops: number }> = [],
 ): Array<{ type: string; loops: number }> {
-  if (node['Relation Name'] === 'events') out.push({ type: node['Node Type'], loops: node['Actual Loops'] });
-  for (const child of node.Plans ?? []) eventNodes(child, out);
+  if (relations.has(node['Relation Name'])) out.push({ type: node['Node Type'], loops: node['Actual Loops'] });
+  for (const child of node.Plans ?? []) eventNodes(child, relations, out);
   return out;
 }
 
@@ -83,10 +94,11 @@ async function eventReadsDuring(request: () => Promise<void>): Promise<{ stateme
   await new Promise((resolve) => setTimeout(resolve, 50));
   const statements = recording.filter((s) => /\bevents\b/.test(s.sql) && /^\s*select/i.test(s.sql));
   recording = null;
+  const relations = await eventRelations();
   const nodes: Json[] = [];
   for (const statement of statements) {
     const [result] = (await explain(statement)) as Json[];
-    nodes.push(...eventNodes(result.Plan));
+    nodes.push(...eventNodes(result.Plan, relations));
   }
   return { statements: statements.length, nodes };
 }
