@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rowsOf } from '../src/db/read-rows.js';
 import { hashApiKey } from '../src/features/partners/key-hash.js';
 import { ApiKeyCache, KEY_CACHE_TTL_MS } from '../src/runtime/keys/key-cache.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
@@ -13,6 +14,15 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 const status = async (key: string) => (await api(server, key).get('/v1/partners/merchant')).status;
+
+/** Polls until `done` holds; throws after `withinMs`. */
+async function waitFor(done: () => boolean, withinMs: number): Promise<void> {
+  const start = Date.now();
+  while (!done()) {
+    if (Date.now() - start > withinMs) throw new Error(`condition not met after ${withinMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
 
 /** Polls until the key answers `expected`; returns how long that took. */
 async function until(key: string, expected: number, withinMs = 2_000): Promise<number> {
@@ -62,18 +72,37 @@ describe('API-key cache', () => {
   it('ends a cached key at its expiry without any notification', async () => {
     const partner = await server.createPartner();
     const cache = server.app.deps.keys.cache;
-    const before = cache.version;
-    await server.app.deps.db.execute(
-      sql`update api_keys set expires_at = now() + interval '700 milliseconds' where partner_id = ${partner.partnerId}::uuid`,
-    );
-    // The update's own notification empties the cache when it arrives: wait for it, so the key
-    // cached next stays cached (a late notification would otherwise empty it under the test).
-    const start = Date.now();
-    while (cache.version === before && Date.now() - start < 500) await new Promise((r) => setTimeout(r, 5));
-    await until(partner.apiKey, 200);
-    expect(server.app.deps.keys.cache.get(hashApiKey(partner.apiKey))).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 800));
-    expect(await status(partner.apiKey)).toBe(401);
+    const hash = hashApiKey(partner.apiKey);
+    // Notifications reach the one LISTEN connection in commit order: once a probe sent after the
+    // update is in, the update's (and the onboarding's) invalidations are behind us, and nothing
+    // late can empty the cache under the test.
+    let probed = false;
+    const unlisten = await server.app.database.listen('key_cache_test_probe', () => {
+      probed = true;
+    });
+    try {
+      // Well inside the cache's time to live, so only the expiry can end the entry.
+      const [row] = rowsOf<{ ms: string }>(
+        await server.app.deps.db.execute(
+          sql`update api_keys set expires_at = now() + interval '4 seconds' where partner_id = ${partner.partnerId}::uuid returning floor(extract(epoch from expires_at) * 1000)::bigint::text as ms`,
+        ),
+      );
+      const expiresAt = Number(row?.ms);
+      await server.app.deps.db.execute(sql`select pg_notify('key_cache_test_probe', 'after the update')`);
+      await waitFor(() => probed, 5_000);
+      await until(partner.apiKey, 200, 5_000);
+      const cachedAt = Date.now();
+      const version = cache.version;
+      expect(cachedAt).toBeLessThan(expiresAt);
+      expect(cache.get(hash)?.expiresAt).toBe(expiresAt);
+      await new Promise((resolve) => setTimeout(resolve, expiresAt - Date.now() + 1));
+      expect(await status(partner.apiKey)).toBe(401);
+      // No invalidation came in between, and the entry's time to live had not run out.
+      expect(cache.version).toBe(version);
+      expect(expiresAt - cachedAt).toBeLessThan(KEY_CACHE_TTL_MS);
+    } finally {
+      await unlisten();
+    }
   });
 
   it('does not notify on last_used_at writes (they would empty the cache once a minute per key)', async () => {
