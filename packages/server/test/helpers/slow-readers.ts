@@ -6,15 +6,17 @@ import type { TestServer } from '../../src/testing/index.js';
 const BIG_EVENT_CHARS = 16_000;
 
 /**
- * Inserts `count` events of about 16 KB each for the merchant, seq `fromSeq + 1..`, `perStatement`
- * a statement (each NOTIFYs the streams, as ingestion's commits do). Returns the last seq.
+ * Inserts `count` events of about 16 KB each for the merchant, ids `big-<from + 1..>`, `perStatement`
+ * a statement (each NOTIFYs the streams, as ingestion's commits do). Their ids go through
+ * `event_ids` first, as ingestion's do (0028); seq is left to the trigger (0026: from the writing
+ * transaction, so above every open stream's start). Returns `from + count`: the events inserted.
  */
 export async function insertBigEvents(
   server: TestServer,
   merchantId: string,
   tagId: string,
   count: number,
-  fromSeq = 0,
+  from = 0,
   perStatement = 50,
   /** A pause after each statement (ms): lets readers that keep up take each burst. */
   pauseMs = 0,
@@ -22,17 +24,24 @@ export async function insertBigEvents(
   chars = BIG_EVENT_CHARS,
 ): Promise<number> {
   const db = server.app.database.db;
-  for (let from = fromSeq + 1; from <= fromSeq + count; from += perStatement) {
-    const to = Math.min(fromSeq + count, from + perStatement - 1);
+  for (let first = from + 1; first <= from + count; first += perStatement) {
+    const last = Math.min(from + count, first + perStatement - 1);
     await db.execute(sql`
-      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
-      select ${merchantId}::uuid, 'big-' || g, ${tagId}::uuid, 'u' || (g % 97), 'PageView',
-        timestamptz '2026-01-01T00:00:00Z' + g * interval '1 second',
-        '{"pad":"' || repeat('x', ${Math.max(0, chars - 10)}::int) || '"}', g
-      from generate_series(${from}::int, ${to}::int) g`);
+      with ids as (
+        insert into event_ids (merchant_id, id, event_time)
+        select ${merchantId}::uuid, 'big-' || g, timestamptz '2026-01-01T00:00:00Z' + g * interval '1 second'
+        from generate_series(${first}::int, ${last}::int) g
+        on conflict do nothing
+        returning id, event_time
+      )
+      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
+      select ${merchantId}::uuid, ids.id, ${tagId}::uuid, 'u' || (g % 97), 'PageView', ids.event_time,
+        '{"pad":"' || repeat('x', ${Math.max(0, chars - 10)}::int) || '"}'
+      from ids, lateral (select substr(ids.id, 5)::int as g) n
+      order by g`);
     if (pauseMs > 0) await sleep(pauseMs);
   }
-  return fromSeq + count;
+  return from + count;
 }
 
 /** A GET whose body is not read (paused after its first chunk) until `resume()`. */
