@@ -1,6 +1,6 @@
 // The shutdown order of a started app with every part on (runtime/lifecycle.ts): read from the app's
 // parts list, so a reordering shows here as a test change.
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STOP_PHASES, shutdownPlan } from '../src/runtime/lifecycle.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { deleteLogStream, NATS_URL, natsAnswers, uniqueLogPrefix } from './helpers/event-log.js';
@@ -18,7 +18,9 @@ afterAll(async () => {
 });
 
 describe.skipIf(!available)('shutdown order', () => {
-  it('starts the parts in list order and stops them in reverse, phase by phase', async () => {
+  // Started in a hook (hookTimeout): an app with every part on takes most of the test time to start
+  // on a loaded machine, and the test itself only reads the parts and closes.
+  beforeAll(async () => {
     server = await startTestServer({
       env: {
         EVENT_LOG_URL: NATS_URL,
@@ -30,7 +32,10 @@ describe.skipIf(!available)('shutdown order', () => {
         METRICS_PORT: '0',
       },
     });
-    const { app } = server;
+  });
+
+  it('starts the parts in list order and stops them in reverse, phase by phase', async () => {
+    const { app } = server!;
     expect(app.parts.map((part) => part.name)).toEqual([
       'database',
       // Without DATABASE_READ_URL it does nothing (test/system/replica.test.ts runs it with a replica).
