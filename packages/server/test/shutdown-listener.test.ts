@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 
 /** Sends one raw HTTP/1.1 request on `socket` and resolves with the response head. */
@@ -33,18 +33,23 @@ function connect(port: number): Promise<net.Socket> {
  */
 describe('shutdown closes the listener before telling clients to reconnect', () => {
   let server: TestServer | undefined;
+  // Started in a hook (hookTimeout): the start (migrations on PGlite) took 18 s alone and over the
+  // 30 s test timeout on a loaded machine; the test itself only talks to it and closes it.
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
   afterAll(async () => {
     await server?.close();
   });
 
   it('stops listening synchronously; a kept-alive socket gets 503 Connection: close; a new one is refused', async () => {
-    server = await startTestServer();
-    const port = Number(new URL(server.url).port);
+    const { app, url } = server!;
+    const port = Number(new URL(url).port);
     const kept = await connect(port);
     expect(await request(kept, '/healthz')).toMatch(/^HTTP\/1\.1 200/);
 
-    const closing = server.app.close(5_000);
-    expect(server.app.server.listening).toBe(false);
+    const closing = app.close(5_000);
+    expect(app.server.listening).toBe(false);
 
     const drained = await request(kept, '/healthz');
     expect(drained).toMatch(/^HTTP\/1\.1 503/);
