@@ -90,7 +90,7 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
     const timer = setTimeout(() => {
       kill('SIGKILL');
       reject(new Error(`server did not start in time:\n${output}`));
-    }, options.timeoutMs ?? 30_000);
+    }, options.timeoutMs ?? 60_000);
     const check = () => {
       for (const pattern of LISTENING) {
         const match = pattern.exec(output);
