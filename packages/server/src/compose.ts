@@ -1,5 +1,5 @@
 import type { AppDeps } from './context.js';
-import { type DatabaseHandle, openDatabase, openReadReplica } from './db/client.js';
+import { type Database, type DatabaseHandle, openDatabase, openReadReplica } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
 import { StoreLockedError } from './db/lock.js';
 import { primaryReads, type ReadDb, ReplicaReads } from './db/read-routing.js';
@@ -143,27 +143,12 @@ interface Base {
   dns: DnsResolver | undefined;
 }
 
-async function composeParts(env: Env, { logger, metrics, database, reads, lifecycle, ...options }: Base) {
-  const { db } = database;
-  const tagState = tagStateConfigFromEnv(env);
-  const tagLiveness = new TagLiveness(db, tagState);
-  const keys = new ApiKeys(db);
-  const collectorHosts = new CollectorHostSet();
-  const deletedTags = new DeletedTags();
-  deletedTags.subscribe((tagIds) => tagLiveness.forget(tagIds));
-  const limits = await createRateLimits(env, logger, keys);
-  lifecycle.add(
-    collectorHostWatchPart(database, collectorHosts, logger),
-    deletedTagsWatchPart(database, deletedTags, logger),
-    keyWatchPart(database, keys, logger),
-    rateLimitsPart(limits),
-  );
-  warnOfTrustProxy(env, logger);
-  const dns = options.dns ?? createDnsResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
-  if (env.TAG_MONITOR === 'on') {
-    // Background DNS re-checks and health checks (jobs/tag-monitor.ts).
-    lifecycle.add(tagMonitorPart(createTagMonitor({ db, dns, config: tagState, logger, metrics })));
-  }
+/** The background jobs that delete and compact stored data (docs/decisions/data-deletion.md). */
+function addDataLifecycleParts(
+  env: Env,
+  { db, logger, metrics }: { db: Database; logger: Base['logger']; metrics: Base['metrics'] },
+  lifecycle: Lifecycle,
+) {
   // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
   const graceMs = env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS;
   lifecycle.add(merchantPurgePart(createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })));
@@ -191,6 +176,30 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   );
   // The event list's day counts are delta rows (migration 0029): merged per key in the background.
   lifecycle.add(dayCountCompactionPart(createDayCountCompaction({ db, logger })));
+}
+
+async function composeParts(env: Env, { logger, metrics, database, reads, lifecycle, ...options }: Base) {
+  const { db } = database;
+  const tagState = tagStateConfigFromEnv(env);
+  const tagLiveness = new TagLiveness(db, tagState);
+  const keys = new ApiKeys(db);
+  const collectorHosts = new CollectorHostSet();
+  const deletedTags = new DeletedTags();
+  deletedTags.subscribe((tagIds) => tagLiveness.forget(tagIds));
+  const limits = await createRateLimits(env, logger, keys);
+  lifecycle.add(
+    collectorHostWatchPart(database, collectorHosts, logger),
+    deletedTagsWatchPart(database, deletedTags, logger),
+    keyWatchPart(database, keys, logger),
+    rateLimitsPart(limits),
+  );
+  warnOfTrustProxy(env, logger);
+  const dns = options.dns ?? createDnsResolver({ servers: env.DNS_SERVERS, timeoutMs: env.DNS_TIMEOUT_MS });
+  if (env.TAG_MONITOR === 'on') {
+    // Background DNS re-checks and health checks (jobs/tag-monitor.ts).
+    lifecycle.add(tagMonitorPart(createTagMonitor({ db, dns, config: tagState, logger, metrics })));
+  }
+  addDataLifecycleParts(env, { db, logger, metrics }, lifecycle);
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).

@@ -97,7 +97,7 @@ export function aggregateUpserts(grains: readonly number[]) {
 }
 
 /** Every level's upserts (the fold's). */
-export const AGGREGATE_UPSERTS = aggregateUpserts(GRAINS);
+const AGGREGATE_UPSERTS = aggregateUpserts(GRAINS);
 
 /**
  * Adds stored events to the statistics' aggregates: takes up to `limit` pending `seq` ranges

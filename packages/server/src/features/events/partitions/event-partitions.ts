@@ -82,7 +82,7 @@ function keepers(to: Date, serverDays: number | undefined) {
 }
 
 /** Rows of a month read per statement when removing their ids. */
-export const PARTITION_IDS_BATCH = 5_000;
+const PARTITION_IDS_BATCH = 5_000;
 
 /**
  * Removes the ids (`event_ids`) of a month's events before the month is emptied: nothing else
