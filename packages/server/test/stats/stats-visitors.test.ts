@@ -90,5 +90,5 @@ describe('stats: visitors on 100k visitors', () => {
       `visitors: estimated ${summary.body.totals.visitors} of ${all} (${((summary.body.totals.visitors / all - 1) * 100).toFixed(2)}%), ` +
         `day ${series.body.points[1].visitors} of ${secondDay}, other ${paths.body.other.visitors} of ${others}`,
     );
-  }, 120_000);
+  }, 300_000);
 });
