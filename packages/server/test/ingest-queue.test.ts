@@ -210,7 +210,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('SIGTERM (PostgreSQL pass only)'
       proc.child.kill('SIGTERM');
       await proc.exited;
     }
-  }, 60_000);
+  }, 180_000);
 });
 
 const children: ServerProcess[] = [];

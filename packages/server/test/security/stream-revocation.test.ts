@@ -165,7 +165,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
       servers.push(await spawnServer({ inheritEnv: true, env }));
       servers.push(await spawnServer({ inheritEnv: true, env }));
       database = await openDatabase({ kind: 'postgres', url: scratch.url, maxConnections: 2 });
-    }, 90_000);
+    }, 150_000);
 
     afterAll(async () => {
       await Promise.all(servers.map((server) => server.stop()));

@@ -102,7 +102,7 @@ describe.skipIf(!available)('log mode across processes', () => {
     partnerDomain = `p-${randomUUID().slice(0, 8)}.partner-tags-test.com`;
     apiKey = (await onboardPartner(database.db, { name: 'Log partner', domain: partnerDomain }, TEST_TARGET_HOST))
       .apiKey;
-  }, 60_000);
+  }, 120_000);
   afterAll(() => deleteLogStream(prefix));
   afterAll(async () => {
     for (const p of processes) p.kill('SIGKILL');
@@ -162,7 +162,7 @@ describe.skipIf(!available)('log mode across processes', () => {
       const positions = Array.from({ length: perRequest }, (_, k) => position.get(`k${r}-${k}`) ?? -1);
       expect(positions.every((p, i) => i === 0 || p > positions[i - 1]!)).toBe(true);
     }
-  }, 120_000);
+  }, 180_000);
 
   it('two server processes: each event stored once; a stream on one sees what the other ingested, in order', async () => {
     for (const p of processes.splice(0)) {
@@ -193,5 +193,5 @@ describe.skipIf(!available)('log mode across processes', () => {
     // The stream on A: every event once, in the stored (seq) order, whichever process took it.
     expect(streamed.map((e) => e.id)).toEqual(stored);
     expect(streamed.every((e, i) => i === 0 || e.seq > streamed[i - 1]!.seq)).toBe(true);
-  }, 120_000);
+  }, 180_000);
 });

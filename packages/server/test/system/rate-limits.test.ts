@@ -134,7 +134,7 @@ describe('rate limits shared through Redis by two server processes', async () =>
       RATE_LIMIT_PER_MINUTE: '6',
     };
     servers = await Promise.all([spawnServer(env), spawnServer(env)]);
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const s of servers) s.kill();

@@ -53,7 +53,7 @@ describe.skipIf(!DATABASE_URL)('two server processes on one PostgreSQL', () => {
     const tag = await api(b, apiKey).post('/v1/partners/tag/generate', { merchantId, domain });
     expect(tag.status).toBe(200);
     tagId = tag.body.tagId;
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const server of [a, b]) if (server && server.child.exitCode === null) server.child.kill('SIGTERM');

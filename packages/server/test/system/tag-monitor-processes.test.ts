@@ -83,7 +83,7 @@ describe.skipIf(!pgUp)('tag monitor across processes', () => {
     apiKey = (await onboardPartner(database.db, { name: 'Monitor', domain: uniquePartnerDomain() }, TEST_TARGET_HOST))
       .apiKey;
     dns = await startTestDnsServer();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const p of processes) p.kill('SIGKILL');
@@ -127,7 +127,7 @@ describe.skipIf(!pgUp)('tag monitor across processes', () => {
       isConnected: true,
       lastCheck: { ok: true },
     });
-  }, 120_000);
+  }, 180_000);
 
   it('due checks survive a restart: a new process runs the checks the stopped ones left', async () => {
     for (const p of processes.splice(0)) {
@@ -163,5 +163,5 @@ describe.skipIf(!pgUp)('tag monitor across processes', () => {
       isConnected: false,
       status: 'waiting_for_events',
     });
-  }, 120_000);
+  }, 180_000);
 });

@@ -69,7 +69,7 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
     apiKey = (await onboardPartner(database.db, { name: 'Hooks', domain: uniquePartnerDomain() }, TEST_TARGET_HOST))
       .apiKey;
     receiver = await startWebhookReceiver();
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     for (const p of processes) p.kill('SIGKILL');
@@ -112,7 +112,7 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
     a.kill('SIGTERM');
     b.kill('SIGTERM');
     await Promise.all([a.exited, b.exited]);
-  });
+  }, 180_000);
 
   it('a process SIGKILLed mid-send: the message is delivered after a restart, same webhook-id', async () => {
     receiver.received.length = 0;
@@ -149,5 +149,5 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
     expect(receiver.received.filter((r) => r.headers['webhook-id'] === queued.messageId)).toHaveLength(
       (after?.attempts ?? 0) + 1,
     );
-  }, 60_000);
+  }, 180_000);
 });
