@@ -10,18 +10,7 @@ import { createDayCountCompaction } from './jobs/day-count-compaction.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createEventPartitions } from './jobs/event-partitions.js';
 import { createEventRetention } from './jobs/event-retention.js';
-import {
-  dayCountCompactionPart,
-  eventPartitionsPart,
-  eventRetentionPart,
-  logWritersPart,
-  merchantPurgePart,
-  statsFoldPart,
-  tagMonitorPart,
-  visitorErasurePart,
-  webhookRetentionPart,
-  webhookWorkerPart,
-} from './jobs/job-parts.js';
+import { logWritersPart, pollLoopPart, tagMonitorPart, webhookWorkerPart } from './jobs/job-parts.js';
 import { createMerchantPurge } from './jobs/merchant-purge.js';
 import { createStatsFold } from './jobs/stats-fold.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
@@ -151,20 +140,26 @@ function addDataLifecycleParts(
 ) {
   // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
   const graceMs = env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS;
-  lifecycle.add(merchantPurgePart(createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })));
+  lifecycle.add(
+    pollLoopPart('merchant-purge', createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })),
+  );
   // Visitor erasures; without `suppress`, log mode keeps dropping the visitor's events as long as the log may hold one.
   const holdMs = env.EVENT_LOG_URL ? env.EVENT_LOG_MAX_AGE_SECONDS * 1000 : 0;
   lifecycle.add(
-    visitorErasurePart(createVisitorErasure({ db, logger, metrics, graceMs, holdMs, intervalMs: graceMs })),
+    pollLoopPart(
+      'visitor-erasure',
+      createVisitorErasure({ db, logger, metrics, graceMs, holdMs, intervalMs: graceMs }),
+    ),
   );
   // Events past their merchant's retention period, in the background (docs/decisions/data-deletion.md).
   const retention = { serverDays: env.EVENT_RETENTION_DAYS, everyMs: env.EVENT_RETENTION_INTERVAL };
   if (env.EVENT_RETENTION === 'on') {
-    lifecycle.add(eventRetentionPart(createEventRetention({ db, logger, metrics, ...retention })));
+    lifecycle.add(pollLoopPart('event-retention', createEventRetention({ db, logger, metrics, ...retention })));
   }
   // The monthly partitions of events (migration 0028): created ahead; whole months emptied by retention.
   lifecycle.add(
-    eventPartitionsPart(
+    pollLoopPart(
+      'event-partitions',
       createEventPartitions({
         db,
         logger,
@@ -175,7 +170,7 @@ function addDataLifecycleParts(
     ),
   );
   // The event list's day counts are delta rows (migration 0029): merged per key in the background.
-  lifecycle.add(dayCountCompactionPart(createDayCountCompaction({ db, logger })));
+  lifecycle.add(pollLoopPart('day-count-compaction', createDayCountCompaction({ db, logger })));
 }
 
 async function composeParts(env: Env, { logger, metrics, database, reads, lifecycle, ...options }: Base) {
@@ -212,12 +207,12 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   if (env.WEBHOOK_DELIVERY === 'on') {
     webhookWorker = createWebhookDeliveryWorker(database, env, logger, metrics, webhookResolver);
     const retention = createWebhookRetention({ db, retentionMs: env.WEBHOOK_RETENTION, logger, metrics });
-    lifecycle.add(webhookRetentionPart(retention), webhookWorkerPart(webhookWorker));
+    lifecycle.add(pollLoopPart('webhook-retention', retention), webhookWorkerPart(webhookWorker));
   }
   const writers =
     eventLog && env.ROLE !== 'api' ? createLogWriters(env, database, eventLog, tagLiveness, metrics, logger) : [];
   if (eventLog) lifecycle.add(logWritersPart(writers));
-  lifecycle.add(statsFoldPart(createStatsFold({ db, logger })));
+  lifecycle.add(pollLoopPart('stats-fold', createStatsFold({ db, logger })));
   // One budget for everything held for slow readers: streams' unsent events and exports' batches.
   const heldBytes = new HeldBytes(env.HELD_BYTES);
   const streams = new StreamHub({

@@ -25,39 +25,14 @@ export function tagMonitorPart(monitor: PollLoop): Part {
   };
 }
 
-/** The statistics' fold: the pass running ends; what is left pending waits for the next process or read. */
-export function statsFoldPart(fold: PollLoop): Part {
-  return { name: 'stats-fold', start: () => fold.start(), stop: { release: () => fold.stop() } };
-}
-
-/** Webhook retention: deletes delivered rows past WEBHOOK_RETENTION. */
-export function webhookRetentionPart(retention: PollLoop): Part {
-  return { name: 'webhook-retention', start: () => retention.start(), stop: { release: () => retention.stop() } };
-}
-
-/** The purge of deleted merchants: a run cut by shutdown gives its merchant back when its lease runs out. */
-export function merchantPurgePart(purge: PollLoop): Part {
-  return { name: 'merchant-purge', start: () => purge.start(), stop: { release: () => purge.stop() } };
-}
-
-/** Event retention: a run cut by shutdown gives its merchant back when its lease runs out. */
-export function eventRetentionPart(retention: PollLoop): Part {
-  return { name: 'event-retention', start: () => retention.start(), stop: { release: () => retention.stop() } };
-}
-
-/** The events table's monthly partitions: created ahead, and emptied once expired; a run cut by shutdown rolls back. */
-export function eventPartitionsPart(partitions: PollLoop): Part {
-  return { name: 'event-partitions', start: () => partitions.start(), stop: { release: () => partitions.stop() } };
-}
-
-/** The day counts' compaction: the pass running ends (its transaction commits or rolls back whole). */
-export function dayCountCompactionPart(compaction: PollLoop): Part {
-  return { name: 'day-count-compaction', start: () => compaction.start(), stop: { release: () => compaction.stop() } };
-}
-
-/** Visitor erasures: a run cut by shutdown gives its erasure back when its lease runs out. */
-export function visitorErasurePart(erasure: PollLoop): Part {
-  return { name: 'visitor-erasure', start: () => erasure.start(), stop: { release: () => erasure.stop() } };
+/**
+ * A background loop as a part, named as the loop: started with the app, stopped on release (the
+ * pass running ends). What a cut run leaves is safe by each job's design: its transaction rolls back
+ * (stats-fold, event-partitions, day-count-compaction) or its lease runs out and another process
+ * takes the work up (merchant-purge, event-retention, visitor-erasure, webhook-retention).
+ */
+export function pollLoopPart(name: string, loop: PollLoop): Part {
+  return { name, start: () => loop.start(), stop: { release: () => loop.stop() } };
 }
 
 /** Requests in flight end by their deadline; claimed but unsent deliveries are given back. */

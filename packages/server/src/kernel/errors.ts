@@ -124,6 +124,14 @@ const CONNECTION_ERROR =
 /** Seconds a client is told to wait (Retry-After) when the database is unavailable. */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
+/** 503 DATABASE_UNAVAILABLE with its Retry-After: the request was surely not applied. */
+export function databaseUnavailable(cause: unknown): AppError {
+  return new AppError('DATABASE_UNAVAILABLE', undefined, {
+    cause,
+    headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
+  });
+}
+
 /**
  * The database is unreachable or did not answer within its deadline (db/deadline.ts): a connection
  * refused, reset, closed or timed out, the client-side query deadline (QUERY_DEADLINE), PostgreSQL
@@ -285,10 +293,7 @@ export function toAppError(error: unknown, options: ToAppErrorOptions = {}): App
   }
   const unavailable = databaseUnavailability(error);
   if (unavailable === 'not-applied' || (unavailable === 'unknown-outcome' && options.retrySafe)) {
-    return new AppError('DATABASE_UNAVAILABLE', undefined, {
-      cause: error,
-      headers: { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) },
-    });
+    return databaseUnavailable(error);
   }
   if (isDatabaseError(error)) return new AppError('DATABASE_ERROR', undefined, { cause: error });
   return new AppError('INTERNAL', undefined, { cause: error });

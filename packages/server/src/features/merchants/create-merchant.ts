@@ -3,7 +3,7 @@ import type { CreateMerchantResponse } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
-import { AppError, databaseUnavailability } from '../../kernel/errors.js';
+import { AppError, databaseUnavailability, databaseUnavailable } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import type { PartnerCaps } from '../partners/caps.js';
 
@@ -76,10 +76,7 @@ async function writeCreates(db: Database, partnerId: string, maxMerchants: numbe
         // (503, surely not applied), not each after another deadline of its own.
         if (databaseUnavailability(error)) {
           const waiting = queue.splice(0);
-          for (const create of waiting)
-            create.reject(
-              new AppError('DATABASE_UNAVAILABLE', undefined, { cause: error, headers: { 'retry-after': '2' } }),
-            );
+          for (const create of waiting) create.reject(databaseUnavailable(error));
         }
       }
     }
