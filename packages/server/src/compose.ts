@@ -10,9 +10,9 @@ import { createDayCountCompaction } from './jobs/day-count-compaction.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createEventPartitions } from './jobs/event-partitions.js';
 import { createEventRetention } from './jobs/event-retention.js';
-import { logWritersPart, pollLoopPart, tagMonitorPart, webhookWorkerPart } from './jobs/job-parts.js';
+import { logWritersPart, pollLoopPart, statsFoldPart, tagMonitorPart, webhookWorkerPart } from './jobs/job-parts.js';
 import { createMerchantPurge } from './jobs/merchant-purge.js';
-import { createStatsFold } from './jobs/stats-fold.js';
+import { createStatsFold, STATS_FOLD_INTERVAL_MS } from './jobs/stats-fold.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createVisitorErasure } from './jobs/visitor-erasure.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
@@ -212,7 +212,7 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   const writers =
     eventLog && env.ROLE !== 'api' ? createLogWriters(env, database, eventLog, tagLiveness, metrics, logger) : [];
   if (eventLog) lifecycle.add(logWritersPart(writers));
-  lifecycle.add(pollLoopPart('stats-fold', createStatsFold({ db, logger })));
+  lifecycle.add(statsFoldPart(createStatsFold({ db, logger }), database.listen, STATS_FOLD_INTERVAL_MS));
   // One budget for everything held for slow readers: streams' unsent events and exports' batches.
   const heldBytes = new HeldBytes(env.HELD_BYTES);
   const streams = new StreamHub({

@@ -30,8 +30,11 @@ export interface PollLoopOptions {
 export interface PollLoop {
   /** Starts the loop; the first run begins at once. Calling it again does nothing. */
   start(): void;
-  /** Runs as soon as possible (now if idle, right after the current run otherwise). */
-  wake(): void;
+  /**
+   * Runs within `withinMs` (default 0: now if idle, right after the current run otherwise); a pause
+   * already shorter is kept. Ends an idle backoff.
+   */
+  wake(withinMs?: number): void;
   /**
    * Stops: no new run starts, the current run's signal aborts, and this resolves when that run has
    * ended (at the latest at its deadline).
@@ -54,9 +57,11 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
 
   let running = false;
   let timer: NodeJS.Timeout | undefined;
+  let dueAt = 0;
   let current: Promise<void> | undefined;
   let controller: AbortController | undefined;
-  let wakeRequested = false;
+  /** The soonest wake() asked for during the current run (ms after it), if any. */
+  let wakeWithin: number | undefined;
   let idleRuns = 0;
 
   const pause = () => {
@@ -68,6 +73,7 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
   const schedule = (delayMs: number) => {
     if (!running) return;
     clearTimeout(timer);
+    dueAt = Date.now() + delayMs;
     timer = setTimeout(tick, delayMs);
     timer.unref?.();
   };
@@ -100,12 +106,13 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
   function tick() {
     timer = undefined;
     if (!running || current) return;
-    wakeRequested = false;
+    wakeWithin = undefined;
     current = runOnce().then((more) => {
       current = undefined;
       if (!running) return;
-      idleRuns = more || wakeRequested ? 0 : idleRuns + 1;
-      schedule(more || wakeRequested ? 0 : pause());
+      const woken = wakeWithin;
+      idleRuns = more || woken !== undefined ? 0 : idleRuns + 1;
+      schedule(more ? 0 : Math.min(pause(), woken ?? Number.POSITIVE_INFINITY));
     });
   }
 
@@ -115,11 +122,11 @@ export function createPollLoop(options: PollLoopOptions): PollLoop {
       running = true;
       schedule(0);
     },
-    wake() {
+    wake(withinMs = 0) {
       if (!running) return;
       idleRuns = 0;
-      if (current) wakeRequested = true;
-      else schedule(0);
+      if (current) wakeWithin = Math.min(wakeWithin ?? withinMs, withinMs);
+      else if (timer === undefined || dueAt - Date.now() > withinMs) schedule(withinMs);
     },
     async stop() {
       if (!running) return current;

@@ -8,12 +8,15 @@ import { createPollLoop, type PollLoop } from './poll-loop.js';
  * at once again while a pass comes back full, backing off to every 8 s while nothing is pending. Every process runs it; folds skip each other's
  * ranges. Stats reads also fold first, so this only keeps the queue short between reads.
  */
+/** The fold's pause while ranges are pending, and how soon stored events wake an idle one. */
+export const STATS_FOLD_INTERVAL_MS = 1_000;
+
 export function createStatsFold(options: { db: Database; logger: Logger; intervalMs?: number }): PollLoop {
   return createPollLoop({
     name: 'stats-fold',
-    intervalMs: options.intervalMs ?? 1_000,
+    intervalMs: options.intervalMs ?? STATS_FOLD_INTERVAL_MS,
     // Idle, it backs off: reads fold first, so a longer pause never delays what a read sees.
-    maxIdleIntervalMs: Math.max(options.intervalMs ?? 1_000, 8_000),
+    maxIdleIntervalMs: Math.max(options.intervalMs ?? STATS_FOLD_INTERVAL_MS, 8_000),
     runTimeoutMs: 60_000,
     logger: options.logger,
     run: async () => (await foldPendingStats(options.db)) > 0,

@@ -5,7 +5,8 @@ import type { Logger } from '../kernel/logger.js';
 import type { HeldBytes } from './held-bytes.js';
 
 /** The channel the `events_notify` trigger (migration 0001) notifies on. */
-const EVENTS_CHANNEL = 'partner_events';
+/** Every statement that stores events notifies here (migration triggers): `merchant:seq,...`. */
+export const EVENTS_CHANNEL = 'partner_events';
 
 export interface StreamHubOptions {
   db: Database;

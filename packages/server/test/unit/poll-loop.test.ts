@@ -64,6 +64,52 @@ describe('createPollLoop', () => {
     await loop.stop();
   });
 
+  it('wake(withinMs) cuts a long idle pause to withinMs and keeps a shorter one', async () => {
+    const starts: number[] = [];
+    const loop = createPollLoop({
+      name: 't-within',
+      intervalMs: 60_000,
+      jitter: 0,
+      logger,
+      run: async () => void starts.push(Date.now()),
+    });
+    loop.start();
+    await until(() => starts.length === 1);
+    // The pause is 60 s: a wake within 50 ms runs after about 50 ms, not at once and not in 60 s.
+    const woken = Date.now();
+    loop.wake(50);
+    await until(() => starts.length === 2, 2_000);
+    expect((starts[1] ?? 0) - woken).toBeGreaterThanOrEqual(45);
+    // Waking within 10 s now that the next run is due sooner (after another wake within 50 ms) keeps it.
+    loop.wake(50);
+    loop.wake(10_000);
+    await until(() => starts.length === 3, 2_000);
+    await loop.stop();
+  });
+
+  it('a wake(withinMs) during a run shortens the pause after it to withinMs', async () => {
+    let release: (() => void) | undefined;
+    const starts: number[] = [];
+    const loop = createPollLoop({
+      name: 't-within-run',
+      intervalMs: 60_000,
+      jitter: 0,
+      logger,
+      run: async () => {
+        starts.push(Date.now());
+        if (starts.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    loop.start();
+    await until(() => release !== undefined);
+    loop.wake(30);
+    const ended = Date.now();
+    release?.();
+    await until(() => starts.length === 2, 2_000);
+    expect((starts[1] ?? 0) - ended).toBeGreaterThanOrEqual(25);
+    await loop.stop();
+  });
+
   it('logs a failing run and goes on', async () => {
     let runs = 0;
     const loop = createPollLoop({
