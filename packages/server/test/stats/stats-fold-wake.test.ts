@@ -30,7 +30,6 @@ describe('the statistics fold after a quiet spell', () => {
     await new Promise((resolve) => setTimeout(resolve, 16_000));
     const sent = Date.now();
     expect((await collect(server, tag.tagId, [{ event_name: 'PageView', data: { path: '/' } }])).status).toBe(202);
-    expect(await pending(tag.merchantId)).toBeGreaterThan(0);
     await until('the fold', async () => ((await pending(tag.merchantId)) === 0 ? true : undefined), 10_000);
     const waited = Date.now() - sent;
     // Within the spec's 5 s (the 1 s wake and the fold itself); the backoff alone
