@@ -212,7 +212,9 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   const writers =
     eventLog && env.ROLE !== 'api' ? createLogWriters(env, database, eventLog, tagLiveness, metrics, logger) : [];
   if (eventLog) lifecycle.add(logWritersPart(writers));
-  lifecycle.add(statsFoldPart(createStatsFold({ db, logger }), database.listen, STATS_FOLD_INTERVAL_MS));
+  if (env.STATS_FOLD === 'on') {
+    lifecycle.add(statsFoldPart(createStatsFold({ db, logger }), database.listen, STATS_FOLD_INTERVAL_MS));
+  }
   // One budget for everything held for slow readers: streams' unsent events and exports' batches.
   const heldBytes = new HeldBytes(env.HELD_BYTES);
   const streams = new StreamHub({
@@ -305,10 +307,9 @@ function createEventQueue(
     maxPending: env.INGEST_QUEUE_MAX,
     maxBatch: env.INGEST_BATCH_MAX,
     flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
-    // One write at a time: the largest batches. Nothing orders event commits any more (migration
-    // 0026), but two writes of a hot merchant still meet on its day-count row (0003), and two at
-    // once measured no better (bench/README.md, issue 37).
-    concurrency: 1,
+    // Nothing orders event commits (migration 0026) and day counts are appended (0029): writes of
+    // one merchant share no lock, so several may run at once (bench/README.md, issue 37).
+    concurrency: database.driver === 'postgres' ? env.INGEST_WRITERS : 1,
     // PGlite runs in process: no silent network to wait on.
     waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
     onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),

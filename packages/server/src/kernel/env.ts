@@ -265,6 +265,8 @@ export const EnvSchema = z.object({
   /** Ingestion queue: events held at once before 503, events per insert, wait for more (ms). */
   INGEST_QUEUE_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(50_000)),
   INGEST_BATCH_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(5_000)),
+  /** Direct-path inserts in flight per process (PGlite: always 1, it has one connection). */
+  INGEST_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(16).default(1)),
   /**
    * Signs event-list cursors (at least 32 characters); unset: a key made once and kept in the
    * database (table server_secrets), shared by every process on it. Changing it voids open cursors.
@@ -313,6 +315,8 @@ export const EnvSchema = z.object({
   EVENT_LOG_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   /** api: HTTP only; writer: drains the log (HTTP answers too: health checks); all: both. */
   ROLE: z.preprocess(emptyAsUndefined, z.enum(['api', 'writer', 'all']).default('all')),
+  /** Statistics fold (jobs/stats-fold.ts): `off` leaves it to other processes (stats reads still fold first). */
+  STATS_FOLD: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   /** Tag monitor (jobs/tag-monitor.ts): `off` stops the background DNS checks of this process. */
   TAG_MONITOR: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   /** Intervals between the re-checks of an unverified custom tag; the last one repeats until TAG_RECHECK_WINDOW. */
