@@ -66,6 +66,9 @@ export function serverEnv(settings: Settings, url: string): Record<string, strin
     // Background jobs off: only the webhooks section's own API process delivers and checks tags.
     WEBHOOK_DELIVERY: 'off',
     TAG_MONITOR: 'off',
+    // The statistics fold too: sections that measure it start a process that folds (or fold themselves).
+    STATS_FOLD: 'off',
+    ...(process.env.BENCH_INGEST_WRITERS ? { INGEST_WRITERS: process.env.BENCH_INGEST_WRITERS } : {}),
   };
 }
 

@@ -1,12 +1,14 @@
 /**
  * ingestion: (1) `POST /v1/collect` in batches of 500, 4 concurrent, timed until every event is
- * stored, against raw batched `INSERT ... SELECT FROM unnest(...)` over postgres.js, idempotent as
+ * stored, in rounds interleaved with raw batched `INSERT ... SELECT FROM unnest(...)` over postgres.js, idempotent as
  * the API's (ids first into `event_ids` ON CONFLICT DO NOTHING), with and without the day-count
  * trigger; (2) many senders (64) posting small batches to `POST /e` on the tag's collector host for a fixed time: accept rate and latency, and a check
  * that every accepted event is stored.
  */
+import { foldPendingStats, openDatabase } from '@partner/server/bench';
 import type postgres from 'postgres';
-import type { BenchContext } from '../lib/context.js';
+import { apiServer, type BenchContext } from '../lib/context.js';
+import { commandCpuMs, processCpuMs } from '../lib/cpu.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import type { SeedMerchant } from '../lib/seed.js';
@@ -14,11 +16,21 @@ import { runSenders } from '../lib/senders.js';
 import { int, quantile, ratio, since } from '../lib/stats.js';
 import { mark, type Section } from './types.js';
 
+/** CPU per event (µs) of one run: this bench process, the API process written to (0 for raw), PostgreSQL. */
+interface CpuPerEvent {
+  bench: number;
+  api: number;
+  postgres: number;
+}
+
 interface BatchedIngestion {
   events: number;
   batch: number;
   concurrency: number;
+  /** `POST /v1/collect` to a process that does not fold (the write path alone). */
   collectorPerSecond: number;
+  /** The same with the statistics fold running in the process (as every process runs it by default). */
+  collectorWithFoldPerSecond: number;
   rawPerSecond: number;
   rawWithoutDayCountsPerSecond: number;
   ratio: number;
@@ -26,6 +38,8 @@ interface BatchedIngestion {
   /** The day-count trigger's time over the whole statement's, from EXPLAIN ANALYZE. */
   triggerShare: number;
   triggerMsPerStatement: number;
+  /** Medians per run kind (raw, collect, collectWithFold). */
+  cpu: Record<string, CpuPerEvent>;
   error?: string;
 }
 
@@ -69,6 +83,28 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
       muid: `u${i % 97}`,
       data: { path: `/p/${i}`, value: i },
     }));
+  // CPU per event of each run kind (µs): this bench process, the API process written to, PostgreSQL.
+  const cpu = new Map<string, CpuPerEvent[]>();
+  const measured = async <T>(kind: string, apiPid: number | undefined, body: () => Promise<T>): Promise<T> => {
+    const bench0 = process.cpuUsage();
+    const api0 = processCpuMs(apiPid);
+    const pg0 = commandCpuMs('postgres');
+    const value = await body();
+    const benchMs = (() => {
+      const d = process.cpuUsage(bench0);
+      return (d.user + d.system) / 1000;
+    })();
+    const api1 = processCpuMs(apiPid);
+    const pg1 = commandCpuMs('postgres');
+    const per = (ms: number | null) => (ms === null ? Number.NaN : (ms * 1000) / total);
+    const entry = {
+      bench: per(benchMs),
+      api: api0 === null || api1 === null ? 0 : per(api1 - api0),
+      postgres: pg0 === null || pg1 === null ? Number.NaN : per(pg1 - pg0),
+    };
+    cpu.set(kind, [...(cpu.get(kind) ?? []), entry]);
+    return value;
+  };
   const run = async (send: (b: number) => Promise<void>) => {
     let next = 0;
     const start = process.hrtime.bigint();
@@ -103,18 +139,83 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
       from t join ids on ids.id = t.id cross join b`;
   };
   const total = batches * batch;
-  // Raw inserts with and without the day-count trigger, three alternating rounds each (the
-  // median of each): on a shared machine one round of each says little.
+  // ctx.api does not fold (STATS_FOLD=off): the write path alone. For the runs with the fold, a
+  // second process folds as every process does by default; it runs only then (any process that
+  // folds takes every merchant's pending events). Between runs the bench folds what is left itself.
+  const base = apiServer(ctx.settings, ctx.url, 'API server with the fold');
+  const sendCollect = (url: string, prefix: string) => async (b: number) => {
+    const res = await request(`${url}/v1/collect`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tagId: merchant.tagId, events: makeBatch(prefix, b) }),
+    });
+    if (res.status >= 300) throw new Error(`collect: ${res.status} ${res.body.slice(0, 200)}`);
+  };
+  const timeCollect = async (url: string, prefix: string) => {
+    const start = process.hrtime.bigint();
+    await run(sendCollect(url, prefix));
+    // A 202 means stored in direct mode; the clock still stops only when every event is stored.
+    const deadline = Date.now() + 60_000;
+    while ((await storedCount(raw, merchant.merchantId, prefix)) < total) {
+      if (Date.now() > deadline) throw new Error('collect: accepted events were not all stored within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return total / (since(start) / 1000);
+  };
+  // The statistics fold of the collected events runs on the same cores: the next run starts once
+  // every collected event is folded, so it never slows another run.
+  const folded = async () => {
+    while ((await foldPendingStats(handle.db, 100, true)) > 0) {}
+  };
+  // Three rounds of raw inserts with and without the day-count trigger and of the collector with
+  // and without the fold, in an
+  // order rotated each round (the medians of each): the table grows through the runs and a later
+  // run writes into larger indexes, so a fixed order would favour whichever runs first.
   const withTrigger: number[] = [];
   const withoutTrigger: number[] = [];
-  for (let round = 0; round < 3; round++) {
-    withTrigger.push(total / (await run(insertRaw(`raw${round}`))));
-    await raw`alter table events disable trigger events_day_counts_insert`;
+  const collected: number[] = [];
+  const collectedWithFold: number[] = [];
+  let collectError: string | undefined;
+  const collect = async (kind: string, pid: number | undefined, url: string, prefix: string, into: number[]) => {
+    if (collectError) return;
     try {
-      withoutTrigger.push(total / (await run(insertRaw(`bare${round}`))));
-    } finally {
-      await raw`alter table events enable trigger events_day_counts_insert`;
+      into.push(await measured(kind, pid, () => timeCollect(url, prefix)));
+      await folded();
+    } catch (error) {
+      collectError = error instanceof Error ? error.message : String(error);
+      log(`bench: ingestion through the collector failed: ${collectError}`);
     }
+  };
+  const runs = {
+    raw: async (round: number) => {
+      withTrigger.push(total / (await measured('raw', undefined, () => run(insertRaw(`raw${round}`)))));
+    },
+    bare: async (round: number) => {
+      await raw`alter table events disable trigger events_day_counts_insert`;
+      try {
+        withoutTrigger.push(total / (await run(insertRaw(`bare${round}`))));
+      } finally {
+        await raw`alter table events enable trigger events_day_counts_insert`;
+      }
+    },
+    collect: (round: number) => collect('collect', ctx.api.process.pid, ctx.api.url, `api${round}`, collected),
+    collectWithFold: async (round: number) => {
+      const folding = await ctx.spawn({ ...base, env: { ...base.env, STATS_FOLD: 'on' } });
+      try {
+        await collect('collectWithFold', folding.process.pid, folding.url, `fold${round}`, collectedWithFold);
+      } finally {
+        await folding.stop();
+      }
+    },
+  };
+  const kinds = Object.keys(runs) as (keyof typeof runs)[];
+  const handle = await openDatabase({ kind: 'postgres', url: ctx.url, maxConnections: 2 });
+  try {
+    for (let round = 0; round < 3; round++) {
+      for (let k = 0; k < kinds.length; k++) await runs[kinds[(k + round) % kinds.length]!](round);
+    }
+  } finally {
+    await handle.close();
   }
   const rawPerSecond = quantile(withTrigger, 0.5);
   const rawWithoutDayCountsPerSecond = quantile(withoutTrigger, 0.5);
@@ -154,34 +255,38 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
     batch,
     concurrency,
     collectorPerSecond: Number.NaN,
+    collectorWithFoldPerSecond: Number.NaN,
     rawPerSecond,
     rawWithoutDayCountsPerSecond,
     ratio: Number.NaN,
     triggerCost: 1 - rawPerSecond / rawWithoutDayCountsPerSecond,
     triggerShare: triggerMs / statementMs,
     triggerMsPerStatement: triggerMs / 20,
+    cpu: Object.fromEntries(
+      [...cpu].map(([kind, runs]) => [
+        kind,
+        {
+          bench: quantile(
+            runs.map((r) => r.bench),
+            0.5,
+          ),
+          api: quantile(
+            runs.map((r) => r.api),
+            0.5,
+          ),
+          postgres: quantile(
+            runs.map((r) => r.postgres),
+            0.5,
+          ),
+        },
+      ]),
+    ),
   };
-  try {
-    const start = process.hrtime.bigint();
-    await run(async (b) => {
-      const res = await request(`${ctx.api.url}/v1/collect`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ tagId: merchant.tagId, events: makeBatch('api', b) }),
-      });
-      if (res.status >= 300) throw new Error(`collect: ${res.status} ${res.body.slice(0, 200)}`);
-    });
-    // Accepted is not yet stored with a queue in front: the clock stops when every event is stored.
-    const deadline = Date.now() + 60_000;
-    while ((await storedCount(raw, merchant.merchantId, 'api')) < total) {
-      if (Date.now() > deadline) throw new Error('collect: accepted events were not all stored within 60 s');
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    result.collectorPerSecond = total / (since(start) / 1000);
+  if (collectError) result.error = collectError;
+  else {
+    result.collectorPerSecond = quantile(collected, 0.5);
+    result.collectorWithFoldPerSecond = quantile(collectedWithFold, 0.5);
     result.ratio = result.collectorPerSecond / result.rawPerSecond;
-  } catch (error) {
-    result.error = error instanceof Error ? error.message : String(error);
-    log(`bench: ingestion through the collector failed: ${result.error}`);
   }
   return result;
 }
@@ -223,11 +328,38 @@ async function measureSenders(ctx: BenchContext, merchant: SeedMerchant, rawPerS
   return result;
 }
 
+/** The CPU each path spends per event, by process: where the collector's time goes against raw. */
+function cpuReport(batched: BatchedIngestion): string[] {
+  const rows: [string, string][] = [
+    ['raw', 'raw insert'],
+    ['collect', 'POST /v1/collect, no fold'],
+    ['collectWithFold', 'POST /v1/collect, folding'],
+  ];
+  const us = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
+  const lines = rows.flatMap(([kind, label]) => {
+    const c = batched.cpu[kind];
+    return c
+      ? [`| ${label} | ${us(c.bench)} | ${us(c.api)} | ${us(c.postgres)} | ${us(c.bench + c.api + c.postgres)} |`]
+      : [];
+  });
+  if (lines.length === 0) return [];
+  return [
+    'CPU per event (µs, medians of the runs; 2 cores in all):',
+    '',
+    '| run | bench process | API process | PostgreSQL | total |',
+    '|---|---|---|---|---|',
+    ...lines,
+    '',
+  ];
+}
+
 export const ingestion: Section<IngestionResult> = {
   title: 'Ingestion',
   async run(ctx) {
     const batched = await measureBatched(ctx, ctx.spareMerchant);
-    log(`  ingestion: collect ${int(batched.collectorPerSecond)} events/s, raw ${int(batched.rawPerSecond)} events/s`);
+    log(
+      `  ingestion: collect ${int(batched.collectorPerSecond)} events/s (${int(batched.collectorWithFoldPerSecond)} folding), raw ${int(batched.rawPerSecond)} events/s`,
+    );
     const senders = await measureSenders(ctx, ctx.spareMerchant, batched.rawPerSecond);
     return { batched, senders };
   },
@@ -247,10 +379,12 @@ export const ingestion: Section<IngestionResult> = {
       '',
       '| path | events/s | against raw |',
       '|---|---|---|',
-      `| POST /v1/collect (until stored) | ${batched.error ? `failed: ${batched.error.replace(/\|/g, '/')}` : int(batched.collectorPerSecond)} | ${ratio(batched.ratio)} |`,
+      `| POST /v1/collect (until stored, median of 3; a process without the fold) | ${batched.error ? `failed: ${batched.error.replace(/\|/g, '/')}` : int(batched.collectorPerSecond)} | ${ratio(batched.ratio)} |`,
+      `| the same with the statistics fold running in the process | ${int(batched.collectorWithFoldPerSecond)} | ${ratio(batched.collectorWithFoldPerSecond / batched.rawPerSecond)} |`,
       `| raw batched INSERT ... unnest(), ids first into event_ids ON CONFLICT DO NOTHING (median of 3) | ${int(batched.rawPerSecond)} | 1.00x |`,
       `| the same without the day-count trigger (median of 3) | ${int(batched.rawWithoutDayCountsPerSecond)} | ${ratio(batched.rawWithoutDayCountsPerSecond / batched.rawPerSecond)} |`,
       '',
+      ...cpuReport(batched),
       `Day-count trigger: ${(batched.triggerShare * 100).toFixed(1)}% of a 500-event insert's server time (${batched.triggerMsPerStatement.toFixed(2)} ms per statement, EXPLAIN ANALYZE of 20 statements); throughput with and without it differs by ${(batched.triggerCost * 100).toFixed(1)}% (noisy on a shared machine).`,
       '',
       `### POST /e on the collector host: ${senders.senders} senders x ${senders.batch} events, ${senders.seconds.toFixed(1)} s`,
