@@ -1,5 +1,5 @@
 import type { EventConsent } from '@partner/shared-schemas';
-import { sql } from 'drizzle-orm';
+import { Param, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 
 /** Numbers a transaction holds per merchant (`events_take_seqs`, migration 0026). */
@@ -23,8 +23,8 @@ export interface EventInsertRow {
 /**
  * THE insert of tracking events: one statement for a whole batch, idempotent by `(merchant_id, id)`
  * (a stored id is skipped, as is a repeat inside the batch). The rows travel as one JSON parameter
- * read by `json_to_recordset`, which works the same on postgres.js and PGlite and is several times
- * faster than a drizzle multi-row insert. Returns how many rows were stored per tag.
+ * read by `json_to_recordset` (merchant and tag ids as two text arrays beside it), which works the
+ * same on postgres.js and PGlite and is several times faster than a drizzle multi-row insert. Returns how many rows were stored per tag.
  *
  * `seq` comes from the transaction's id (migration 0026, no lock and no counter row): the
  * statement takes the transaction's next `max(k)` numbers once (`events_take_seqs`) and each
@@ -36,8 +36,8 @@ export interface EventInsertRow {
  * The numbering (`n` of `k` per merchant, first occurrence of a repeated id) is done here, not in
  * SQL: the statement has no anti-join, sort or window of its own, and does not read `events`
  * (only `event_ids`' key, its conflict check), whatever plan a young table gets (issue 37;
- * figures in bench/README.md). Rows are inserted in merchant and id order, so concurrent
- * batches take index locks in one order (no deadlock between overlapping retries). An id already
+ * figures in bench/README.md). Ids go into `event_ids` in merchant and id order, so concurrent
+ * batches take its index locks in one order (no deadlock between overlapping retries). An id already
  * stored (a retried batch, or a row skipped at the last moment by a concurrent insert of the same
  * id) leaves its number unused: a gap in `seq`, which readers (`seq > last`) do not mind.
  *
@@ -75,24 +75,39 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
     counts.set(row.merchantId, n);
     numbered.push({ row, n });
   }
+  // The payload is most of what the statement costs to send and parse: short keys, each merchant
+  // and tag id once (rows hold their 1-based index), the usual consent left out.
+  const merchantIds: string[] = [];
+  const tagIds: string[] = [];
+  const indexOf = (ids: string[], index: Map<string, number>, id: string) => {
+    let at = index.get(id);
+    if (at === undefined) {
+      at = ids.push(id);
+      index.set(id, at);
+    }
+    return at;
+  };
+  const merchantIndex = new Map<string, number>();
+  const tagIndex = new Map<string, number>();
   const payload = JSON.stringify(
     numbered.map(({ row: r, n }) => ({
-      merchant_id: r.merchantId,
-      id: r.id,
-      tag_id: r.tagId,
-      muid: r.muid,
-      event_name: r.eventName,
-      event_time: r.eventTime,
-      raw_data: r.rawData,
-      consent: r.consent ?? 'not_required',
+      m: indexOf(merchantIds, merchantIndex, r.merchantId),
+      i: r.id,
+      t: indexOf(tagIds, tagIndex, r.tagId),
+      u: r.muid,
+      e: r.eventName,
+      at: r.eventTime,
+      d: r.rawData,
+      c: r.consent === 'not_required' ? undefined : r.consent,
       n,
     })),
   );
   const result = await db.execute(sql`
     with x as (
-      select * from json_to_recordset(${payload}::json) as x(
-        merchant_id uuid, id text, tag_id uuid, muid text, event_name text, event_time timestamptz, raw_data text, consent event_consent, n int
-      )
+      select (${new Param(merchantIds)}::text[])[r.m]::uuid as merchant_id, r.i as id,
+        (${new Param(tagIds)}::text[])[r.t]::uuid as tag_id, r.u as muid, r.e as event_name, r.at as event_time,
+        r.d as raw_data, coalesce(r.c, 'not_required') as consent, r.n
+      from json_to_recordset(${payload}::json) as r(m int, i text, t int, u text, e text, at timestamptz, d text, c event_consent, n int)
     ), o as (
       select events_take_seqs(${Math.max(...counts.values())}::int) - 1 as before
     ), ids as (
@@ -113,8 +128,8 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, seq)
       select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, o.before + x.n
       from x join ids on ids.merchant_id = x.merchant_id and ids.id = x.id cross join o
-      -- No conflict to check: events has no unique key (event_ids is the only one, migration 0028).
-      order by x.merchant_id, x.id
+      -- No conflict to check and no order needed: events has no unique key (event_ids is the only
+      -- one, migration 0028), so its inserts wait on no one.
       returning merchant_id, seq, tag_id, event_time
     ), pending as (
       insert into stat_pending (merchant_id, first_seq, last_seq, first_time, last_time)
