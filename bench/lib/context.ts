@@ -68,7 +68,6 @@ export function serverEnv(settings: Settings, url: string): Record<string, strin
     TAG_MONITOR: 'off',
     // The statistics fold too: sections that measure it start a process that folds (or fold themselves).
     STATS_FOLD: 'off',
-    ...(process.env.BENCH_INGEST_WRITERS ? { INGEST_WRITERS: process.env.BENCH_INGEST_WRITERS } : {}),
   };
 }
 

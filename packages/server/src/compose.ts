@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type { AppDeps } from './context.js';
 import { type Database, type DatabaseHandle, openDatabase, openReadReplica } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
@@ -308,13 +309,19 @@ function createEventQueue(
     maxBatch: env.INGEST_BATCH_MAX,
     flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
     // Nothing orders event commits (migration 0026) and day counts are appended (0029): writes of
-    // one merchant share no lock, so several may run at once (bench/README.md, issue 37).
-    concurrency: database.driver === 'postgres' ? env.INGEST_WRITERS : 1,
+    // one merchant share no lock, so several may run at once: one per core, leaving at least half
+    // the pool to the other routes (bench/README.md, "Part 4").
+    concurrency: database.driver === 'postgres' ? ingestWriters(env) : 1,
     // PGlite runs in process: no silent network to wait on.
     waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
     onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
   };
   return new EventQueue(database.db, options, tagLiveness, logger);
+}
+
+/** INGEST_WRITERS, or one per core and at most half the pool. */
+export function ingestWriters(env: Pick<Env, 'INGEST_WRITERS' | 'DB_POOL_MAX'>): number {
+  return env.INGEST_WRITERS ?? Math.max(1, Math.min(os.availableParallelism(), Math.floor(env.DB_POOL_MAX / 2)));
 }
 
 /** Log mode (EVENT_LOG_URL): the collectors publish to the durable log; writers drain it. */

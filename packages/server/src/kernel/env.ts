@@ -265,8 +265,8 @@ export const EnvSchema = z.object({
   /** Ingestion queue: events held at once before 503, events per insert, wait for more (ms). */
   INGEST_QUEUE_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(50_000)),
   INGEST_BATCH_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(5_000)),
-  /** Direct-path inserts in flight per process (PGlite: always 1, it has one connection). */
-  INGEST_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(16).default(1)),
+  /** Direct-path inserts in flight per process (PGlite: always 1); unset: cores, at most half the pool (compose.ts). */
+  INGEST_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).optional()),
   /**
    * Signs event-list cursors (at least 32 characters); unset: a key made once and kept in the
    * database (table server_secrets), shared by every process on it. Changing it voids open cursors.
