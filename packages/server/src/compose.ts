@@ -273,19 +273,29 @@ async function openReads(
     lifecycle.add(readReplicaPart());
     return primaryReads(database.db);
   }
-  if (database.driver !== 'postgres') {
+  const primaryUrl = env.DATABASE_URL;
+  if (database.driver !== 'postgres' || !primaryUrl) {
     throw new StartupError('DATABASE_READ_URL needs DATABASE_URL: the embedded PGlite has no replica');
   }
   const replica = await openReadReplica(url, env.DB_POOL_MAX, env.DB_STATEMENT_TIMEOUT);
+  // The lag check's own connections (a pool of one on each side): never queued behind the reads.
+  const probes = await Promise.all([
+    openReadReplica(primaryUrl, 1, env.DB_STATEMENT_TIMEOUT, 'primary-probe'),
+    openReadReplica(url, 1, env.DB_STATEMENT_TIMEOUT, 'replica-probe'),
+  ]);
   const reads = new ReplicaReads({
     primary: database.db,
     replica: replica.db,
+    probes: { primary: probes[0].db, replica: probes[1].db },
     maxLagMs: env.DB_READ_MAX_LAG,
     checkIntervalMs: env.DB_READ_CHECK_INTERVAL,
     logger,
     metrics,
   });
-  lifecycle.add(readReplicaPart({ reads, close: () => replica.close() }));
+  const close = async () => {
+    await Promise.all([replica, ...probes].map((handle) => handle.close()));
+  };
+  lifecycle.add(readReplicaPart({ reads, close }));
   return reads;
 }
 

@@ -205,10 +205,11 @@ export async function openReadReplica(
   url: string,
   maxConnections: number,
   statementTimeoutMs = 5_000,
+  name = 'replica',
 ): Promise<ReplicaHandle> {
   const { default: postgres } = await import('postgres');
   const { drizzle } = await import('drizzle-orm/postgres-js');
-  const client = openPool(postgres, url, maxConnections, statementTimeoutMs, `partner-tags:${process.pid}:replica`);
+  const client = openPool(postgres, url, maxConnections, statementTimeoutMs, `partner-tags:${process.pid}:${name}`);
   return {
     db: drizzle({ client, schema }) as unknown as Database,
     close: () => client.end({ timeout: 5 }),

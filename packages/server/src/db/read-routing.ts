@@ -98,6 +98,11 @@ function replicaFailed(error: unknown): boolean {
 export interface ReplicaReadsOptions {
   primary: Database;
   replica: Database;
+  /**
+   * One connection of its own on each side for the lag check: on the pools, a check queued behind
+   * busy reads past PROBE_TIMEOUT_MS counted a healthy replica as down. Absent: the pools.
+   */
+  probes?: { primary: Database; replica: Database } | undefined;
   /** Further behind than this (ms), reads go to the primary (DB_READ_MAX_LAG). */
   maxLagMs: number;
   /** How often the lag is measured (ms) (DB_READ_CHECK_INTERVAL). */
@@ -219,8 +224,8 @@ export class ReplicaReads implements ReadDb {
     return result;
   }
 
-  private async primaryLsn(): Promise<string> {
-    const [rows = []] = await readRows(this.primary, [sql`select pg_current_wal_lsn()::text as lsn`]);
+  private async primaryLsn(db = this.primary): Promise<string> {
+    const [rows = []] = await readRows(db, [sql`select pg_current_wal_lsn()::text as lsn`]);
     return String(rows[0]?.lsn);
   }
 
@@ -240,10 +245,13 @@ export class ReplicaReads implements ReadDb {
   /** One lag measurement: the primary's WAL position, then the replica's replay position. */
   async check(): Promise<void> {
     const at = Date.now();
+    const probes = this.options.probes ?? { primary: this.primary, replica: this.replica };
     try {
-      const lsn = lsnBytes(await withTimeout(this.primaryLsn(), PROBE_TIMEOUT_MS, 'primary WAL position'));
+      const lsn = lsnBytes(
+        await withTimeout(this.primaryLsn(probes.primary), PROBE_TIMEOUT_MS, 'primary WAL position'),
+      );
       const [rows = []] = await withTimeout(
-        readRows(this.replica, [
+        readRows(probes.replica, [
           sql`select pg_is_in_recovery() as standby, pg_last_wal_replay_lsn()::text as replay,
             extract(epoch from now() - pg_last_xact_replay_timestamp())::float8 as age`,
         ]),

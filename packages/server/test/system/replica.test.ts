@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
@@ -227,6 +228,25 @@ describe.skipIf(reason !== null)('reads from a streaming replica', () => {
     await readEverything(sent);
     expect((await reads('events_list', 'replica')) ?? 0).toBe(before + 1);
   });
+
+  it('keeps the replica in use while every pooled connection to it is busy', async () => {
+    const downBefore = (await fallbacks('events_list', 'down')) ?? 0;
+    // Twice the pool's connections in 1.5 s reads: every replica connection busy for about 3 s, 15
+    // lag checks meanwhile. On the pool, a check queued past its 1 s deadline counted the replica down.
+    const busy = Array.from({ length: 2 * server.app.deps.env.DB_POOL_MAX }, () =>
+      server.app.deps.reads.run('events_list', (db) => db.execute(sql`select pg_sleep(1.5)`)),
+    );
+    const seen: (number | undefined)[] = [];
+    const sampling = (async () => {
+      for (let i = 0; i < 25; i++) {
+        seen.push(await metric('partner_tags_db_replica_up'));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    await Promise.all([...busy, sampling]);
+    expect(seen.every((up) => up === 1)).toBe(true);
+    expect((await fallbacks('events_list', 'down')) ?? 0).toBe(downBefore);
+  }, 30_000);
 
   it('answers every read from the primary while the replica is stopped, and returns to it', async () => {
     pair.stopReplica('immediate');
