@@ -75,6 +75,7 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
   const batch = 500;
   const concurrency = 4;
   const batches = Math.max(1, Math.ceil(ctx.settings.ingestEvents / batch));
+  const total = batches * batch;
   const now = Date.now();
   const makeBatch = (prefix: string, b: number) =>
     Array.from({ length: batch }, (_, i) => ({
@@ -91,16 +92,14 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
     const api0 = processCpuMs(apiPid);
     const pg0 = commandCpuMs('postgres');
     const value = await body();
-    const benchMs = (() => {
-      const d = process.cpuUsage(bench0);
-      return (d.user + d.system) / 1000;
-    })();
+    const bench = process.cpuUsage(bench0);
     const api1 = processCpuMs(apiPid);
     const pg1 = commandCpuMs('postgres');
     const per = (ms: number | null) => (ms === null ? Number.NaN : (ms * 1000) / total);
     const entry = {
-      bench: per(benchMs),
-      api: api0 === null || api1 === null ? 0 : per(api1 - api0),
+      bench: per((bench.user + bench.system) / 1000),
+      // The raw runs write to no API process: 0, not unknown.
+      api: apiPid === undefined ? 0 : api0 === null || api1 === null ? Number.NaN : per(api1 - api0),
       postgres: pg0 === null || pg1 === null ? Number.NaN : per(pg1 - pg0),
     };
     cpu.set(kind, [...(cpu.get(kind) ?? []), entry]);
@@ -139,7 +138,6 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
         b.before + n
       from t join ids on ids.id = t.id cross join b`;
   };
-  const total = batches * batch;
   // ctx.api does not fold (STATS_FOLD=off): the write path alone. For the runs with the fold, a
   // second process folds as every process does by default; it runs only then (any process that
   // folds takes every merchant's pending events). Between runs the bench folds what is left itself.
@@ -169,9 +167,9 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
     while ((await foldPendingStats(handle.db, 100, true)) > 0) {}
   };
   // Three rounds of raw inserts with and without the day-count trigger and of the collector with
-  // and without the fold, in an
-  // order rotated each round (the medians of each): the table grows through the runs and a later
-  // run writes into larger indexes, so a fixed order would favour whichever runs first.
+  // and without the fold, in an order rotated each round (the medians of each): the table grows
+  // through the runs and a later run writes into larger indexes, so a fixed order would favour
+  // whichever runs first.
   const withTrigger: number[] = [];
   const withoutTrigger: number[] = [];
   const collected: number[] = [];

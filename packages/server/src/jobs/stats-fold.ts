@@ -3,14 +3,15 @@ import { foldPendingStats } from '../features/stats/fold.js';
 import type { Logger } from '../kernel/logger.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
-/**
- * Folds stored events into the statistics' aggregates (features/stats/fold.ts) about every second,
- * at once again while a pass comes back full, backing off to every 8 s while nothing is pending. Every process runs it; folds skip each other's
- * ranges. Stats reads also fold first, so this only keeps the queue short between reads.
- */
 /** The fold's pause while ranges are pending, and how soon stored events wake an idle one. */
 export const STATS_FOLD_INTERVAL_MS = 1_000;
 
+/**
+ * Folds stored events into the statistics' aggregates (features/stats/fold.ts) about every second,
+ * at once again while a pass comes back full, backing off to every 8 s while nothing is pending.
+ * Every process runs it (unless STATS_FOLD=off); folds skip each other's ranges. Stats reads also
+ * fold first, so this only keeps the queue short between reads.
+ */
 export function createStatsFold(options: { db: Database; logger: Logger; intervalMs?: number }): PollLoop {
   return createPollLoop({
     name: 'stats-fold',

@@ -130,5 +130,6 @@ async function grantAndInsert(
       )
       select (select n from usage) as granted`),
   );
-  return row?.granted === null || row?.granted === undefined ? undefined : Number(row.granted);
+  const granted = row?.granted;
+  return granted == null ? undefined : Number(granted);
 }

@@ -24,7 +24,8 @@ export interface EventInsertRow {
  * THE insert of tracking events: one statement for a whole batch, idempotent by `(merchant_id, id)`
  * (a stored id is skipped, as is a repeat inside the batch). The rows travel as one JSON parameter
  * read by `json_to_recordset` (merchant and tag ids as two text arrays beside it), which works the
- * same on postgres.js and PGlite and is several times faster than a drizzle multi-row insert. Returns how many rows were stored per tag.
+ * same on postgres.js and PGlite and is several times faster than a drizzle multi-row insert.
+ * Returns how many rows were stored per tag.
  *
  * `seq` comes from the transaction's id (migration 0026, no lock and no counter row): the
  * statement takes the transaction's next `max(k)` numbers once (`events_take_seqs`) and each
@@ -77,23 +78,22 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
   }
   // The payload is most of what the statement costs to send and parse: short keys, each merchant
   // and tag id once (rows hold their 1-based index), the usual consent left out.
-  const merchantIds: string[] = [];
-  const tagIds: string[] = [];
-  const indexOf = (ids: string[], index: Map<string, number>, id: string) => {
+  // A Map keeps insertion order: its keys are the id arrays the indexes point into.
+  const merchants = new Map<string, number>();
+  const tags = new Map<string, number>();
+  const indexOf = (index: Map<string, number>, id: string) => {
     let at = index.get(id);
     if (at === undefined) {
-      at = ids.push(id);
+      at = index.size + 1;
       index.set(id, at);
     }
     return at;
   };
-  const merchantIndex = new Map<string, number>();
-  const tagIndex = new Map<string, number>();
   const payload = JSON.stringify(
     numbered.map(({ row: r, n }) => ({
-      m: indexOf(merchantIds, merchantIndex, r.merchantId),
+      m: indexOf(merchants, r.merchantId),
       i: r.id,
-      t: indexOf(tagIds, tagIndex, r.tagId),
+      t: indexOf(tags, r.tagId),
       u: r.muid,
       e: r.eventName,
       at: r.eventTime,
@@ -104,8 +104,8 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
   );
   const result = await db.execute(sql`
     with x as (
-      select (${new Param(merchantIds)}::text[])[r.m]::uuid as merchant_id, r.i as id,
-        (${new Param(tagIds)}::text[])[r.t]::uuid as tag_id, r.u as muid, r.e as event_name, r.at as event_time,
+      select (${new Param([...merchants.keys()])}::text[])[r.m]::uuid as merchant_id, r.i as id,
+        (${new Param([...tags.keys()])}::text[])[r.t]::uuid as tag_id, r.u as muid, r.e as event_name, r.at as event_time,
         r.d as raw_data, coalesce(r.c, 'not_required') as consent, r.n
       from json_to_recordset(${payload}::json) as r(m int, i text, t int, u text, e text, at timestamptz, d text, c event_consent, n int)
     ), o as (
