@@ -106,6 +106,20 @@ function digits(value: string, from: number, count: number): number {
  * other form (the general parser reads it), `null` for an impossible date or time of this form.
  */
 function parseCanonical(value: string): Date | null | undefined {
+  const time = canonicalTime(value);
+  return typeof time === 'number' ? new Date(time) : time;
+}
+
+/**
+ * True when `value` is already what `toISOString` writes for it (`2026-11-22T10:00:00.123Z`, a
+ * real instant): the collector keeps such a time as sent instead of building a Date per event.
+ */
+export function isCanonicalInstant(value: string): boolean {
+  return value.length === 24 && typeof canonicalTime(value) === 'number';
+}
+
+/** parseCanonical's reading as epoch milliseconds (years 1000-9999 are always storable). */
+function canonicalTime(value: string): number | null | undefined {
   const length = value.length;
   if (length !== 20 && length !== 24) return undefined;
   if (value.charCodeAt(length - 1) !== 90 /* Z */ || value.charCodeAt(10) !== 84 /* T */) return undefined;
@@ -123,7 +137,7 @@ function parseCanonical(value: string): Date | null | undefined {
   if (m < 1 || m > 12 || d < 1 || hh > 23 || mm > 59 || ss > 59) return null;
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   if (d > (m === 2 && leap ? 29 : (DAYS_IN_MONTH[m - 1] as number))) return null;
-  return new Date(Date.UTC(y, m - 1, d, hh, mm, ss, ms));
+  return Date.UTC(y, m - 1, d, hh, mm, ss, ms);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.js';
-import { INSTANT_RANGE_MESSAGE, readIsoInstant } from './dates.js';
+import { INSTANT_RANGE_MESSAGE, isCanonicalInstant, readIsoInstant } from './dates.js';
 import { VisitorId } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { EVENT_DATA_MAX_CHARS, isWellFormedDeep, isWellFormedText, WELL_FORMED_MESSAGE } from './text.js';
@@ -61,6 +61,7 @@ const isoValue = (what: string) =>
     .string()
     .max(64)
     .superRefine((value, ctx) => {
+      if (isCanonicalInstant(value)) return; // the usual form, read without a Date
       const read = readIsoInstant(value);
       if (read === 'format') {
         ctx.addIssue({

@@ -19,9 +19,11 @@ export function isWellFormedDeep(value: unknown): boolean {
     } else if (Array.isArray(current)) {
       for (const item of current) pending.push(item);
     } else if (current !== null && typeof current === 'object') {
-      for (const [key, item] of Object.entries(current)) {
+      // for...in, not Object.entries: no pair arrays per key (run on every collected event).
+      for (const key in current) {
+        if (!Object.hasOwn(current, key)) continue;
         if (!isWellFormedText(key)) return false;
-        pending.push(item);
+        pending.push((current as Record<string, unknown>)[key]);
       }
     }
   }

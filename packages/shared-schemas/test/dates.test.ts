@@ -3,6 +3,7 @@ import {
   CollectEvent,
   DomainInput,
   HostnameInput,
+  isCanonicalInstant,
   ListEventsQuery,
   MAX_INSTANT_MS,
   MIN_INSTANT_MS,
@@ -11,6 +12,24 @@ import {
   parseIsoInstant,
   readIsoInstant,
 } from '../src/index.js';
+
+describe('isCanonicalInstant', () => {
+  it.each([
+    ['2026-11-22T10:20:30.123Z', true],
+    ['2024-02-29T23:59:59.999Z', true],
+    ['1000-01-01T00:00:00.000Z', true],
+    ['2026-11-22T10:20:30Z', false], // toISOString would add .000
+    ['2025-02-29T00:00:00.000Z', false], // no such day
+    ['2026-11-22T24:00:00.000Z', false],
+    ['0999-01-01T00:00:00.000Z', false], // left to the general parser
+    ['2026-11-22t10:20:30.123z', false],
+    ['2026-11-22T10:20:30.12xZ', false],
+  ])('%s: %s', (value, expected) => {
+    expect(isCanonicalInstant(value)).toBe(expected);
+    // Whenever it says yes, the value is exactly what the parser and toISOString make of it.
+    if (expected) expect(parseIsoInstant(value)?.toISOString()).toBe(value);
+  });
+});
 
 describe('parseIsoInstant', () => {
   it.each([

@@ -3,6 +3,7 @@ import {
   type CollectResponse,
   type EventConsent,
   INSTANT_RANGE_MESSAGE,
+  isCanonicalInstant,
   readIsoInstant,
 } from '@partner/shared-schemas';
 import { AppError, toAppError } from '../../../kernel/errors.js';
@@ -129,6 +130,7 @@ function nulField(event: IncomingEvent): 'id' | 'event_name' | 'muid' | undefine
  * a silently replaced time or a value that fails the shared write.
  */
 function eventTime(value: string, index: number): string {
+  if (isCanonicalInstant(value)) return value; // what toISOString would write
   const instant = readIsoInstant(value);
   if (instant instanceof Date) return instant.toISOString();
   const problem = instant === 'range' ? INSTANT_RANGE_MESSAGE : 'must be an ISO 8601 date or date-time';
