@@ -47,7 +47,7 @@ interface ScaleResult {
   /** The fold's wall time per 1,000 seeded events, ms (the API's own fold loop may take some ranges). */
   foldMsPer1k: number;
   shapes: ShapeResult[];
-  /** `pg_total_relation_size`, MB. */
+  /** `pg_total_relation_size`, MB: events (its partitions and event_ids) and the aggregates. */
   sizesMb: { events: number; aggregates: number };
 }
 
@@ -316,7 +316,9 @@ async function foldSeeded(
 }
 
 async function sizes(ctx: BenchContext): Promise<ScaleResult['sizesMb']> {
-  const [row] = await ctx.raw`select pg_total_relation_size('events')::float8 as events,
+  // events is partitioned (0028): its own size is 0, its partitions hold the rows.
+  const [row] = await ctx.raw`select (select sum(pg_total_relation_size(relid)) from pg_partition_tree('events'))::float8
+      + pg_total_relation_size('event_ids')::float8 as events,
     (pg_total_relation_size('stat_buckets') + pg_total_relation_size('stat_dimensions')
       + pg_total_relation_size('stat_revenue'))::float8 as aggregates`;
   return { events: Number(row?.events) / 2 ** 20, aggregates: Number(row?.aggregates) / 2 ** 20 };
