@@ -317,7 +317,8 @@ async function foldSeeded(
 
 async function sizes(ctx: BenchContext): Promise<ScaleResult['sizesMb']> {
   // events is partitioned (0028): its own size is 0, its partitions hold the rows.
-  const [row] = await ctx.raw`select (select sum(pg_total_relation_size(relid)) from pg_partition_tree('events'))::float8
+  const [row] =
+    await ctx.raw`select (select sum(pg_total_relation_size(relid)) from pg_partition_tree('events'))::float8
       + pg_total_relation_size('event_ids')::float8 as events,
     (pg_total_relation_size('stat_buckets') + pg_total_relation_size('stat_dimensions')
       + pg_total_relation_size('stat_revenue'))::float8 as aggregates`;
