@@ -61,10 +61,10 @@ export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], p
   // is many times faster than millions of random b-tree inserts); the triggers on events run as
   // for any insert. Since 0028 events has no unique key: the ids go into event_ids after the load,
   // as storeEvents puts them there, so the tables are those the API would have written.
-  const secondary = await sql<{ name: string; definition: string }[]>`
+  const indexes = await sql<{ name: string; definition: string }[]>`
     select indexname as name, indexdef as definition from pg_indexes
     where schemaname = current_schema() and tablename = 'events'`;
-  for (const index of secondary) await sql.unsafe(`drop index ${index.name}`);
+  for (const index of indexes) await sql.unsafe(`drop index ${index.name}`);
   // `seq` is sent (the COPY transaction's own numbers, as `storeEvents` takes them: migration
   // 0026), so the per-row trigger that numbers events inserted without one stays out of a bulk load.
   for (let done = 0; done < total; done += chunk) {
@@ -108,11 +108,11 @@ export async function seedEvents(sql: Sql, merchants: readonly SeedMerchant[], p
   await sql`set maintenance_work_mem = '512MB'`;
   // pg_indexes shows a partitioned table's index as `ON ONLY` the parent: run as shown, it would
   // build no partition's index (every seeded read was a sequential scan, 0028 to 2026-11-28).
-  for (const index of secondary) await sql.unsafe(index.definition.replace(' ON ONLY ', ' ON '));
+  for (const index of indexes) await sql.unsafe(index.definition.replace(' ON ONLY ', ' ON '));
   await sql`insert into event_ids (merchant_id, id, event_time)
     select merchant_id, id, event_time from events order by merchant_id, id on conflict do nothing`;
   process.stderr.write(
-    `${label}: rebuilt ${secondary.length} indexes and the event ids in ${((Date.now() - loaded) / 1000).toFixed(1)} s\n`,
+    `${label}: rebuilt ${indexes.length} indexes and the event ids in ${((Date.now() - loaded) / 1000).toFixed(1)} s\n`,
   );
   return { events: total, seconds: (Date.now() - started) / 1000 };
 }

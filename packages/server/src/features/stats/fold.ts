@@ -37,7 +37,7 @@ export const FACT_COLUMNS = sql`e.merchant_id,
  * repeat an entry (a visitor seen in two quarters of its hour), which the union ignores and
  * compaction drops, and one grouping fewer per level cut the fold's time by about a fifth. Each
  * level is then grouped from the 15-minute sketches (`bq`, `dq`: a sparse sketch is its entries
- * end to end), not from every entry again: a third of the rows to sort (bench/README.md).
+ * end to end), not from every entry again: one row per bucket and name to sort, not one per entry.
  */
 export function aggregateUpserts(grains: readonly number[]) {
   const binned = (column: SQL) =>
