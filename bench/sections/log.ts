@@ -2,7 +2,8 @@
  * log: ingestion in log mode (EVENT_LOG_URL, NATS JetStream) against the direct path, same run,
  * same database. (1) `POST /v1/collect` in batches of 500, 4 concurrent: the direct API until
  * stored, against a log-mode API (ROLE=api) with one writer process (ROLE=writer): until every
- * 202 (accepted) and until every event is stored (drained); (2) 64 senders on `POST /e` in log
+ * 202 (accepted) and until every event is stored (drained), and drained again with the statistics
+ * fold running in the writer; (2) 64 senders on `POST /e` in log
  * mode: accept latency with the writers stopped (they run elsewhere in the topology), then with
  * one writer draining on the same cores, and every 202 stored afterwards; (3) lag from 202 to readable (a poller reading `seq > last` every 5 ms);
  * (4) a backlog over 4 merchants drained by 1 writer, then by 4 writers.
@@ -36,6 +37,10 @@ export interface LogResult {
     acceptRatio: number;
     /** Drained (log) / stored (direct): goal >= 0.9. */
     drainRatio: number;
+    /** The same with the statistics fold running in the writer (every process folds by default). */
+    drainedWithFoldPerSecond: number;
+    /** Events stored but not yet folded when that run's clock stopped (folded after, untimed). */
+    foldBacklog: number;
   };
   senders: {
     /** Events answered 202 by the untimed warm-up round. */
@@ -103,6 +108,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function countLike(ctx: BenchContext, merchantIds: string[], prefix: string): Promise<number> {
   const [row] = await ctx.raw`select count(*)::int as n from events
     where merchant_id = any(${merchantIds}::uuid[]) and id like ${`${prefix}-%`}`;
+  return Number(row?.n ?? 0);
+}
+
+/** Events stored and not yet folded into the statistics (by their seq spans). */
+async function pendingEvents(ctx: BenchContext): Promise<number> {
+  const [row] = await ctx.raw`select coalesce(sum(last_seq - first_seq + 1), 0)::float8 as n from stat_pending`;
   return Number(row?.n ?? 0);
 }
 
@@ -177,6 +188,8 @@ export const logSection: Section<LogResult> = {
         drainedPerSecond: Number.NaN,
         acceptRatio: Number.NaN,
         drainRatio: Number.NaN,
+        drainedWithFoldPerSecond: Number.NaN,
+        foldBacklog: Number.NaN,
       },
       senders: noSenders,
       sendersSharingCores: noSenders,
@@ -219,6 +232,30 @@ export const logSection: Section<LogResult> = {
       const acceptedPerSecond = total / ((performance.now() - t0) / 1000);
       await waitStored(ctx, spareIds, 'llog', total);
       const drainedPerSecond = total / ((performance.now() - t0) / 1000);
+      await oneWriter.stop();
+      // The same with the statistics fold in the writer (issue 32); the next part starts once all is folded.
+      const foldingWriter = await ctx.spawn({
+        ...base,
+        name: 'log writer x1, folding',
+        env: { ...logEnv, ROLE: 'writer', EVENT_LOG_WRITERS: '1', STATS_FOLD: 'on' },
+      });
+      // The runs before left their events unfolded (the bench's processes do not fold): folded
+      // first, so the timed run folds only its own.
+      const folded = async () => {
+        const deadline = Date.now() + 300_000;
+        while ((await pendingEvents(ctx)) > 0) {
+          if (Date.now() > deadline) throw new Error('log: the fold did not catch up within 300 s');
+          await sleep(50);
+        }
+      };
+      await folded();
+      t0 = performance.now();
+      await sendBatches(logApi.url, spare, 'llogf', batches, batch, concurrency);
+      await waitStored(ctx, spareIds, 'llogf', total);
+      const drainedWithFoldPerSecond = total / ((performance.now() - t0) / 1000);
+      const foldBacklog = await pendingEvents(ctx);
+      await folded();
+      await foldingWriter.stop();
       result.batched = {
         events: total,
         batch,
@@ -228,9 +265,11 @@ export const logSection: Section<LogResult> = {
         drainedPerSecond,
         acceptRatio: acceptedPerSecond / directStoredPerSecond,
         drainRatio: drainedPerSecond / directStoredPerSecond,
+        drainedWithFoldPerSecond,
+        foldBacklog,
       };
       log(
-        `  log: direct stored ${int(directStoredPerSecond)}/s, log accepted ${int(acceptedPerSecond)}/s, drained ${int(drainedPerSecond)}/s`,
+        `  log: direct stored ${int(directStoredPerSecond)}/s, log accepted ${int(acceptedPerSecond)}/s, drained ${int(drainedPerSecond)}/s, ${int(drainedWithFoldPerSecond)}/s folding`,
       );
 
       // (2) 64 senders x 20 events on POST /e of the collector host, log mode. The accept path is
@@ -239,7 +278,6 @@ export const logSection: Section<LogResult> = {
       // and the collector share (the floor below runs with nothing else either). The backlog
       // it leaves is drained and counted below; the same senders are then timed again with the
       // writer draining on the same cores, for the record.
-      await oneWriter.stop();
       result.senders = await senders(ctx, logApi.url, 'lsnd');
       log(`  log: /e ${result.senders.senders} senders p99 ${result.senders.acceptP99.toFixed(1)} ms (writer stopped)`);
       // The floor: the same senders on a bare node:http collector that parses, checks, answers 202.
@@ -318,6 +356,12 @@ export const logSection: Section<LogResult> = {
         met: result.batched.drainRatio >= 0.9,
       },
       {
+        what: 'log: drained with the statistics fold in the writer / without (issue 32)',
+        target: '>= 0.9x',
+        value: ratio(result.batched.drainedWithFoldPerSecond / result.batched.drainedPerSecond),
+        met: result.batched.drainedWithFoldPerSecond / result.batched.drainedPerSecond >= 0.9,
+      },
+      {
         what: 'log: /e events answered 202 are stored once drained',
         target: 'stored = accepted',
         value: `${int(result.sendersStored.stored)} / ${int(result.sendersStored.accepted)}`,
@@ -348,6 +392,7 @@ export const logSection: Section<LogResult> = {
       `| direct: POST /v1/collect until stored (group commit) | ${int(b.directStoredPerSecond)} | 1.00x |`,
       `| log: POST /v1/collect until every 202 (accepted, durable in JetStream) | ${int(b.acceptedPerSecond)} | ${ratio(b.acceptRatio)} |`,
       `| log: until every event stored (1 writer process draining meanwhile) | ${int(b.drainedPerSecond)} | ${ratio(b.drainRatio)} |`,
+      `| log: the same with the statistics fold in the writer (${ratio(b.drainedWithFoldPerSecond / b.drainedPerSecond)} of the row above; ${int(b.foldBacklog)} events left to fold at the clock's stop) | ${int(b.drainedWithFoldPerSecond)} | ${ratio(b.drainedWithFoldPerSecond / b.directStoredPerSecond)} |`,
       '',
       `POST /e in log mode (writers stopped while timed), ${s.senders} senders x ${s.batch} events, ${s.seconds.toFixed(1)} s: ${int(s.perSecond)} events/s accepted, accept p50 ${s.acceptP50.toFixed(1)} ms, p99 ${s.acceptP99.toFixed(1)} ms, refused (503) ${s.refused}, failed ${s.failed}.`,
       '',
