@@ -8,7 +8,7 @@ import {
   finishErasure,
   recountRound,
 } from '../../src/features/erasures/erase-visitor.js';
-import { foldAllPendingStats, foldPendingStats, GRAINS } from '../../src/features/stats/fold.js';
+import { DIMENSION_GRAINS, foldAllPendingStats, foldPendingStats, GRAINS } from '../../src/features/stats/fold.js';
 import { recountBuckets } from '../../src/features/stats/recount.js';
 import { emptyRegisters, mergeInto, registerOf, VisitorUnion } from '../../src/features/stats/sketch.js';
 import { type Caller, failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
@@ -93,8 +93,8 @@ async function expectAggregatesMatchEvents(merchantId: string): Promise<void> {
       from events where merchant_id = ${merchantId}::uuid`,
   );
   // Every level (fold.ts GRAINS), per name and for all names ('').
-  const keysOf = (e: { t: number }, suffix: string) =>
-    GRAINS.map(
+  const keysOf = (e: { t: number }, suffix: string, grains: readonly number[] = GRAINS) =>
+    grains.map(
       (g) => `${g} ${new Date(Math.floor(e.t / (g * 60_000)) * g * 60_000).toISOString().slice(0, 16)}${suffix}`,
     );
   const expected = new Map<string, { events: number; registers: Uint8Array; muids: Set<string> }>();
@@ -142,7 +142,7 @@ async function expectAggregatesMatchEvents(merchantId: string): Promise<void> {
   );
   const wantPaths = new Map<string, number>();
   for (const e of events.filter((x) => x.event_name === 'PageView')) {
-    for (const key of keysOf(e, `|${(JSON.parse(e.raw_data) as { path: string }).path}`)) {
+    for (const key of keysOf(e, `|${(JSON.parse(e.raw_data) as { path: string }).path}`, DIMENSION_GRAINS)) {
       wantPaths.set(key, (wantPaths.get(key) ?? 0) + 1);
     }
   }

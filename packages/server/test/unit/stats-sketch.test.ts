@@ -46,6 +46,19 @@ describe('visitor sketch', () => {
     expect(visitorsOf(null, null)).toBe(0);
   });
 
+  it('counts the zero hash and hashes that share a slot as distinct', () => {
+    // Entries written by hand: hash (4 bytes) and rank; the set's slot is (h ^ h >>> 16) & mask.
+    const entry = (hash: number) => {
+      const out = Buffer.alloc(5);
+      out.writeUInt32BE(hash >>> 0, 0);
+      out[4] = 1;
+      return out;
+    };
+    const hashes = [0, 0, 1, 0x10001, 0x10001, 0xffffffff, 0x20002, 1];
+    const sparse = Buffer.concat(hashes.map(entry));
+    expect(visitorsOf(sparse, null)).toBe(new Set(hashes).size);
+  });
+
   it('merges sparse and dense forms as the union, repeats counting once', () => {
     const union = emptyRegisters();
     const a = sketchOf(0, 30_000);

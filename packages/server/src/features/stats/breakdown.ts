@@ -25,7 +25,7 @@ export interface StatsBreakdownParams {
  * `limit` summed into `other`. `event_name` reads the bucket table (not its all-names rows); the
  * page-view dimensions read `stat_dimensions`, so a filter without `PageView` leaves them empty.
  * Both at the coarsest levels that fit the range (levels.ts): a 30-day UTC range reads 30 daily rows
- * per value.
+ * per name, and per dimension value its whole weeks and the days at their edges (6 or 12 rows).
  */
 export async function statsBreakdown(
   reads: ReadDb,
@@ -37,7 +37,7 @@ export async function statsBreakdown(
   // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
   await foldPendingStatsOf(reads.primary, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
-  const segments = segmentRows(segmentsOf([range.start], range.end));
+  const segments = segmentRows(segmentsOf([range.start], range.end, params.dimension !== 'event_name'));
   const merchant = sql`t.merchant_id = ${params.merchantId}::uuid and ${inSegment(sql`t`)}`;
   // The rows of the range: daily ones inside it, hours and 15-minute buckets at its edges.
   let from: SQL | null = null;

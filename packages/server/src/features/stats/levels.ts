@@ -2,15 +2,17 @@
  * A read's decomposition of its points into the fold's levels (fold.ts GRAINS): each point
  * [start, end) is read as whole UTC days, then whole hours, then 15-minute buckets at its edges.
  * A point of a zone whose midnight is UTC's is one daily row; elsewhere a day is read as 23-25
- * hourly rows (and 15-minute rows at a half-hour offset): docs/decisions/stats.md.
+ * hourly rows (and 15-minute rows at a half-hour offset): docs/decisions/stats.md. With `weeks`
+ * (the dimensions' rows, fold.ts DIMENSION_GRAINS), whole 7-day weeks from the epoch come first.
  */
 const QUARTER = 900_000;
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
+const WEEK = 7 * DAY;
 
 /** One run of buckets of one level: rows with `lo <= bucket < hi` at `grain` minutes, for point `p`. */
 export interface Segment {
-  grain: 15 | 60 | 1440;
+  grain: 15 | 60 | 1440 | 10_080;
   lo: number;
   hi: number;
   p: number;
@@ -32,8 +34,21 @@ function hoursAndQuarters(lo: number, hi: number, p: number, out: Segment[]): vo
   if (last < hi) out.push({ grain: 15, lo: last, hi, p });
 }
 
+/** Whole days of [lo, hi) (UTC midnights), with `weeks` whole weeks among them. */
+function days(lo: number, hi: number, p: number, weeks: boolean, out: Segment[]): void {
+  const first = weeks ? ceilTo(lo, WEEK) : hi;
+  const last = weeks ? floorTo(hi, WEEK) : hi;
+  if (first >= last) {
+    out.push({ grain: 1440, lo, hi, p });
+    return;
+  }
+  if (lo < first) out.push({ grain: 1440, lo, hi: first, p });
+  out.push({ grain: 10_080, lo: first, hi: last, p });
+  if (last < hi) out.push({ grain: 1440, lo: last, hi, p });
+}
+
 /** The segments of the points [starts[i], starts[i+1]) (the last ending at `end`); instants on the 15-minute grid. */
-export function segmentsOf(starts: readonly number[], end: number): Segment[] {
+export function segmentsOf(starts: readonly number[], end: number, weeks = false): Segment[] {
   const out: Segment[] = [];
   starts.forEach((lo, i) => {
     const hi = starts[i + 1] ?? end;
@@ -45,7 +60,7 @@ export function segmentsOf(starts: readonly number[], end: number): Segment[] {
       return;
     }
     hoursAndQuarters(lo, first, i + 1, out);
-    out.push({ grain: 1440, lo: first, hi: last, p: i + 1 });
+    days(first, last, i + 1, weeks, out);
     hoursAndQuarters(last, hi, i + 1, out);
   });
   return out;

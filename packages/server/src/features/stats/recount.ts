@@ -1,13 +1,13 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { aggregateUpserts, FACT_COLUMNS, RECOUNT_LOCK_CLASS } from './fold.js';
+import { aggregateUpserts, DIMENSION_GRAINS, FACT_COLUMNS, GRAINS, RECOUNT_LOCK_CLASS } from './fold.js';
 
 const EPOCH = sql`timestamptz '1970-01-01 00:00:00+00'`;
 
 /**
  * Recomputes a merchant's statistics for whole 15-minute buckets from the events left in them (the
  * visitor sketches cannot be decremented, so an erasure recounts every bucket its events were in),
- * then the hourly and daily rows holding those buckets from the 15-minute rows (counts summed,
+ * then the hourly, daily (and the dimensions' weekly) rows holding those buckets from the 15-minute rows (counts summed,
  * sketches united by `stats_hll_union`), so every level agrees.
  * One transaction that first takes the merchant's RECOUNT_LOCK_CLASS lock exclusively: it waits
  * for the folds folding that merchant to commit, and until it commits no fold takes the merchant's
@@ -43,13 +43,21 @@ export async function recountBuckets(db: Database, merchantId: string, buckets: 
         cross join lateral (select md5(e.muid) as md5) h
       ), ${aggregateUpserts([15])}
       select count(*) from f`);
-    // The hours and days holding the buckets, rebuilt from their 15-minute rows.
-    const keys = sql`(select distinct g.grain, date_bin(make_interval(mins => g.grain), k.bucket, ${EPOCH}) as bucket
-      from ${list} as k(bucket) cross join (values (60), (1440)) g(grain))`;
+    // The hours and days (and the dimensions' weeks) holding the buckets, rebuilt from their 15-minute rows.
+    const keysAt = (
+      grains: readonly number[],
+    ) => sql`(select distinct g.grain, date_bin(make_interval(mins => g.grain), k.bucket, ${EPOCH}) as bucket
+      from ${list} as k(bucket) cross join unnest(${`{${grains.filter((g) => g > 15).join(',')}}`}::int[]) g(grain))`;
+    const keys = keysAt(GRAINS);
+    const dimensionKeys = keysAt(DIMENSION_GRAINS);
     const span = sql`s.grain = 15 and s.bucket >= k.bucket and s.bucket < k.bucket + make_interval(mins => k.grain)`;
-    for (const table of ['stat_buckets', 'stat_revenue', 'stat_dimensions']) {
+    for (const [table, at] of [
+      ['stat_buckets', keys],
+      ['stat_revenue', keys],
+      ['stat_dimensions', dimensionKeys],
+    ] as const) {
       await tx.execute(sql`
-        delete from ${sql.identifier(table)} t using ${keys} k
+        delete from ${sql.identifier(table)} t using ${at} k
         where t.merchant_id = ${merchantId}::uuid and t.grain = k.grain and t.bucket = k.bucket`);
     }
     await tx.execute(sql`
@@ -65,7 +73,7 @@ export async function recountBuckets(db: Database, merchantId: string, buckets: 
     await tx.execute(sql`
       insert into stat_dimensions (merchant_id, dimension, grain, bucket, value, events, visitors)
       select s.merchant_id, s.dimension, k.grain, k.bucket, s.value, sum(s.events), stats_hll_union(s.visitors)
-      from ${keys} k join stat_dimensions s on s.merchant_id = ${merchantId}::uuid and ${span}
+      from ${dimensionKeys} k join stat_dimensions s on s.merchant_id = ${merchantId}::uuid and ${span}
       group by 1, 2, 3, 4, 5`);
   });
 }
