@@ -40,7 +40,7 @@ export function worktreeFor(repo: string, ref: string): { dir: string; sha: stri
  * as its start script does) when the start script runs the build, else `src/main.ts`; always
  * `src/main.ts` with --load-from-sources (as `pnpm loadtest` runs the server).
  */
-export function productionEntry(serverDir: string, built: boolean, fromSources: boolean): string {
+function productionEntry(serverDir: string, built: boolean, fromSources: boolean): string {
   if (fromSources) return 'src/main.ts';
   const pkg = JSON.parse(readFileSync(path.join(serverDir, 'package.json'), 'utf8')) as {
     scripts?: Record<string, string>;
