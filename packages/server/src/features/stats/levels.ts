@@ -21,30 +21,19 @@ export interface Segment {
 const ceilTo = (t: number, unit: number) => Math.ceil(t / unit) * unit;
 const floorTo = (t: number, unit: number) => Math.floor(t / unit) * unit;
 
-function hoursAndQuarters(lo: number, hi: number, p: number, out: Segment[]): void {
-  if (lo >= hi) return;
-  const first = ceilTo(lo, HOUR);
-  const last = floorTo(hi, HOUR);
-  if (first >= last) {
-    out.push({ grain: 15, lo, hi, p });
-    return;
-  }
-  if (lo < first) out.push({ grain: 15, lo, hi: first, p });
-  out.push({ grain: 60, lo: first, hi: last, p });
-  if (last < hi) out.push({ grain: 15, lo: last, hi, p });
-}
+type Run = (lo: number, hi: number) => void;
 
-/** Whole days of [lo, hi) (UTC midnights), with `weeks` whole weeks among them. */
-function days(lo: number, hi: number, p: number, weeks: boolean, out: Segment[]): void {
-  const first = weeks ? ceilTo(lo, WEEK) : hi;
-  const last = weeks ? floorTo(hi, WEEK) : hi;
+/** [lo, hi) as its whole `unit`s (`whole`) between finer `edges`, or all `edges` when no whole unit fits. */
+function split(lo: number, hi: number, unit: number, whole: Run, edges: Run): void {
+  const first = ceilTo(lo, unit);
+  const last = floorTo(hi, unit);
   if (first >= last) {
-    out.push({ grain: 1440, lo, hi, p });
+    edges(lo, hi);
     return;
   }
-  if (lo < first) out.push({ grain: 1440, lo, hi: first, p });
-  out.push({ grain: 10_080, lo: first, hi: last, p });
-  if (last < hi) out.push({ grain: 1440, lo: last, hi, p });
+  edges(lo, first);
+  whole(first, last);
+  edges(last, hi);
 }
 
 /** The segments of the points [starts[i], starts[i+1]) (the last ending at `end`); instants on the 15-minute grid. */
@@ -53,15 +42,14 @@ export function segmentsOf(starts: readonly number[], end: number, weeks = false
   starts.forEach((lo, i) => {
     const hi = starts[i + 1] ?? end;
     if (lo % QUARTER !== 0 || hi % QUARTER !== 0) throw new Error('stats: a point edge off the 15-minute grid');
-    const first = ceilTo(lo, DAY);
-    const last = floorTo(hi, DAY);
-    if (first >= last) {
-      hoursAndQuarters(lo, hi, i + 1, out);
-      return;
-    }
-    hoursAndQuarters(lo, first, i + 1, out);
-    days(first, last, i + 1, weeks, out);
-    hoursAndQuarters(last, hi, i + 1, out);
+    const at =
+      (grain: Segment['grain']): Run =>
+      (a, b) => {
+        if (a < b) out.push({ grain, lo: a, hi: b, p: i + 1 });
+      };
+    const hours: Run = (a, b) => split(a, b, HOUR, at(60), at(15));
+    const days: Run = weeks ? (a, b) => split(a, b, WEEK, at(10_080), at(1440)) : at(1440);
+    split(lo, hi, DAY, days, hours);
   });
   return out;
 }
