@@ -12,6 +12,10 @@ import type { BenchContext } from './context.js';
 import { log } from './log.js';
 
 export type Side = 'current' | 'baseline';
+
+/** A run's stamp for the names of its databases and domains: `yyyymmdd_hhmmss`. */
+export const runStamp = () =>
+  new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
 /** Merchants (each with a tag) the load section's spread row collects over. */
 export const SPREAD_MERCHANTS = 100;
 

@@ -12,21 +12,22 @@ import { foldPendingStats, openDatabase } from '@partner/server/bench';
 import postgres from 'postgres';
 import { apiServer, BENCH_DIR, type BenchContext } from '../lib/context.js';
 import { commandCpuMs, processCpuMs } from '../lib/cpu.js';
+import { unfoldedEvents } from '../lib/fold-backlog.js';
 import { request } from '../lib/http.js';
 import { log } from '../lib/log.js';
-import { startTarget, type Target, worktreeFor } from '../lib/refs.js';
+import { runStamp, startTarget, type Target, worktreeFor } from '../lib/refs.js';
 import type { SeedMerchant } from '../lib/seed.js';
 import { runSenders } from '../lib/senders.js';
 import { int, quantile, ratio, since } from '../lib/stats.js';
 import { mark, type Section } from './types.js';
 
-/** CPU per event (µs) of one run: this bench process, the API process written to (0 for raw), PostgreSQL. */
 /**
  * The last commit before the statistics (1061ebf added them): issue 32's "today's" ingestion, which
  * the write path with the fold running must keep at least 0.9x of.
  */
 const INGEST_BASELINE_REF = '1061ebf^';
 
+/** CPU per event (µs) of one run: this bench process, the API process written to (0 for raw), PostgreSQL. */
 interface CpuPerEvent {
   bench: number;
   api: number;
@@ -208,8 +209,6 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
   const collectedWithFold: number[] = [];
   const collectedBaseline: number[] = [];
   const backlog: number[] = [];
-  const pendingEvents = async () =>
-    Number((await raw`select coalesce(sum(last_seq - first_seq + 1), 0)::float8 as n from stat_pending`)[0]?.n);
   let collectError: string | undefined;
   const collect = async (
     kind: string,
@@ -223,7 +222,7 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
     try {
       into.push(await measured(kind, pid, () => timeCollect(url, prefix, sink)));
       // What the fold had not reached when the clock stopped: folded after, untimed.
-      if (kind === 'collectWithFold') backlog.push(await pendingEvents());
+      if (kind === 'collectWithFold') backlog.push(await unfoldedEvents(raw));
       await allStored(prefix, sink);
       await folded();
     } catch (error) {
@@ -262,8 +261,8 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
   const handle = await openDatabase({ kind: 'postgres', url: ctx.url, maxConnections: 2 });
   // The build before the statistics, as its `pnpm start` runs it, on a database of its own.
   const { dir, sha: baselineSha } = worktreeFor(path.resolve(BENCH_DIR, '..'), INGEST_BASELINE_REF);
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
-  let baseline: { target: Target; sink: Sink & { db: postgres.Sql } } | undefined;
+  const stamp = runStamp();
+  let baseline: { target: Target; sink: Sink } | undefined;
   try {
     const target = await startTarget(ctx, 'baseline', path.join(dir, 'packages/server'), stamp, false, {
       section: 'ingestion',

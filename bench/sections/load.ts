@@ -11,7 +11,7 @@ import type { Child } from '../lib/children.js';
 import { BENCH_DIR, type BenchContext } from '../lib/context.js';
 import { backendsCpuDelta, backendsCpuMs, commandCpuMs, cpuPerRequest, processCpuMs } from '../lib/cpu.js';
 import { log } from '../lib/log.js';
-import { git, type Side, SPREAD_MERCHANTS, startTarget, type Target, worktreeFor } from '../lib/refs.js';
+import { git, runStamp, type Side, SPREAD_MERCHANTS, startTarget, type Target, worktreeFor } from '../lib/refs.js';
 import { int, ratio } from '../lib/stats.js';
 import type { Section } from './types.js';
 
@@ -239,7 +239,7 @@ export const load: Section<LoadResult> = {
     const currentSha = current?.sha ?? git(repo, 'rev-parse', 'HEAD');
     const currentDirty =
       current === undefined && git(repo, 'status', '--porcelain', '--untracked-files=no', '--', 'packages').length > 0;
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*/, '').replace('T', '_').toLowerCase();
+    const stamp = runStamp();
     const loadStart = (await import('node:os')).loadavg()[0] ?? 0;
     const seconds = ctx.settings.loadSeconds;
     const roundCount = ctx.settings.loadRounds ?? (ctx.settings.quick ? 2 : 3);

@@ -13,6 +13,7 @@
 import net from 'node:net';
 import { deleteLogStream } from '@partner/server/bench';
 import { apiServer, BENCH_DIR, type BenchContext } from '../lib/context.js';
+import { unfoldedEvents } from '../lib/fold-backlog.js';
 import { request, requestJson } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import type { SeedMerchant } from '../lib/seed.js';
@@ -108,12 +109,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function countLike(ctx: BenchContext, merchantIds: string[], prefix: string): Promise<number> {
   const [row] = await ctx.raw`select count(*)::int as n from events
     where merchant_id = any(${merchantIds}::uuid[]) and id like ${`${prefix}-%`}`;
-  return Number(row?.n ?? 0);
-}
-
-/** Events stored and not yet folded into the statistics (by their seq spans). */
-async function pendingEvents(ctx: BenchContext): Promise<number> {
-  const [row] = await ctx.raw`select coalesce(sum(last_seq - first_seq + 1), 0)::float8 as n from stat_pending`;
   return Number(row?.n ?? 0);
 }
 
@@ -243,7 +238,7 @@ export const logSection: Section<LogResult> = {
       // first, so the timed run folds only its own.
       const folded = async () => {
         const deadline = Date.now() + 300_000;
-        while ((await pendingEvents(ctx)) > 0) {
+        while ((await unfoldedEvents(ctx.raw)) > 0) {
           if (Date.now() > deadline) throw new Error('log: the fold did not catch up within 300 s');
           await sleep(50);
         }
@@ -253,7 +248,7 @@ export const logSection: Section<LogResult> = {
       await sendBatches(logApi.url, spare, 'llogf', batches, batch, concurrency);
       await waitStored(ctx, spareIds, 'llogf', total);
       const drainedWithFoldPerSecond = total / ((performance.now() - t0) / 1000);
-      const foldBacklog = await pendingEvents(ctx);
+      const foldBacklog = await unfoldedEvents(ctx.raw);
       await folded();
       await foldingWriter.stop();
       result.batched = {

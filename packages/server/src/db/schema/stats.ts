@@ -16,8 +16,8 @@ const bytea = customType<{ data: Uint8Array }>({ dataType: () => 'bytea' });
 
 /**
  * Statistics aggregates (migrations 0017, 0027), kept by the fold (features/stats/fold.ts) per
- * merchant, level (`grain` in minutes: 15, 60 or 1440, UTC; `stat_dimensions` also 10080, weeks) and bucket; `event_name` '' is the row
- * of all names. `visitors` holds a sketch (features/stats/sketch.ts). The three aggregate tables
+ * merchant, level (`grain` in minutes: 15, 60 or 1440, UTC; `stat_dimensions` also 10080, weeks)
+ * and bucket; `event_name` '' is the row of all names. `visitors` holds a sketch (features/stats/sketch.ts). The three aggregate tables
  * are at fillfactor 50 (migration 0030, not expressible here): the fold's updates stay HOT.
  */
 export const statBuckets = pgTable(

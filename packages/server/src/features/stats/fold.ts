@@ -38,8 +38,8 @@ export const FACT_COLUMNS = sql`e.merchant_id,
 
 /**
  * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` at the levels `grains` (those
- * of `stat_dimensions`: `dimensionGrains`) from a CTE `f` of FACT_COLUMNS rows (CTEs `g`, `dg`, `bk`, `bq`, `b`, `r`, `dv`, `dk`, `dq`, `dm`): per level,
- * bucket and name, and per bucket for all names (''), counts and sums added, sketches merged, in
+ * of `stat_dimensions`: `dimensionGrains`) from a CTE `f` of FACT_COLUMNS rows (CTEs `g`, `dg`,
+ * `bk`, `bq`, `b`, `r`, `dv`, `dk`, `dq`, `dm`): per level, bucket and name, and per bucket for all names (''), counts and sums added, sketches merged, in
  * key order. Entries are made distinct per 15-minute bucket only: a coarser level's sketch may
  * repeat an entry (a visitor seen in two quarters of its hour), which the union ignores and
  * compaction drops, and one grouping fewer per level cut the fold's time by about a fifth. Each

@@ -7,8 +7,8 @@ const EPOCH = sql`timestamptz '1970-01-01 00:00:00+00'`;
 /**
  * Recomputes a merchant's statistics for whole 15-minute buckets from the events left in them (the
  * visitor sketches cannot be decremented, so an erasure recounts every bucket its events were in),
- * then the hourly, daily (and the dimensions' weekly) rows holding those buckets from the 15-minute rows (counts summed,
- * sketches united by `stats_hll_union`), so every level agrees.
+ * then the hourly, daily (and the dimensions' weekly) rows holding those buckets from the 15-minute
+ * rows (counts summed, sketches united by `stats_hll_union`), so every level agrees.
  * One transaction that first takes the merchant's RECOUNT_LOCK_CLASS lock exclusively: it waits
  * for the folds folding that merchant to commit, and until it commits no fold takes the merchant's
  * pending ranges (they skip them, or a stats read's fold waits). The buckets' rows of `stat_buckets`,
