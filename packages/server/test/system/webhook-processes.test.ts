@@ -90,7 +90,8 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
         api(i % 2 ? a : b, 'POST', `/v1/partners/webhooks/${endpoints[i % endpoints.length]}/test`, {}),
       ),
     );
-    await receiver.waitFor(MESSAGES, 30_000);
+    // Generous: under a loaded CI an attempt may time out and wait out its retry's backoff.
+    await receiver.waitFor(MESSAGES, 90_000);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const ids = receiver.received.map((r) => r.headers['webhook-id'] as string);
     expect(new Set(ids)).toEqual(new Set(queued.map((q) => q.messageId)));
@@ -133,7 +134,7 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
 
     await start();
     // The killed process's lease runs out (3 x WEBHOOK_TIMEOUT_MS + 5 s = 11 s), then the new one sends it.
-    const [, second] = await receiver.waitFor(2, 30_000);
+    const [, second] = await receiver.waitFor(2, 60_000);
     expect(second?.headers['webhook-id']).toBe(queued.messageId);
     let after: { status: string; attempts: number } | undefined;
     for (let i = 0; i < 100 && after?.status !== 'succeeded'; i++) {
