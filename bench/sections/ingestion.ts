@@ -44,6 +44,8 @@ interface BatchedIngestion {
   collectorWithFoldPerSecond: number;
   /** Events stored but not yet folded when a fold-on run's clock stopped (median of the runs). */
   foldBacklog: number;
+  /** The fold-on runs timed until every event is folded too: ingestion with the aggregates. */
+  collectorUntilFoldedPerSecond: number;
   /** `POST /v1/collect` to the build of INGEST_BASELINE_REF (no statistics), on its own database. */
   baselinePerSecond: number;
   baselineRef: string;
@@ -209,6 +211,7 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
   const collectedWithFold: number[] = [];
   const collectedBaseline: number[] = [];
   const backlog: number[] = [];
+  const collectedUntilFolded: number[] = [];
   let collectError: string | undefined;
   const collect = async (
     kind: string,
@@ -220,9 +223,24 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
   ) => {
     if (collectError) return;
     try {
-      into.push(await measured(kind, pid, () => timeCollect(url, prefix, sink)));
-      // What the fold had not reached when the clock stopped: folded after, untimed.
-      if (kind === 'collectWithFold') backlog.push(await unfoldedEvents(raw));
+      into.push(
+        await measured(kind, pid, async () => {
+          const start = process.hrtime.bigint();
+          const rate = await timeCollect(url, prefix, sink);
+          if (kind === 'collectWithFold') {
+            // What the fold had not reached when the clock stopped; a second clock runs on until
+            // the folding process has folded it all (its CPU counted in this run's).
+            backlog.push(await unfoldedEvents(raw));
+            const deadline = Date.now() + 120_000;
+            while ((await unfoldedEvents(raw)) > 0) {
+              if (Date.now() > deadline) throw new Error('collect: the fold did not catch up within 120 s');
+              await new Promise((resolve) => setTimeout(resolve, 10));
+            }
+            collectedUntilFolded.push(total / (since(start) / 1000));
+          }
+          return rate;
+        }),
+      );
       await allStored(prefix, sink);
       await folded();
     } catch (error) {
@@ -331,6 +349,7 @@ async function measureBatched(ctx: BenchContext, merchant: SeedMerchant): Promis
     collectorWithFoldPerSecond: Number.NaN,
     baselinePerSecond: Number.NaN,
     foldBacklog: quantile(backlog, 0.5),
+    collectorUntilFoldedPerSecond: quantile(collectedUntilFolded, 0.5),
     baselineRef: INGEST_BASELINE_REF,
     baselineSha,
     rawPerSecond,
@@ -444,7 +463,7 @@ export const ingestion: Section<IngestionResult> = {
   },
   targets(result) {
     const { batched } = result;
-    const withFold = batched.collectorWithFoldPerSecond / batched.baselinePerSecond;
+    const withFold = batched.collectorUntilFoldedPerSecond / batched.baselinePerSecond;
     return [
       {
         what: 'POST /v1/collect, the write path against raw inserts (issue 37)',
@@ -453,7 +472,7 @@ export const ingestion: Section<IngestionResult> = {
         met: Number.isFinite(batched.ratio) ? batched.ratio >= 0.7 : false,
       },
       {
-        what: `POST /v1/collect with the statistics fold running against ${batched.baselineRef}'s, the last build before the statistics (issue 32)`,
+        what: `POST /v1/collect until stored and folded against ${batched.baselineRef}'s until stored, the last build before the statistics (issue 32)`,
         target: '>= 0.9x',
         value: ratio(withFold),
         met: Number.isFinite(withFold) ? withFold >= 0.9 : false,
@@ -474,12 +493,13 @@ export const ingestion: Section<IngestionResult> = {
       '|---|---|---|',
       `| POST /v1/collect (until stored, median of 3; a process without the fold) | ${batched.error ? `failed: ${batched.error.replace(/\|/g, '/')}` : int(batched.collectorPerSecond)} | ${ratio(batched.ratio)} |`,
       `| the same with the statistics fold running in the process (${ratio(batched.collectorWithFoldPerSecond / batched.collectorPerSecond)} of the write path alone) | ${int(batched.collectorWithFoldPerSecond)} | ${ratio(batched.collectorWithFoldPerSecond / batched.rawPerSecond)} |`,
+      `| the same, timed until every event is also folded (the target's row) | ${int(batched.collectorUntilFoldedPerSecond)} | ${ratio(batched.collectorUntilFoldedPerSecond / batched.rawPerSecond)} |`,
       `| POST /v1/collect on ${batched.baselineRef} (${batched.baselineSha.slice(0, 7)}, before the statistics; its own database, median of 3) | ${int(batched.baselinePerSecond)} | ${ratio(batched.baselinePerSecond / batched.rawPerSecond)} |`,
       `| raw batched INSERT ... unnest(), ids first into event_ids ON CONFLICT DO NOTHING (median of 3) | ${int(batched.rawPerSecond)} | 1.00x |`,
       `| the same without the day-count trigger (median of 3) | ${int(batched.rawWithoutDayCountsPerSecond)} | ${ratio(batched.rawWithoutDayCountsPerSecond / batched.rawPerSecond)} |`,
       '',
       ...cpuReport(batched),
-      `Fold backlog when a folding run's clock stopped (median): ${int(batched.foldBacklog)} of ${int(batched.events)} events, folded after the clock, untimed.`,
+      `Fold backlog when a folding run's first clock stopped (median): ${int(batched.foldBacklog)} of ${int(batched.events)} events; the second clock runs until they are folded.`,
       '',
       `Day-count trigger: ${(batched.triggerShare * 100).toFixed(1)}% of a 500-event insert's server time (${batched.triggerMsPerStatement.toFixed(2)} ms per statement, EXPLAIN ANALYZE of 20 statements); throughput with and without it differs by ${(batched.triggerCost * 100).toFixed(1)}% (noisy on a shared machine).`,
       '',
