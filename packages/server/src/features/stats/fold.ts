@@ -1,13 +1,17 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { setImmediate } from 'node:timers/promises';
+import { Param, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
+import { FoldDeltas } from './fold-rows.js';
 
 /**
- * Pending ranges taken by one fold: a pass must end well within the statement timeout (5 s) on a
- * loaded machine, and each event now writes three levels (500 ranges of 500 events timed out and
- * were retried forever); the loop runs again at once while passes come back non-empty.
+ * Pending ranges taken by one fold, and the events they may hold (a first range is taken whatever
+ * its size). A larger fold shares more hour, day and week rows between events: 100 ranges of 500
+ * events cost 24 µs an event against 33 for 10 (bench/README.md part 7). Each of its statements
+ * must end well within the statement timeout (5 s) on a loaded machine.
  */
-const FOLD_ROWS = 10;
+const FOLD_ROWS = 100;
+export const FOLD_EVENTS = 50_000;
 
 /**
  * The advisory lock class of a merchant's aggregates (the key: `hashtext(merchant_id::text)`): every
@@ -36,6 +40,31 @@ export const FACT_COLUMNS = sql`e.merchant_id,
         decode(substr(h.md5, 1, 8) || lpad(to_hex(coalesce(nullif(position('1' in (('x' || substr(h.md5, 9, 8))::bit(32))::text), 0), 33)), 2, '0'), 'hex') as entry,
         case when e.event_name in ('PageView', 'Purchase') then e.raw_data::jsonb end as d`;
 
+/** `date_bin` to the level `g.grain` (minutes) from the epoch. */
+const binned = (column: SQL) =>
+  sql`date_bin(make_interval(mins => g.grain), ${column}, timestamptz '1970-01-01 00:00:00+00')`;
+
+/** A CTE `name(grain)` of the levels `grains` (minutes). */
+const levels = (name: string, grains: readonly number[]) =>
+  sql`${sql.identifier(name)}(grain) as (select unnest(${`{${grains.join(',')}}`}::int[]))`;
+
+/**
+ * The upsert of `stat_revenue` at the levels of CTE `g` from a CTE `f` of FACT_COLUMNS rows (`d`
+ * only needed for Purchase events): per level, bucket and currency, purchases and amounts added.
+ */
+const REVENUE_UPSERT = sql`
+      insert into stat_revenue as t (merchant_id, grain, bucket, currency, purchases, amount)
+      select f.merchant_id, g.grain, ${binned(sql`f.bucket`)}, upper(d->>'currency'), count(*), sum((d->>'value')::numeric)
+      from f cross join g
+      where event_name = 'Purchase' and jsonb_typeof(d) = 'object'
+        and jsonb_typeof(d->'currency') = 'string' and d->>'currency' ~ '^[A-Za-z]{3}$'
+        and (jsonb_typeof(d->'value') = 'number'
+          or (jsonb_typeof(d->'value') = 'string' and d->>'value' ~ '^-?[0-9]{1,30}(\\.[0-9]{1,30})?$'))
+      group by 1, 2, 3, 4
+      order by 1, 2, 3, 4
+      on conflict (merchant_id, grain, bucket, currency) do update
+      set purchases = t.purchases + excluded.purchases, amount = t.amount + excluded.amount`;
+
 /**
  * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` at the levels `grains` (those
  * of `stat_dimensions`: `dimensionGrains`) from a CTE `f` of FACT_COLUMNS rows (CTEs `g`, `dg`,
@@ -47,13 +76,7 @@ export const FACT_COLUMNS = sql`e.merchant_id,
  * end to end), not from every entry again: one row per bucket and name to sort, not one per entry.
  */
 export function aggregateUpserts(grains: readonly number[], dimensionGrains: readonly number[] = grains) {
-  const binned = (column: SQL) =>
-    sql`date_bin(make_interval(mins => g.grain), ${column}, timestamptz '1970-01-01 00:00:00+00')`;
-  return sql`g(grain) as (
-      select unnest(${`{${grains.join(',')}}`}::int[])
-    ), dg(grain) as (
-      select unnest(${`{${dimensionGrains.join(',')}}`}::int[])
-    ), bk as (
+  return sql`${levels('g', grains)}, ${levels('dg', dimensionGrains)}, bk as (
       select merchant_id, bucket, event_name, entry, count(*) as n from f group by 1, 2, 3, 4
     ), bq as (
       select merchant_id, bucket, event_name, sum(n) as n, string_agg(entry, ''::bytea) as entries from bk group by 1, 2, 3
@@ -65,18 +88,7 @@ export function aggregateUpserts(grains: readonly number[], dimensionGrains: rea
       order by 1, 2, 3, 4
       on conflict (merchant_id, grain, bucket, event_name) do update
       set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
-    ), r as (
-      insert into stat_revenue as t (merchant_id, grain, bucket, currency, purchases, amount)
-      select f.merchant_id, g.grain, ${binned(sql`f.bucket`)}, upper(d->>'currency'), count(*), sum((d->>'value')::numeric)
-      from f cross join g
-      where event_name = 'Purchase' and jsonb_typeof(d) = 'object'
-        and jsonb_typeof(d->'currency') = 'string' and d->>'currency' ~ '^[A-Za-z]{3}$'
-        and (jsonb_typeof(d->'value') = 'number'
-          or (jsonb_typeof(d->'value') = 'string' and d->>'value' ~ '^-?[0-9]{1,30}(\\.[0-9]{1,30})?$'))
-      group by 1, 2, 3, 4
-      order by 1, 2, 3, 4
-      on conflict (merchant_id, grain, bucket, currency) do update
-      set purchases = t.purchases + excluded.purchases, amount = t.amount + excluded.amount
+    ), r as (${REVENUE_UPSERT}
     ), dv as (
       select f.merchant_id, v.dimension collate "C" as dimension, f.bucket, coalesce(nullif(left(v.value, 200), ''), '(none)') collate "C" as value, f.entry
       from f
@@ -105,25 +117,21 @@ export function aggregateUpserts(grains: readonly number[], dimensionGrains: rea
     )`;
 }
 
-/** Every level's upserts (the fold's). */
-const AGGREGATE_UPSERTS = aggregateUpserts(GRAINS, DIMENSION_GRAINS);
-
 /**
  * Adds stored events to the statistics' aggregates: takes up to `limit` pending `seq` ranges
  * (`stat_pending`, written by `storeEvents`), reads their events and upserts `stat_buckets`,
- * `stat_revenue` and `stat_dimensions`, in one statement (the ranges leave the queue in the same
+ * `stat_revenue` and `stat_dimensions`, in one transaction (the ranges leave the queue in the
  * transaction that counts them, so each is counted once). Ranges locked by another fold are
- * skipped, or with `wait` waited for (then gone); the upserts run in key order, so two folds
- * wait for each other, never deadlock. Each range is read by the (merchant_id, seq) index: a
- * lateral kept from flattening (`offset 0`), as a join let plans on a young table scan every
- * event.
+ * skipped, or with `wait` waited for (then gone); the upserts run in key order, so two folds wait
+ * for each other, never deadlock. A merchant whose buckets are being recounted (RECOUNT_LOCK_CLASS)
+ * is skipped, or with `wait` waited for. Returns the number of ranges folded.
  *
- * The rules (docs/decisions/stats.md) are those of migrations 0017 and 0027's backfill: `path`, the
- * referrer's host and the page URL's utm_* values from `PageView` data, `(none)` when absent,
- * values cut at 200 characters, utm values as sent (`+` read as a space); revenue from
- * `Purchase` data `value` (a number or a decimal string) and a three-letter `currency`.
- * Sketch entries as sketch.ts reads them, from `md5(muid)`, at every level. A merchant whose buckets are being recounted
- * (RECOUNT_LOCK_CLASS) is skipped, or with `wait` waited for. Returns the number of ranges folded.
+ * The first statement claims the ranges, upserts the revenue in SQL (exact decimal sums) and
+ * returns the events; the sketches, counts and dimension values are grouped here (fold-rows.ts)
+ * and sent back as one upsert per table. Grouping in SQL cost PostgreSQL twice as much, most of
+ * it the dimensions' rows (bench/README.md part 7). The rules are those of the SQL that the
+ * recount and migrations 0027 and 0031 use (aggregateUpserts), which test/fast/stats-fold.test.ts
+ * holds the same: docs/decisions/stats.md.
  */
 export async function foldPendingStats(
   db: Database,
@@ -136,23 +144,81 @@ export async function foldPendingStats(
   const merchantFree = wait
     ? sql`pg_advisory_xact_lock_shared(${RECOUNT_LOCK_CLASS}::int, hashtext(merchant_id::text)) is not null`
     : sql`pg_try_advisory_xact_lock_shared(${RECOUNT_LOCK_CLASS}::int, hashtext(merchant_id::text))`;
-  const result = await db.execute(sql`
-    with p as (
-      delete from stat_pending
-      where id in (select id from stat_pending where ${merchantId ? sql`merchant_id = ${merchantId}::uuid and ` : sql``}${merchantFree} order by id limit ${limit} ${lock})
-      returning merchant_id, first_seq, last_seq, first_time, last_time
-    ), f as materialized (
-      select ${FACT_COLUMNS}
-      from p
-      cross join lateral (
-        -- The time bounds prune the read to the range's months (events is partitioned, migration 0028).
-        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq
-          and event_time between p.first_time and p.last_time offset 0
-      ) e
-      cross join lateral (select md5(e.muid) as md5) h
-    ), ${AGGREGATE_UPSERTS}
-    select count(*)::int as ranges from p`);
-  return Number(rowsOf<{ ranges: number }>(result)[0]?.ranges ?? 0);
+  return db.transaction(async (tx) => {
+    const rows = rowsOf<ClaimedEvent>(
+      await tx.execute(sql`
+        with p as (
+          delete from stat_pending
+          where id in (
+            select id from (
+              select id, n, sum(n) over (order by id) as upto from (
+                select id, last_seq - first_seq + 1 as n from stat_pending
+                where ${merchantId ? sql`merchant_id = ${merchantId}::uuid and ` : sql``}${merchantFree} order by id limit ${limit} ${lock}
+              ) c
+            ) w where upto - n < ${FOLD_EVENTS}) -- no range started past FOLD_EVENTS
+          returning merchant_id, first_seq, last_seq, first_time, last_time
+        ), f as materialized (
+          select e.merchant_id, date_bin('15 minutes', e.event_time, timestamptz '1970-01-01 00:00:00+00') as bucket,
+            e.event_name collate "C" as event_name, e.muid,
+            case when e.event_name = 'PageView' then e.raw_data end as page,
+            case when e.event_name = 'Purchase' then e.raw_data::jsonb end as d
+          from p
+          cross join lateral (
+            -- The time bounds prune the read to the range's months (events is partitioned, migration 0028).
+            select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq
+              and event_time between p.first_time and p.last_time offset 0
+          ) e
+        ), ${levels('g', GRAINS)}, r as (${REVENUE_UPSERT})
+        select c.ranges, f.merchant_id::text as merchant_id, (extract(epoch from f.bucket) * 1000)::float8 as quarter,
+          f.event_name, f.muid, f.page
+        from (select count(*)::int as ranges from p) c left join f on true`),
+    );
+    const ranges = Number(rows[0]?.ranges ?? 0);
+    if (ranges === 0 || rows[0]?.merchant_id === null) return ranges;
+    // Grouped in slices, the event loop let go between them: 50k events are ~300 ms of grouping.
+    const grouped = new FoldDeltas(GRAINS, DIMENSION_GRAINS);
+    for (let at = 0; at < rows.length; at++) {
+      const e = rows[at]!;
+      grouped.add({
+        merchantId: e.merchant_id!,
+        quarter: Number(e.quarter),
+        eventName: e.event_name,
+        muid: e.muid,
+        page: e.page,
+      });
+      if (at % 2_000 === 1_999) await setImmediate();
+    }
+    const deltas = grouped.deltas();
+    const merchants = sql`(${new Param(deltas.merchants)}::text[])`;
+    await tx.execute(sql`
+      with b as (
+        insert into stat_buckets as t (merchant_id, grain, bucket, event_name, events, visitors)
+        select ${merchants}[r.m]::uuid, r.g, r.b, r.n collate "C", r.e, stats_hll_compact(decode(r.v, 'hex'))
+        from json_to_recordset(${JSON.stringify(deltas.buckets)}::json) as r(m int, g smallint, b timestamptz, n text, e bigint, v text)
+        order by 1, 2, 3, 4
+        on conflict (merchant_id, grain, bucket, event_name) do update
+        set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+      ), dm as (
+        insert into stat_dimensions as t (merchant_id, dimension, grain, bucket, value, events, visitors)
+        select ${merchants}[r.m]::uuid, r.d collate "C", r.g, r.b, r.x collate "C", r.e, stats_hll_compact(decode(r.v, 'hex'))
+        from json_to_recordset(${JSON.stringify(deltas.dimensions)}::json) as r(m int, d text, g smallint, b timestamptz, x text, e bigint, v text)
+        order by 1, 2, 3, 4, 5
+        on conflict (merchant_id, dimension, grain, bucket, value) do update
+        set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+      )
+      select 1`);
+    return ranges;
+  });
+}
+
+/** A row of the fold's first statement: the ranges claimed, then one event each (none: nulls). */
+interface ClaimedEvent {
+  ranges: number;
+  merchant_id: string | null;
+  quarter: number | string;
+  event_name: string;
+  muid: string;
+  page: string | null;
 }
 
 /**

@@ -9,7 +9,8 @@ import * as crypto from 'node:crypto';
  *
  * Stored form (bytea, column `visitors`): dense = exactly 16384 bytes, one register each; sparse =
  * 5 bytes per entry (hash, 4 bytes big-endian, then rank), repeats allowed. A sparse length is a
- * multiple of 5, so it is never 16384. The database builds them (fold.ts, from `md5(muid)`);
+ * multiple of 5, so it is never 16384. The fold builds them (fold-rows.ts, `entryOf`), the recount
+ * and the backfills in SQL (from `md5(muid)`);
  * `stats_hll_merge` / `stats_hll_compact` (migration 0027) append sparse ones, drop repeats past
  * SPARSE_MAX entries and turn a row dense only when more than SPARSE_MAX distinct hashes remain.
  * A union of sparse sketches counts distinct 32-bit hashes: exact but for hash collisions
