@@ -1,4 +1,4 @@
-import { encodeSparse, entryOf, type SparseEntries } from './sketch.js';
+import { entryOf } from './sketch.js';
 
 /** An event as the fold reads it (fold.ts): merchant, 15-minute bucket (epoch ms), name, muid, PageView data. */
 export interface FoldEvent {
@@ -10,25 +10,12 @@ export interface FoldEvent {
   page: string | null;
 }
 
-/** A `stat_buckets` delta: merchant (1-based index), grain, bucket (ISO), name, events, sparse sketch (hex). */
-interface BucketDelta {
-  m: number;
-  g: number;
-  b: string;
-  n: string;
-  e: number;
-  v: string;
-}
-
-/** A `stat_dimensions` delta: as BucketDelta, with the dimension `d` and its value `x`. */
-interface DimensionDelta {
-  m: number;
-  d: string;
-  g: number;
-  b: string;
-  x: string;
-  e: number;
-  v: string;
+/** One table's cells, column by column: slot and key (1-based, into FoldDeltas' lists), events, sketch (hex). */
+export interface CellColumns {
+  slot: number[];
+  key: number[];
+  events: number[];
+  visitors: string[];
 }
 
 const REFERRER_HOST = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/;
@@ -79,57 +66,97 @@ function dimensionValuesOf(page: string): [string, string][] | null {
 }
 
 interface Cell {
-  m: number;
-  g: number;
-  b: number;
-  dimension: string;
-  key: string;
+  slot: number;
+  key: number;
   e: number;
-  entries: SparseEntries;
+  /** Entries as hash * 64 + rank: the first, then (from a second visitor on) all of them, repeats allowed. */
+  first: number;
+  more: Float64Array | null;
+  n: number;
 }
 
-/** Ids for repeated strings: a cell's key is two small numbers, not a long string to hash. */
+/** Ids of repeated strings, or pairs of them (a dimension and its value), in the order first seen. */
 class Ids {
   private readonly ids = new Map<string, number>();
+  readonly first: string[] = [];
+  readonly second: string[] = [];
 
-  keys(): string[] {
-    return [...this.ids.keys()];
-  }
-
-  of(text: string): number {
+  of(first: string, second = ''): number {
+    const text = second === '' ? first : `${first}\u0000${second}`;
     let id = this.ids.get(text);
     if (id === undefined) {
       id = this.ids.size;
       this.ids.set(text, id);
+      this.first.push(first);
+      this.second.push(second);
     }
     return id;
   }
 }
 
-/** Slots (merchant, level, bucket) one FoldDeltas holds at most (a cell's id is key x SLOTS + slot). */
-const SLOTS = 2 ** 21;
-
-/** The cells of one table, by key id (a name, or a dimension and value) and slot. */
+/** The cells of one table, by key id (a name, or a dimension and value), then slot: small integers, no string to hash. */
 class Cells {
-  readonly cells = new Map<number, Cell>();
+  private readonly byKey = new Map<number, Map<number, Cell>>();
 
-  add(key: number, slot: number, slots: readonly Slot[], dimension: string, value: string, hash: number, rank: number) {
-    const id = key * SLOTS + slot;
-    let cell = this.cells.get(id);
+  add(key: number, slot: number, entry: number) {
+    let cells = this.byKey.get(key);
+    if (cells === undefined) {
+      cells = new Map();
+      this.byKey.set(key, cells);
+    }
+    const cell = cells.get(slot);
     if (cell === undefined) {
-      const { m, g, b } = slots[slot]!;
-      cell = { m, g, b, dimension, key: value, e: 0, entries: new Map() };
-      this.cells.set(id, cell);
+      cells.set(slot, { slot, key, e: 1, first: entry, more: null, n: 1 });
+      return;
     }
     cell.e += 1;
-    cell.entries.set(hash, rank);
+    // A typed array, not a Map: a 32-bit hash is no small integer, and a Map of them allocated per entry.
+    if (cell.more === null) {
+      if (entry === cell.first) return;
+      cell.more = new Float64Array(4);
+      cell.more[0] = cell.first;
+    } else if (cell.more[cell.n - 1] === entry) return;
+    else if (cell.n === cell.more.length) {
+      const grown = new Float64Array(cell.n * 2);
+      grown.set(cell.more);
+      cell.more = grown;
+    }
+    cell.more[cell.n++] = entry;
+  }
+
+  columns(): CellColumns {
+    const columns: CellColumns = { slot: [], key: [], events: [], visitors: [] };
+    for (const cells of this.byKey.values()) {
+      for (const cell of cells.values()) {
+        columns.slot.push(cell.slot + 1);
+        columns.key.push(cell.key + 1);
+        columns.events.push(cell.e);
+        columns.visitors.push(cell.more === null ? hexOf(cell.first) : sparseHex(cell.more.subarray(0, cell.n)));
+      }
+    }
+    return columns;
   }
 }
 
-interface Slot {
-  m: number;
-  g: number;
-  b: number;
+/** An entry (hash * 64 + rank) in the sparse stored form (sketch.ts): 4 bytes of hash, 1 of rank. */
+const hexOf = (entry: number) =>
+  Math.floor(entry / 64)
+    .toString(16)
+    .padStart(8, '0') + (entry % 64).toString(16).padStart(2, '0');
+
+/** Distinct entries in the sparse stored form, as hex. */
+function sparseHex(entries: Float64Array): string {
+  entries.sort();
+  const out = Buffer.alloc(entries.length * 5);
+  let at = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    if (i > 0 && entry === entries[i - 1]) continue;
+    out.writeUInt32BE(Math.floor(entry / 64), at);
+    out[at + 4] = entry % 64;
+    at += 5;
+  }
+  return out.subarray(0, at).toString('hex');
 }
 
 /**
@@ -140,14 +167,17 @@ interface Slot {
  */
 export class FoldDeltas {
   private readonly merchants = new Ids();
-  private readonly keys = new Ids();
-  private readonly slotIds = new Ids();
-  private readonly slots: Slot[] = [];
-  // Per merchant and 15-minute bucket: the slot of each level (`all`), made once.
+  /** Event names of `stat_buckets` (first), dimensions and values of `stat_dimensions` (first, second). */
+  private readonly names = new Ids();
+  private readonly values = new Ids();
+  /** Per merchant and level (index m * levels + level): bucket start (minutes) -> slot. */
+  private readonly slotIds = new Map<number, Map<number, number>>();
+  private readonly slots = { m: [] as number[], g: [] as number[], b: [] as number[] };
+  // Per merchant and 15-minute bucket (its number since the epoch): the slot of each level (`all`), made once.
   private readonly slotsOf = new Map<number, Map<number, number[]>>();
   private readonly buckets = new Cells();
   private readonly dimensions = new Cells();
-  private readonly entries = new Map<string, { hash: number; rank: number }>();
+  private readonly entries = new Map<string, number>();
   private readonly all: number[];
   private readonly gi: number[];
   private readonly di: number[];
@@ -157,66 +187,69 @@ export class FoldDeltas {
     this.all = [...new Set([...grains, ...dimensionGrains])];
     this.gi = grains.map((g) => this.all.indexOf(g));
     this.di = dimensionGrains.map((g) => this.all.indexOf(g));
-    this.allNames = this.keys.of('');
+    this.allNames = this.names.of('');
   }
 
   add(event: FoldEvent): void {
-    const { slots } = this;
     const m = this.merchants.of(event.merchantId) + 1;
     let quarters = this.slotsOf.get(m);
     if (quarters === undefined) {
       quarters = new Map();
       this.slotsOf.set(m, quarters);
     }
-    let at = quarters.get(event.quarter);
+    const quarter = event.quarter / 900_000;
+    let at = quarters.get(quarter);
     if (at === undefined) {
-      at = this.all.map((g) => {
-        const b = binned(event.quarter, g);
-        const slot = this.slotIds.of(`${m} ${g} ${b}`);
-        if (slot === slots.length) slots.push({ m, g, b });
-        return slot;
-      });
-      if (slots.length > SLOTS) throw new Error(`FoldDeltas: more than ${SLOTS} buckets`);
-      quarters.set(event.quarter, at);
+      at = this.all.map((g, level) => this.slotOf(m, level, binned(event.quarter, g)));
+      quarters.set(quarter, at);
     }
     let entry = this.entries.get(event.muid);
     if (entry === undefined) {
-      entry = entryOf(event.muid);
+      const { hash, rank } = entryOf(event.muid);
+      entry = hash * 64 + rank;
       this.entries.set(event.muid, entry);
     }
-    const { hash, rank } = entry;
-    const name = this.keys.of(event.eventName);
+    const name = this.names.of(event.eventName);
     for (const i of this.gi) {
-      this.buckets.add(name, at[i]!, slots, '', event.eventName, hash, rank);
-      this.buckets.add(this.allNames, at[i]!, slots, '', '', hash, rank);
+      this.buckets.add(name, at[i]!, entry);
+      this.buckets.add(this.allNames, at[i]!, entry);
     }
     if (event.page === null) return;
     for (const [dimension, value] of dimensionValuesOf(event.page) ?? []) {
-      const key = this.keys.of(`${dimension}\u0000${value}`);
-      for (const i of this.di) this.dimensions.add(key, at[i]!, slots, dimension, value, hash, rank);
+      const key = this.values.of(dimension, value);
+      for (const i of this.di) this.dimensions.add(key, at[i]!, entry);
     }
   }
 
+  /** Everything added, as arrays for the fold's upserts (merchants 1-based, bucket starts in epoch seconds). */
   deltas() {
-    const isoOf = new Map<number, string>();
-    const iso = (start: number) => {
-      let text = isoOf.get(start);
-      if (text === undefined) {
-        text = new Date(start).toISOString();
-        isoOf.set(start, text);
-      }
-      return text;
-    };
-    const hexOf = (cell: Cell) => encodeSparse(cell.entries).toString('hex');
     return {
-      merchants: this.merchants.keys(),
-      buckets: [...this.buckets.cells.values()].map(
-        (c): BucketDelta => ({ m: c.m, g: c.g, b: iso(c.b), n: c.key, e: c.e, v: hexOf(c) }),
-      ),
-      dimensions: [...this.dimensions.cells.values()].map(
-        (c): DimensionDelta => ({ m: c.m, d: c.dimension, g: c.g, b: iso(c.b), x: c.key, e: c.e, v: hexOf(c) }),
-      ),
+      merchants: this.merchants.first,
+      slots: this.slots,
+      names: this.names.first,
+      dimensions: this.values.first,
+      values: this.values.second,
+      bucketCells: this.buckets.columns(),
+      dimensionCells: this.dimensions.columns(),
     };
+  }
+
+  private slotOf(m: number, level: number, start: number): number {
+    const index = m * this.all.length + level;
+    let starts = this.slotIds.get(index);
+    if (starts === undefined) {
+      starts = new Map();
+      this.slotIds.set(index, starts);
+    }
+    let slot = starts.get(start / 60_000);
+    if (slot === undefined) {
+      slot = this.slots.m.length;
+      starts.set(start / 60_000, slot);
+      this.slots.m.push(m);
+      this.slots.g.push(this.all[level]!);
+      this.slots.b.push(start / 1000);
+    }
+    return slot;
   }
 }
 

@@ -2,16 +2,17 @@ import { setImmediate } from 'node:timers/promises';
 import { Param, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
-import { FoldDeltas } from './fold-rows.js';
+import { type CellColumns, FoldDeltas } from './fold-rows.js';
 
 /**
  * Pending ranges taken by one fold, and the events they may hold (a first range is taken whatever
  * its size). A larger fold shares more hour, day and week rows between events: 100 ranges of 500
- * events cost 24 µs an event against 33 for 10 (bench/README.md part 7). Each of its statements
- * must end well within the statement timeout (5 s) on a loaded machine.
+ * events cost 24 µs an event against 33 for 10 (bench/README.md part 7). The events bound the
+ * process's grouping (about 40 µs an event when every event has buckets of its own) and each
+ * statement, which must end well within the statement timeout (5 s) on a loaded machine.
  */
 const FOLD_ROWS = 100;
-export const FOLD_EVENTS = 50_000;
+export const FOLD_EVENTS = 20_000;
 
 /**
  * The advisory lock class of a merchant's aggregates (the key: `hashtext(merchant_id::text)`): every
@@ -175,7 +176,7 @@ export async function foldPendingStats(
     );
     const ranges = Number(rows[0]?.ranges ?? 0);
     if (ranges === 0 || rows[0]?.merchant_id === null) return ranges;
-    // Grouped in slices, the event loop let go between them: 50k events are ~300 ms of grouping.
+    // Grouped in slices, the event loop let go between them: 20k events are up to ~800 ms of grouping.
     const grouped = new FoldDeltas(GRAINS, DIMENSION_GRAINS);
     for (let at = 0; at < rows.length; at++) {
       const e = rows[at]!;
@@ -186,22 +187,29 @@ export async function foldPendingStats(
         muid: e.muid,
         page: e.page,
       });
-      if (at % 2_000 === 1_999) await setImmediate();
+      if (at % 500 === 499) await setImmediate();
     }
-    const deltas = grouped.deltas();
-    const merchants = sql`(${new Param(deltas.merchants)}::text[])`;
+    const d = grouped.deltas();
+    const list = (values: readonly (string | number)[], type: string) => sql`${new Param(values)}::${sql.raw(type)}`;
+    const cells = (c: CellColumns) =>
+      sql`unnest(${list(c.slot, 'int[]')}, ${list(c.key, 'int[]')}, ${list(c.events, 'bigint[]')}, ${list(c.visitors, 'text[]')}) as c(s, k, e, v)
+        join s on s.i = c.s`;
     await tx.execute(sql`
-      with b as (
+      with s as materialized (
+        select (${list(d.merchants, 'text[]')})[m]::uuid as merchant_id, g, to_timestamp(b) as bucket, i
+        from unnest(${list(d.slots.m, 'int[]')}, ${list(d.slots.g, 'int[]')}, ${list(d.slots.b, 'float8[]')}) with ordinality as s(m, g, b, i)
+      ), b as (
         insert into stat_buckets as t (merchant_id, grain, bucket, event_name, events, visitors)
-        select ${merchants}[r.m]::uuid, r.g, r.b, r.n collate "C", r.e, stats_hll_compact(decode(r.v, 'hex'))
-        from json_to_recordset(${JSON.stringify(deltas.buckets)}::json) as r(m int, g smallint, b timestamptz, n text, e bigint, v text)
+        select s.merchant_id, s.g, s.bucket, (${list(d.names, 'text[]')})[c.k] collate "C", c.e, stats_hll_compact(decode(c.v, 'hex'))
+        from ${cells(d.bucketCells)}
         order by 1, 2, 3, 4
         on conflict (merchant_id, grain, bucket, event_name) do update
         set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
       ), dm as (
         insert into stat_dimensions as t (merchant_id, dimension, grain, bucket, value, events, visitors)
-        select ${merchants}[r.m]::uuid, r.d collate "C", r.g, r.b, r.x collate "C", r.e, stats_hll_compact(decode(r.v, 'hex'))
-        from json_to_recordset(${JSON.stringify(deltas.dimensions)}::json) as r(m int, d text, g smallint, b timestamptz, x text, e bigint, v text)
+        select s.merchant_id, (${list(d.dimensions, 'text[]')})[c.k] collate "C", s.g, s.bucket, (${list(d.values, 'text[]')})[c.k] collate "C",
+          c.e, stats_hll_compact(decode(c.v, 'hex'))
+        from ${cells(d.dimensionCells)}
         order by 1, 2, 3, 4, 5
         on conflict (merchant_id, dimension, grain, bucket, value) do update
         set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
