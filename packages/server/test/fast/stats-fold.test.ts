@@ -10,12 +10,11 @@ import { type InProcessApp, startInProcessApp } from '../../src/testing/index.js
 // every level must come out the same: counts, amounts, dimension values and the visitors' entries.
 let app: InProcessApp;
 beforeAll(async () => {
-  app = await startInProcessApp({ env: { DB_STATEMENT_TIMEOUT: '60000' } });
+  app = await startInProcessApp();
 });
 afterAll(() => app?.close());
 
-const q = async <T = Record<string, unknown>>(query: ReturnType<typeof sql>) =>
-  rowsOf<T>(await app.deps.db.execute(query));
+const q = <T>(query: ReturnType<typeof sql>) => app.deps.db.execute(query).then((result) => rowsOf<T>(result));
 
 const long = `/${'é'.repeat(150)}${'😀'.repeat(80)}`;
 // Data the SQL rules read in more than one way: referrers with user info, ports, upper case or
