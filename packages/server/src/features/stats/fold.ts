@@ -140,6 +140,21 @@ export async function foldPendingStats(
   wait = false,
   merchantId?: string,
 ): Promise<number> {
+  return (await foldPass(db, limit, wait, merchantId)).ranges;
+}
+
+/**
+ * One fold (foldPendingStats), with whether it was full: it reached FOLD_ROWS ranges or half of
+ * FOLD_EVENTS events, so more may be waiting (the fold job then runs again at once; after a
+ * smaller pass it waits for the next insert's wake-up, so a trickle is folded about once a second
+ * in one pass instead of one pass per insert).
+ */
+export async function foldPass(
+  db: Database,
+  limit = FOLD_ROWS,
+  wait = false,
+  merchantId?: string,
+): Promise<{ ranges: number; full: boolean }> {
   const lock = wait ? sql`for update` : sql`for update skip locked`;
   // A merchant being recounted (recount.ts holds its lock exclusively) is skipped, or waited for.
   const merchantFree = wait
@@ -172,10 +187,12 @@ export async function foldPendingStats(
         ), ${levels('g', GRAINS)}, r as (${REVENUE_UPSERT})
         select c.ranges, f.merchant_id::text as merchant_id, (extract(epoch from f.bucket) * 1000)::float8 as quarter,
           f.event_name, f.muid, f.page
-        from (select count(*)::int as ranges from p) c left join f on true`),
+        from (select count(*)::int as ranges, coalesce(sum(last_seq - first_seq + 1), 0)::float8 as spanned from p) c
+        left join f on true`),
     );
     const ranges = Number(rows[0]?.ranges ?? 0);
-    if (ranges === 0 || rows[0]?.merchant_id === null) return ranges;
+    const result = { ranges, full: ranges >= limit || Number(rows[0]?.spanned ?? 0) >= FOLD_EVENTS / 2 };
+    if (ranges === 0 || rows[0]?.merchant_id === null) return result;
     // Grouped in slices, the event loop let go between them: 20k events are up to ~800 ms of grouping.
     const grouped = new FoldDeltas(GRAINS, DIMENSION_GRAINS);
     for (let at = 0; at < rows.length; at++) {
@@ -215,13 +232,14 @@ export async function foldPendingStats(
         set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
       )
       select 1`);
-    return ranges;
+    return result;
   });
 }
 
 /** A row of the fold's first statement: the ranges claimed, then one event each (none: nulls). */
 interface ClaimedEvent {
   ranges: number;
+  spanned: number;
   merchant_id: string | null;
   quarter: number | string;
   event_name: string;
