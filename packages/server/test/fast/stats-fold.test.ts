@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/read-rows.js';
-import { FOLD_EVENTS, foldAllPendingStats, foldPendingStats } from '../../src/features/stats/fold.js';
+import { FOLD_EVENTS, foldAllPendingStats, foldPass } from '../../src/features/stats/fold.js';
 import { recountBuckets } from '../../src/features/stats/recount.js';
 import { type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
 
@@ -114,12 +114,12 @@ describe('the fold (JavaScript) against the recount (SQL)', () => {
 });
 
 describe('one fold', () => {
-  it('starts no range past FOLD_EVENTS events, and takes a larger first range whole', async () => {
+  it('starts no range past FOLD_EVENTS events, takes a larger first range whole, and says when it was full', async () => {
     const partner = await app.createPartner();
     const { merchantId } = await app.caller(partner.apiKey).merchant.create({ name: 'Sizes' });
     const span = Math.ceil(FOLD_EVENTS * 0.6);
     // Ranges of seq numbers no event holds (a statement's unused numbers): nothing to count.
-    const ranges = [FOLD_EVENTS * 2, span, span, span].map((n, i) => [
+    const ranges = [FOLD_EVENTS * 2, span, span, span, 5].map((n, i) => [
       i * 10 * FOLD_EVENTS + 1,
       i * 10 * FOLD_EVENTS + n,
     ]);
@@ -128,14 +128,16 @@ describe('one fold', () => {
         insert into stat_pending (merchant_id, first_seq, last_seq, first_time, last_time)
         values (${merchantId}::uuid, ${first}, ${last}, now(), now())`);
     }
-    const pending = async () =>
-      (
-        await q<{ n: number }>(sql`select count(*)::int as n from stat_pending where merchant_id = ${merchantId}::uuid`)
-      )[0]?.n;
-    expect(await foldPendingStats(app.deps.db, 100, true, merchantId)).toBe(1);
-    expect(await foldPendingStats(app.deps.db, 100, true, merchantId)).toBe(2);
-    expect(await pending()).toBe(1);
-    expect(await foldPendingStats(app.deps.db, 100, true, merchantId)).toBe(1);
-    expect(await pending()).toBe(0);
+    const pass = () => foldPass(app.deps.db, 100, true, merchantId);
+    expect(await pass()).toEqual({ ranges: 1, full: true });
+    expect(await pass()).toEqual({ ranges: 2, full: true });
+    // The third span and the small one: over half of FOLD_EVENTS, full.
+    expect(await pass()).toEqual({ ranges: 2, full: true });
+    expect(await pass()).toEqual({ ranges: 0, full: false });
+    await app.deps.db.execute(sql`
+      insert into stat_pending (merchant_id, first_seq, last_seq, first_time, last_time)
+      values (${merchantId}::uuid, 1, 5, now(), now())`);
+    // A trickle: the job waits for the next wake-up instead of running again at once.
+    expect(await pass()).toEqual({ ranges: 1, full: false });
   });
 });

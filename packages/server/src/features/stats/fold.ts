@@ -185,7 +185,7 @@ export async function foldPass(
               and event_time between p.first_time and p.last_time offset 0
           ) e
         ), ${levels('g', GRAINS)}, r as (${REVENUE_UPSERT})
-        select c.ranges, f.merchant_id::text as merchant_id, (extract(epoch from f.bucket) * 1000)::float8 as quarter,
+        select c.ranges, c.spanned, f.merchant_id::text as merchant_id, (extract(epoch from f.bucket) * 1000)::float8 as quarter,
           f.event_name, f.muid, f.page
         from (select count(*)::int as ranges, coalesce(sum(last_seq - first_seq + 1), 0)::float8 as spanned from p) c
         left join f on true`),
