@@ -67,17 +67,16 @@ const REVENUE_UPSERT = sql`
       set purchases = t.purchases + excluded.purchases, amount = t.amount + excluded.amount`;
 
 /**
- * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` at the levels `grains` (those
- * of `stat_dimensions`: `dimensionGrains`) from a CTE `f` of FACT_COLUMNS rows (CTEs `g`, `dg`,
- * `bk`, `bq`, `b`, `r`, `dv`, `dk`, `dq`, `dm`): per level, bucket and name, and per bucket for all names (''), counts and sums added, sketches merged, in
- * key order. Entries are made distinct per 15-minute bucket only: a coarser level's sketch may
- * repeat an entry (a visitor seen in two quarters of its hour), which the union ignores and
- * compaction drops, and one grouping fewer per level cut the fold's time by about a fifth. Each
- * level is then grouped from the 15-minute sketches (`bq`, `dq`: a sparse sketch is its entries
- * end to end), not from every entry again: one row per bucket and name to sort, not one per entry.
+ * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` at the levels `grains` from a
+ * CTE `f` of FACT_COLUMNS rows (CTEs `g`, `dg`, `bk`, `bq`, `b`, `r`, `dv`, `dk`, `dq`, `dm`): per
+ * level, bucket and name, and per bucket for all names (''), counts and sums added, sketches
+ * merged, in key order. The SQL form of the rules, for the recount's 15-minute rows (recount.ts);
+ * the live fold groups in the process (fold-rows.ts), held equal by test/fast/stats-fold.test.ts.
+ * Each level is grouped from the 15-minute sketches (`bq`, `dq`: a sparse sketch is its entries
+ * end to end), entries made distinct per 15-minute bucket only.
  */
-export function aggregateUpserts(grains: readonly number[], dimensionGrains: readonly number[] = grains) {
-  return sql`${levels('g', grains)}, ${levels('dg', dimensionGrains)}, bk as (
+export function aggregateUpserts(grains: readonly number[]) {
+  return sql`${levels('g', grains)}, ${levels('dg', grains)}, bk as (
       select merchant_id, bucket, event_name, entry, count(*) as n from f group by 1, 2, 3, 4
     ), bq as (
       select merchant_id, bucket, event_name, sum(n) as n, string_agg(entry, ''::bytea) as entries from bk group by 1, 2, 3
