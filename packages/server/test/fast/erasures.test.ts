@@ -148,10 +148,10 @@ async function expectAggregatesMatchEvents(merchantId: string): Promise<void> {
   }
   expect(paths.map((p) => [p.key, p.events])).toEqual([...wantPaths.entries()].sort());
   const sources = await q<{ n: number }>(
-    sql`select count(*)::int as n from stat_dimensions where merchant_id = ${merchantId}::uuid and dimension = 'utm_source' and grain = 15`,
+    sql`select count(*)::int as n from stat_dimensions where merchant_id = ${merchantId}::uuid and dimension = 'utm_source' and grain = 60`,
   );
   const wantSources = new Set(
-    events.filter((x) => x.event_name === 'PageView').map((e) => `${keysOf(e, '')[0]}|${e.muid}`),
+    events.filter((x) => x.event_name === 'PageView').map((e) => `${keysOf(e, '', [60])[0]}|${e.muid}`),
   );
   expect(sources[0]?.n).toBe(wantSources.size);
 }

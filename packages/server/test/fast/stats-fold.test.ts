@@ -97,7 +97,7 @@ describe('the fold (JavaScript) against the recount (SQL)', () => {
     await app.caller().collect.ingest({ tagId, events: events as never });
     await foldAllPendingStats(app.deps.db);
     const folded = await snapshot(merchantId);
-    expect(folded.filter((r) => r.startsWith('d 15 ') && r.includes(' path ')).length).toBeGreaterThan(5);
+    expect(folded.filter((r) => r.startsWith('d 60 ') && r.includes(' path ')).length).toBeGreaterThan(5);
     expect(folded.some((r) => r.includes(' utm_source mail list '))).toBe(true);
     expect(folded.some((r) => r.includes(' referrer news.example:8080 '))).toBe(true);
 

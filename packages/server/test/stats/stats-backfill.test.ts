@@ -8,7 +8,7 @@ import { getStats, query } from './stats-helpers.js';
 
 // Migrations 0017 and 0027 build the aggregates of the events stored before them in SQL (0017 the
 // 15-minute rows, 0027 new sketches, the all-names rows, hours and days, 0031 the dimensions'
-// weeks). Their backfills, run
+// weeks, 0032 drops the dimensions' 15-minute rows). Their backfills, run
 // again over events stored through /v1/collect, must give the very aggregates the fold
 // (features/stats/fold.ts) kept: the same counts, sums, sketch registers and distinct hashes.
 let server: TestServer;
@@ -21,11 +21,12 @@ const statementsOf = (file: string) =>
   readFileSync(new URL(`../../src/db/migrations/${file}`, import.meta.url), 'utf8')
     .split('--> statement-breakpoint')
     .map((statement) => statement.trim())
-    .filter((statement) => /CREATE TEMPORARY TABLE|^(--[^\n]*\n)*(INSERT INTO|UPDATE)/.test(statement));
+    .filter((statement) => /CREATE TEMPORARY TABLE|^(--[^\n]*\n)*(INSERT INTO|UPDATE|DELETE FROM)/.test(statement));
 const backfill = [
   ...statementsOf('0017_stats.sql'),
   ...statementsOf('0027_stat_rollups.sql'),
   ...statementsOf('0031_stat_dimension_weeks.sql'),
+  ...statementsOf('0032_stat_dimension_quarters.sql'),
 ];
 
 type Row = Record<string, unknown>;
@@ -60,7 +61,7 @@ async function snapshot(merchantId: string): Promise<{ buckets: string[]; dimens
 
 describe('stats: the migration builds the aggregates of stored events', () => {
   it('gives what the live path kept', async () => {
-    expect(backfill).toHaveLength(4 + 8 + 1);
+    expect(backfill).toHaveLength(4 + 8 + 1 + 1);
     const tag = await preverifiedTag(server);
     const base = Date.UTC(2026, 7, 1, 9);
     const events: SentEvent[] = [];

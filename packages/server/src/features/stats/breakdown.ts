@@ -4,8 +4,8 @@ import type { ReadDb } from '../../db/read-routing.js';
 import { readRows } from '../../db/read-rows.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { foldPendingStatsOf } from './fold.js';
-import { segmentsOf } from './levels.js';
+import { DIMENSION_VALUES, FACT_COLUMNS, foldPendingStatsOf } from './fold.js';
+import { type Segment, segmentsOf } from './levels.js';
 import { statsRange } from './range.js';
 import { inSegment, nameFilter, segmentRows } from './series.js';
 import { visitorsOf } from './sketch.js';
@@ -25,7 +25,8 @@ export interface StatsBreakdownParams {
  * `limit` summed into `other`. `event_name` reads the bucket table (not its all-names rows); the
  * page-view dimensions read `stat_dimensions`, so a filter without `PageView` leaves them empty.
  * Both at the coarsest levels that fit the range (levels.ts): a 30-day UTC range reads 30 daily rows
- * per name, and per dimension value its whole weeks and the days at their edges (6 or 12 rows).
+ * per name, and per dimension value its whole weeks and the days at their edges (6 or 12 rows);
+ * a dimension's 15-minute edges are read from the page views (dimensionRows).
  */
 export async function statsBreakdown(
   reads: ReadDb,
@@ -37,16 +38,16 @@ export async function statsBreakdown(
   // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
   await foldPendingStatsOf(reads.primary, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
-  const segments = segmentRows(segmentsOf([range.start], range.end, params.dimension !== 'event_name'));
-  const merchant = sql`t.merchant_id = ${params.merchantId}::uuid and ${inSegment(sql`t`)}`;
-  // The rows of the range: daily ones inside it, hours and 15-minute buckets at its edges.
+  const all = segmentsOf([range.start], range.end, params.dimension !== 'event_name');
+  // Rows t(value, events, visitors): whole weeks and days inside the range, hours (and, in a zone
+  // whose midnight is not on the hour, the events of the 15-minute buckets) at its edges.
   let from: SQL | null = null;
   if (params.dimension === 'event_name') {
-    from = sql`${segments} join stat_buckets t on ${merchant} and t.event_name <> '' and ${nameFilter(names, sql`t.event_name`)}
-      cross join lateral (select t.event_name as value) v`;
+    from = sql`(select t.event_name as value, t.events, t.visitors
+      from ${segmentRows(all)} join stat_buckets t on t.merchant_id = ${params.merchantId}::uuid and ${inSegment(sql`t`)}
+        and t.event_name <> '' and ${nameFilter(names, sql`t.event_name`)}) t`;
   } else if (names.length === 0 || names.includes('PageView')) {
-    from = sql`${segments} join stat_dimensions t on ${merchant} and t.dimension = ${params.dimension}
-      cross join lateral (select t.value) v`;
+    from = dimensionRows(params.merchantId, params.dimension, all);
   }
   // First the events per value (no sketch read), ordered here; then the sketches of the top values
   // and of the rest, concatenated in SQL.
@@ -54,7 +55,7 @@ export async function statsBreakdown(
     ? await reads.run(
         'stats',
         async (db) =>
-          (await readRows(db, [sql`select v.value, sum(t.events)::float8 as events from ${from} group by 1`]))[0] ?? [],
+          (await readRows(db, [sql`select t.value, sum(t.events)::float8 as events from ${from} group by 1`]))[0] ?? [],
         { caughtUp: true },
       )
     : [];
@@ -69,7 +70,7 @@ export async function statsBreakdown(
           async (db) =>
             (
               await readRows(db, [
-                sql`select case when v.value in (select json_array_elements_text(${JSON.stringify(top)}::json)) then v.value end as value,
+                sql`select case when t.value in (select json_array_elements_text(${JSON.stringify(top)}::json)) then t.value end as value,
                   string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) <> 16384) as sparse,
                   string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) = 16384) as dense
                 from ${from} group by 1`,
@@ -96,4 +97,32 @@ export async function statsBreakdown(
     other:
       ordered.length > params.limit ? { value: 'other', events: otherEvents, visitors: visitors.get(null) ?? 0 } : null,
   };
+}
+
+/**
+ * A dimension's rows t(value, events, visitors) of the segments: `stat_dimensions` for the hours,
+ * days and weeks; for 15-minute segments (the edges of a range in a zone whose midnight is not on
+ * the hour: at most 45 minutes at each end) the page views themselves, one row each (the fold's
+ * rules, DIMENSION_VALUES), as the fold keeps no 15-minute dimension rows (fold.ts DIMENSION_GRAINS).
+ */
+function dimensionRows(merchantId: string, dimension: string, segments: readonly Segment[]): SQL {
+  const quarters = segments.filter((s) => s.grain === 15);
+  const kept = segments.filter((s) => s.grain !== 15);
+  const parts: SQL[] = [];
+  if (kept.length > 0) {
+    parts.push(sql`select t.value, t.events, t.visitors
+      from ${segmentRows(kept)} join stat_dimensions t on t.merchant_id = ${merchantId}::uuid and ${inSegment(sql`t`)}
+        and t.dimension = ${dimension}`);
+  }
+  if (quarters.length > 0) {
+    parts.push(sql`(with f as (
+        select ${FACT_COLUMNS}
+        from ${segmentRows(quarters)}
+        join events e on e.merchant_id = ${merchantId}::uuid and e.event_name = 'PageView'
+          and e.event_time >= s.lo and e.event_time < s.hi
+        cross join lateral (select md5(e.muid) as md5) h
+      ), dv as (${DIMENSION_VALUES})
+      select dv.value, 1::bigint as events, dv.entry as visitors from dv where dv.dimension = ${dimension})`);
+  }
+  return sql`(${sql.join(parts, sql` union all `)}) t`;
 }

@@ -24,11 +24,13 @@ export const RECOUNT_LOCK_CLASS = 73_410_034;
 export const GRAINS = [15, 60, 1440] as const;
 
 /**
- * The levels of `stat_dimensions`: those and 7-day weeks (from the epoch, a Thursday). A 30-day
- * breakdown reads 6 or 12 rows per value instead of 30; its cost grows with rows, not bytes
- * (10M events, 977 paths: 82 ms on daily rows, 36 ms on weekly ones, bench/README.md part 6).
+ * The levels of `stat_dimensions`: UTC hours, days and 7-day weeks (from the epoch, a Thursday). A
+ * 30-day breakdown reads 6 or 12 rows per value instead of 30; its cost grows with rows, not bytes
+ * (10M events, 977 paths: 82 ms on daily rows, 36 ms on weekly ones, bench/README.md part 6). No
+ * 15-minute rows: they were half the fold's rows and only a zone whose midnight is not on the hour
+ * reads them, at a range's two edges, which the breakdown reads from the events (breakdown.ts).
  */
-export const DIMENSION_GRAINS = [...GRAINS, 10_080] as const;
+export const DIMENSION_GRAINS = [60, 1440, 10_080] as const;
 
 /**
  * What one event adds to the aggregates, read from `e` (an events row) and `h.md5` (md5 of its
@@ -67,16 +69,35 @@ const REVENUE_UPSERT = sql`
       set purchases = t.purchases + excluded.purchases, amount = t.amount + excluded.amount`;
 
 /**
+ * The dimension values of the PageView rows of a CTE `f` of FACT_COLUMNS rows: rows (merchant_id,
+ * dimension, bucket, value, entry), one per event and dimension. The SQL form of fold-rows.ts's rules.
+ */
+export const DIMENSION_VALUES = sql`
+      select f.merchant_id, v.dimension collate "C" as dimension, f.bucket, coalesce(nullif(left(v.value, 200), ''), '(none)') collate "C" as value, f.entry
+      from f
+      cross join lateral (select case when jsonb_typeof(f.d->'url') = 'string' then f.d->>'url' end as url) u
+      cross join lateral (values
+        ('path', case when jsonb_typeof(f.d->'path') = 'string' then f.d->>'path' end),
+        ('referrer', case when jsonb_typeof(f.d->'referrer') = 'string'
+          then lower(substring(f.d->>'referrer' from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#]*)')) end),
+        ('utm_source', case when u.url like '%utm_source=%' then replace(substring(u.url from '[?&]utm_source=([^&#]*)'), '+', ' ') end),
+        ('utm_medium', case when u.url like '%utm_medium=%' then replace(substring(u.url from '[?&]utm_medium=([^&#]*)'), '+', ' ') end),
+        ('utm_campaign', case when u.url like '%utm_campaign=%' then replace(substring(u.url from '[?&]utm_campaign=([^&#]*)'), '+', ' ') end)
+      ) as v(dimension, value)
+      where f.event_name = 'PageView' and jsonb_typeof(f.d) = 'object'`;
+
+/**
  * The upserts of `stat_buckets`, `stat_revenue` and `stat_dimensions` at the levels `grains` from a
  * CTE `f` of FACT_COLUMNS rows (CTEs `g`, `dg`, `bk`, `bq`, `b`, `r`, `dv`, `dk`, `dq`, `dm`): per
  * level, bucket and name, and per bucket for all names (''), counts and sums added, sketches
- * merged, in key order. The SQL form of the rules, for the recount's 15-minute rows (recount.ts);
- * the live fold groups in the process (fold-rows.ts), held equal by test/fast/stats-fold.test.ts.
+ * merged, in key order (`stat_dimensions` at `dimensionGrains`). The SQL form of the rules, for
+ * the recount (recount.ts); the live fold groups in the process (fold-rows.ts), held equal by
+ * test/fast/stats-fold.test.ts.
  * Each level is grouped from the 15-minute sketches (`bq`, `dq`: a sparse sketch is its entries
  * end to end), entries made distinct per 15-minute bucket only.
  */
-export function aggregateUpserts(grains: readonly number[]) {
-  return sql`${levels('g', grains)}, ${levels('dg', grains)}, bk as (
+export function aggregateUpserts(grains: readonly number[], dimensionGrains: readonly number[] = grains) {
+  return sql`${levels('g', grains)}, ${levels('dg', dimensionGrains)}, bk as (
       select merchant_id, bucket, event_name, entry, count(*) as n from f group by 1, 2, 3, 4
     ), bq as (
       select merchant_id, bucket, event_name, sum(n) as n, string_agg(entry, ''::bytea) as entries from bk group by 1, 2, 3
@@ -89,19 +110,7 @@ export function aggregateUpserts(grains: readonly number[]) {
       on conflict (merchant_id, grain, bucket, event_name) do update
       set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
     ), r as (${REVENUE_UPSERT}
-    ), dv as (
-      select f.merchant_id, v.dimension collate "C" as dimension, f.bucket, coalesce(nullif(left(v.value, 200), ''), '(none)') collate "C" as value, f.entry
-      from f
-      cross join lateral (select case when jsonb_typeof(f.d->'url') = 'string' then f.d->>'url' end as url) u
-      cross join lateral (values
-        ('path', case when jsonb_typeof(f.d->'path') = 'string' then f.d->>'path' end),
-        ('referrer', case when jsonb_typeof(f.d->'referrer') = 'string'
-          then lower(substring(f.d->>'referrer' from '^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#@]*@)?([^/?#]*)')) end),
-        ('utm_source', case when u.url like '%utm_source=%' then replace(substring(u.url from '[?&]utm_source=([^&#]*)'), '+', ' ') end),
-        ('utm_medium', case when u.url like '%utm_medium=%' then replace(substring(u.url from '[?&]utm_medium=([^&#]*)'), '+', ' ') end),
-        ('utm_campaign', case when u.url like '%utm_campaign=%' then replace(substring(u.url from '[?&]utm_campaign=([^&#]*)'), '+', ' ') end)
-      ) as v(dimension, value)
-      where f.event_name = 'PageView' and jsonb_typeof(f.d) = 'object'
+    ), dv as (${DIMENSION_VALUES}
     ), dk as (
       select merchant_id, dimension, bucket, value, entry, count(*) as n from dv group by 1, 2, 3, 4, 5
     ), dq as (
