@@ -28,7 +28,7 @@ interface Totals {
   purchases: number;
 }
 
-type ShapeKey = 'timeseries90d' | 'summary30d' | 'paths30d' | 'timeseries90dNewYork';
+type ShapeKey = 'timeseries90d' | 'summary30d' | 'paths30d' | 'timeseries90dNewYork' | 'paths30dKolkata';
 
 interface ShapeResult {
   key: ShapeKey;
@@ -111,12 +111,16 @@ const SHAPES: Array<{ key: ShapeKey; label: string; extra?: boolean }> = [
   { key: 'summary30d', label: '30-day summary, compare=previous' },
   { key: 'paths30d', label: 'top-10 path breakdown, 30 days' },
   { key: 'timeseries90dNewYork', label: '90-day daily timeseries, America/New_York (extra)', extra: true },
+  // Its range's edges are half-hours: read from the page views (breakdown.ts dimensionRows).
+  { key: 'paths30dKolkata', label: 'top-10 path breakdown, 30 days, Asia/Kolkata (extra)', extra: true },
 ];
 
 const NEW_YORK = 'America/New_York';
+const KOLKATA = 'Asia/Kolkata';
+const ZONES: Partial<Record<ShapeKey, string>> = { timeseries90dNewYork: NEW_YORK, paths30dKolkata: KOLKATA };
 
 function apiPath(key: ShapeKey, merchantId: string, d: Dates): string {
-  const q = new URLSearchParams({ merchantId, timezone: key === 'timeseries90dNewYork' ? NEW_YORK : 'UTC' });
+  const q = new URLSearchParams({ merchantId, timezone: ZONES[key] ?? 'UTC' });
   if (key === 'timeseries90d' || key === 'timeseries90dNewYork') {
     q.set('startDate', d.start90);
     q.set('endDate', d.last);
@@ -166,11 +170,14 @@ function groupBy(ctx: BenchContext, key: ShapeKey, merchantId: string, d: Dates)
       group by 1`;
   }
   // The top 10 and the `other` row of the rest, as the API answers: one scan, grouped by path and
-  // visitor first (each visitor of the rest counted once).
+  // visitor first (each visitor of the rest counted once). The 30 local days of the shape's zone.
+  const zone = ZONES[key] ?? 'UTC';
   return raw`with pm as (
       select coalesce(raw_data::jsonb->>'path', '(none)') collate "C" as value, muid, count(*) as n
       from events
-      where merchant_id = ${merchantId}::uuid and event_name = 'PageView' and event_time >= ${d.from30} and event_time < ${d.end}
+      where merchant_id = ${merchantId}::uuid and event_name = 'PageView'
+        and event_time >= (${d.start30}::date)::timestamp at time zone ${zone}
+        and event_time < ((${d.last}::date + 1)::timestamp at time zone ${zone})
       group by 1, 2
     ), per as (
       select value, sum(n)::int as events, count(*)::int as visitors from pm group by 1

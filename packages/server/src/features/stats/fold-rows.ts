@@ -77,16 +77,21 @@ interface Cell {
 
 /** Ids of repeated strings, or pairs of them (a dimension and its value), in the order first seen. */
 class Ids {
-  private readonly ids = new Map<string, number>();
+  // By first, then second: no concatenated key to build and hash per lookup.
+  private readonly ids = new Map<string, Map<string, number>>();
   readonly first: string[] = [];
   readonly second: string[] = [];
 
   of(first: string, second = ''): number {
-    const text = second === '' ? first : `${first}\u0000${second}`;
-    let id = this.ids.get(text);
+    let inner = this.ids.get(first);
+    if (inner === undefined) {
+      inner = new Map();
+      this.ids.set(first, inner);
+    }
+    let id = inner.get(second);
     if (id === undefined) {
-      id = this.ids.size;
-      this.ids.set(text, id);
+      id = this.first.length;
+      inner.set(second, id);
       this.first.push(first);
       this.second.push(second);
     }
