@@ -10,7 +10,7 @@ export const createErasureMeta: Meta = {
     description:
       'Answers 202 with the erasure (`status: pending`). In the background every event of the visitor (`muid`) of ' +
       'one merchant (`merchantId`) or of every merchant of the partner is deleted, the statistics of the ' +
-      '15-minute buckets they were in are recounted from the events left, then an `erasure.completed` webhook is ' +
+      'hours they were in are recounted from the events left, then an `erasure.completed` webhook is ' +
       'sent (documented bound: 10 minutes at 100M events). From now on the visitor’s events in that scope are ' +
       'dropped before storage while the erasure runs, and forever with `suppress: true`; the collector answers ' +
       "as usual, so a visitor cannot tell. Another partner's or a deleted merchant: 404 MERCHANT_NOT_FOUND.",
