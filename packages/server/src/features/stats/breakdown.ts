@@ -115,20 +115,18 @@ function dimensionRows(merchantId: string, dimension: string, segments: readonly
         and t.dimension = ${dimension}`);
   }
   if (quarters.length > 0) {
-    // The edges as bounds of their own, not a join on the segments: a prepared statement's generic
-    // plan of that join scanned every event (2.5 s at 3M events; these: index scans, 5 ms).
+    // Each edge a statement of its own: on a join with unnest(segments), or an OR of the edges, a
+    // prepared statement's generic plan read every page view of the merchant and filtered the time
+    // (2.5 s at 3M events); a single range is always in the index condition.
     const iso = (t: number) => new Date(t).toISOString();
-    const edges = sql.join(
-      quarters.map(
-        (s) => sql`(e.event_time >= ${iso(s.lo)}::timestamptz and e.event_time < ${iso(s.hi)}::timestamptz)`,
-      ),
-      sql` or `,
-    );
-    parts.push(sql`(with f as materialized (
-        select ${FACT_COLUMNS}
+    const edges = quarters.map(
+      (s) => sql`select ${FACT_COLUMNS}
         from events e
         cross join lateral (select md5(e.muid) as md5) h
-        where e.merchant_id = ${merchantId}::uuid and e.event_name = 'PageView' and (${edges})
+        where e.merchant_id = ${merchantId}::uuid and e.event_name = 'PageView'
+          and e.event_time >= ${iso(s.lo)}::timestamptz and e.event_time < ${iso(s.hi)}::timestamptz`,
+    );
+    parts.push(sql`(with f as materialized (${sql.join(edges, sql` union all `)}
       ), dv as (${DIMENSION_VALUES})
       select dv.value, 1::bigint as events, dv.entry as visitors from dv where dv.dimension = ${dimension})`);
   }
