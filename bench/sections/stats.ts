@@ -279,9 +279,8 @@ const groupByReps = (reps: number) => Math.max(5, Math.round(reps / 10));
 
 /**
  * Two phases. Steady: the API alone, merchants in turn (the p50 and p95 the targets read). Then
- * pairs: a GROUP BY, then the API's answer to the same request, compared. The GROUP BY's scan
- * evicts the merchant's aggregates from shared buffers, so the API right after it is timed apart
- * (`afterScan`): mixed into the steady run it was a tenth of the requests, the whole p95.
+ * pairs: a GROUP BY, then the API's answer to the same request, compared; that API request is
+ * timed apart (`afterScan`), as the scan before it has just read the merchant's events.
  */
 async function measureShape(
   ctx: BenchContext,
