@@ -7,11 +7,14 @@ export interface HttpResult {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-/** One request over a keep-alive connection. */
-export function request(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<HttpResult> {
+type RequestOptions = { method?: string; headers?: Record<string, string>; body?: string };
+
+/**
+ * One request over a keep-alive connection. A kept socket the server closed as the request went
+ * out (its 5 s keep-alive timeout) resets before any answer: sent again once on a new socket, as
+ * Node's docs advise (`reusedSocket`). The server never read it, so a POST is not done twice.
+ */
+export function request(url: string, options: RequestOptions = {}, retried = false): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method: options.method ?? 'GET', headers: options.headers, agent }, (res) => {
       const chunks: Buffer[] = [];
@@ -19,7 +22,13 @@ export function request(
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && error.code === 'ECONNRESET') {
+        request(url, options, true).then(resolve, reject);
+        return;
+      }
+      reject(error);
+    });
     req.end(options.body);
   });
 }
