@@ -79,6 +79,18 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
     await scratch?.drop();
   });
 
+  /** The deliveries once none is pending (or at the deadline, as they are). */
+  const settled = async (ms: number) => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const rows = rowsOf<{ message_id: string; status: string; attempts: number }>(
+        await database.db.execute(sql`select message_id, status, attempts from webhook_deliveries`),
+      );
+      if (rows.every((row) => row.status !== 'pending') || Date.now() > deadline) return rows;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+
   it('two processes deliver each message exactly once', async () => {
     const [a, b] = [await start(), await start()];
     const endpoints: string[] = [];
@@ -92,19 +104,20 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
     );
     // Generous: under a loaded CI an attempt may time out and wait out its retry's backoff.
     await receiver.waitFor(MESSAGES, 90_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Under load an attempt may time out after the receiver got it: that message waits for its
+    // retry, so wait until none is pending (the receiver answers every request).
+    const rows = await settled(90_000);
     const ids = receiver.received.map((r) => r.headers['webhook-id'] as string);
     expect(new Set(ids)).toEqual(new Set(queued.map((q) => q.messageId)));
     // Every request that reached the receiver is an attempt recorded by the process holding the
     // claim: a delivery sent by two processes at once would show more requests than attempts.
-    // (Under load an attempt may time out after the receiver got it and be retried: at least once.)
-    const rows = rowsOf<{ message_id: string; status: string; attempts: number }>(
-      await database.db.execute(sql`select message_id, status, attempts from webhook_deliveries`),
-    );
+    // (An attempt that timed out before the receiver read it is recorded and never seen there.)
     expect(rows).toHaveLength(MESSAGES);
     for (const row of rows) {
       expect(row.status).toBe('succeeded');
-      expect(ids.filter((id) => id === row.message_id).length, row.message_id).toBe(row.attempts);
+      const requests = ids.filter((id) => id === row.message_id).length;
+      expect(requests, row.message_id).toBeGreaterThanOrEqual(1);
+      expect(requests, row.message_id).toBeLessThanOrEqual(row.attempts);
     }
     const duplicates = ids.length - MESSAGES;
     console.log(
@@ -146,9 +159,10 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
       );
     }
     expect(after?.status).toBe('succeeded');
-    // The killed process's attempt was never recorded; every later request was.
-    expect(receiver.received.filter((r) => r.headers['webhook-id'] === queued.messageId)).toHaveLength(
-      (after?.attempts ?? 0) + 1,
-    );
+    // The killed process's attempt was never recorded; every later request was (an attempt that
+    // timed out before the receiver read it is recorded and never seen there).
+    const requests = receiver.received.filter((r) => r.headers['webhook-id'] === queued.messageId).length;
+    expect(requests).toBeGreaterThanOrEqual(2);
+    expect(requests).toBeLessThanOrEqual((after?.attempts ?? 0) + 1);
   }, 180_000);
 });
