@@ -7,7 +7,7 @@ import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { DIMENSION_VALUES, FACT_COLUMNS, foldPendingStatsOf } from './fold.js';
 import { type Segment, segmentsOf } from './levels.js';
 import { statsRange } from './range.js';
-import { inSegment, nameFilter, segmentRows } from './series.js';
+import { nameFilter, segmentScan } from './series.js';
 import { visitorsOf } from './sketch.js';
 
 export interface StatsBreakdownParams {
@@ -43,9 +43,9 @@ export async function statsBreakdown(
   // whose midnight is not on the hour, the events of the 15-minute buckets) at its edges.
   let from: SQL | null = null;
   if (params.dimension === 'event_name') {
-    from = sql`(select t.event_name as value, t.events, t.visitors
-      from ${segmentRows(all)} join stat_buckets t on t.merchant_id = ${params.merchantId}::uuid and ${inSegment(sql`t`)}
-        and t.event_name <> '' and ${nameFilter(names, sql`t.event_name`)}) t`;
+    const kept = sql`t.event_name <> '' and ${nameFilter(names, sql`t.event_name`)}`;
+    from = sql`(select t.value, t.events, t.visitors
+      from ${segmentScan(all, sql`stat_buckets`, params.merchantId, kept, sql`t.event_name as value, t.events, t.visitors`)}) t`;
   } else if (names.length === 0 || names.includes('PageView')) {
     from = dimensionRows(params.merchantId, params.dimension, all);
   }
@@ -111,8 +111,7 @@ function dimensionRows(merchantId: string, dimension: string, segments: readonly
   const parts: SQL[] = [];
   if (kept.length > 0) {
     parts.push(sql`select t.value, t.events, t.visitors
-      from ${segmentRows(kept)} join stat_dimensions t on t.merchant_id = ${merchantId}::uuid and ${inSegment(sql`t`)}
-        and t.dimension = ${dimension}`);
+      from ${segmentScan(kept, sql`stat_dimensions`, merchantId, sql`t.dimension = ${dimension}`, sql`t.value, t.events, t.visitors`)}`);
   }
   if (quarters.length > 0) {
     // Each edge a statement of its own: on a join with unnest(segments), or an OR of the edges, a

@@ -12,14 +12,29 @@ export function nameFilter(names: readonly string[], alias = sql`event_name`) {
     : sql`${alias} in (select json_array_elements_text(${JSON.stringify(names)}::json))`;
 }
 
-/** The segments as rows `s(grain, lo, hi, p)` to join a stats table on. */
-export function segmentRows(segments: readonly Segment[]): SQL {
+/** The segments as rows `s(grain, lo, hi, p)`. */
+function segmentRows(segments: readonly Segment[]): SQL {
   const a = segmentArrays(segments);
   return sql`unnest(${a.grains}::int[], ${a.los}::timestamptz[], ${a.his}::timestamptz[], ${a.ps}::int[]) as s(grain, lo, hi, p)`;
 }
 
-/** The rows of table alias `t` inside segment `s`. */
-export const inSegment = (t: SQL) => sql`${t}.grain = s.grain and ${t}.bucket >= s.lo and ${t}.bucket < s.hi`;
+/**
+ * Rows `s(grain, lo, hi, p)` of the segments, each with `columns` of the rows of `table` (alias `t`)
+ * of the merchant inside it that `where` keeps: one index range scan per segment. `offset 0` keeps
+ * the planner from flattening the lateral subquery into a join, which it planned as a scan of all
+ * the merchant's rows (one merchant, 1M events: a 90-day series in 137 ms, 25 ms this way).
+ */
+export function segmentScan(
+  segments: readonly Segment[],
+  table: SQL,
+  merchantId: string,
+  where: SQL,
+  columns: SQL,
+): SQL {
+  return sql`${segmentRows(segments)} cross join lateral (select ${columns} from ${table} t
+      where t.merchant_id = ${merchantId}::uuid and t.grain = s.grain and t.bucket >= s.lo and t.bucket < s.hi
+        and ${where} offset 0) t`;
+}
 
 /**
  * The totals of each point [starts[i], starts[i+1]) (the last ending at `end`) from the aggregates,
@@ -35,26 +50,23 @@ export async function readSeries(
   end: number,
   names: readonly string[],
 ): Promise<StatsTotals[]> {
-  const segments = segmentRows(segmentsOf(starts, end));
+  const segments = segmentsOf(starts, end);
   const withRevenue = names.length === 0 || names.includes('Purchase');
   const all = names.length === 0;
-  const rows = all ? sql`b.event_name in ('', 'PageView', 'Purchase')` : nameFilter(names, sql`b.event_name`);
-  const counted = all ? sql`b.event_name = ''` : sql`true`;
+  const rows = all ? sql`t.event_name in ('', 'PageView', 'Purchase')` : nameFilter(names, sql`t.event_name`);
+  const counted = all ? sql`t.event_name = ''` : sql`true`;
   const [buckets = [], revenue = []] = await readRows(db, [
     sql`select s.p,
-        (sum(b.events) filter (where ${counted}))::float8 as events,
-        (sum(b.events) filter (where b.event_name = 'PageView'))::float8 as pageviews,
-        (sum(b.events) filter (where b.event_name = 'Purchase'))::float8 as purchases,
-        string_agg(b.visitors, ''::bytea) filter (where ${counted} and length(b.visitors) <> 16384) as sparse,
-        string_agg(b.visitors, ''::bytea) filter (where ${counted} and length(b.visitors) = 16384) as dense
-      from ${segments}
-      join stat_buckets b on b.merchant_id = ${merchantId}::uuid and ${inSegment(sql`b`)}
-      where ${rows}
+        (sum(t.events) filter (where ${counted}))::float8 as events,
+        (sum(t.events) filter (where t.event_name = 'PageView'))::float8 as pageviews,
+        (sum(t.events) filter (where t.event_name = 'Purchase'))::float8 as purchases,
+        string_agg(t.visitors, ''::bytea) filter (where ${counted} and length(t.visitors) <> 16384) as sparse,
+        string_agg(t.visitors, ''::bytea) filter (where ${counted} and length(t.visitors) = 16384) as dense
+      from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, sql`t.event_name, t.events, t.visitors`)}
       group by s.p`,
     withRevenue
-      ? sql`select s.p, r.currency, sum(r.amount)::text as amount
-        from ${segments}
-        join stat_revenue r on r.merchant_id = ${merchantId}::uuid and ${inSegment(sql`r`)}
+      ? sql`select s.p, t.currency, sum(t.amount)::text as amount
+        from ${segmentScan(segments, sql`stat_revenue`, merchantId, sql`true`, sql`t.currency, t.amount`)}
         group by 1, 2 order by 1, 2`
       : sql`select 1 where false`,
   ]);
