@@ -227,8 +227,8 @@ describe('retention pass', () => {
     for (const id of [merchantId, other.merchantId]) {
       for (const bucket of buckets) {
         await db().execute(sql`
-          insert into stat_buckets (merchant_id, bucket, event_name, events, visitors)
-          values (${id}::uuid, ${bucket}::timestamptz, 'PageView', 9, '\\x000101'::bytea)`);
+          insert into stat_buckets (merchant_id, bucket, event_name, events, visitors, visitor_count)
+          values (${id}::uuid, ${bucket}::timestamptz, 'PageView', 9, '\\x000101'::bytea, 1)`);
         await db().execute(sql`
           insert into stat_dimensions (merchant_id, dimension, bucket, value, events, visitors)
           values (${id}::uuid, 'path', ${bucket}::timestamptz, '/orders/42', 9, '\\x000101'::bytea)`);
@@ -247,18 +247,18 @@ describe('retention pass', () => {
     // The 11:30 and 11:45 buckets end by 12:07; the 12:00 bucket holds minutes after the cutoff.
     expect(await expireRound(db(), claim, 1000)).toMatchObject({ stat_dimensions: 2, stat_buckets: 2 });
     const read = async (id: string) =>
-      rowsOf<{ bucket: string; events: number; sketch: number; dims: number; revenue: number }>(
+      rowsOf<{ bucket: string; events: number; sketch: number; kept: number | null; dims: number; revenue: number }>(
         await db().execute(sql`
-          select to_char(b.bucket at time zone 'UTC', 'HH24:MI') as bucket, b.events::int, length(b.visitors) as sketch,
+          select to_char(b.bucket at time zone 'UTC', 'HH24:MI') as bucket, b.events::int, length(b.visitors) as sketch, b.visitor_count as kept,
             (select count(*)::int from stat_dimensions d where d.merchant_id = b.merchant_id and d.bucket = b.bucket) as dims,
             (select count(*)::int from stat_revenue r where r.merchant_id = b.merchant_id and r.bucket = b.bucket) as revenue
           from stat_buckets b where b.merchant_id = ${id}::uuid order by b.bucket`),
       );
     expect(await read(merchantId)).toEqual([
-      { bucket: '11:30', events: 9, sketch: 0, dims: 0, revenue: 1 },
-      { bucket: '11:45', events: 9, sketch: 0, dims: 0, revenue: 1 },
-      { bucket: '12:00', events: 9, sketch: 3, dims: 1, revenue: 1 },
-      { bucket: '12:15', events: 9, sketch: 3, dims: 1, revenue: 1 },
+      { bucket: '11:30', events: 9, sketch: 0, kept: null, dims: 0, revenue: 1 },
+      { bucket: '11:45', events: 9, sketch: 0, kept: null, dims: 0, revenue: 1 },
+      { bucket: '12:00', events: 9, sketch: 3, kept: 1, dims: 1, revenue: 1 },
+      { bucket: '12:15', events: 9, sketch: 3, kept: 1, dims: 1, revenue: 1 },
     ]);
     expect((await read(other.merchantId)).every((row) => row.sketch === 3 && row.dims === 1)).toBe(true);
   });

@@ -334,6 +334,40 @@ describe('stats: late events, revenue, retries', () => {
   });
 });
 
+describe('stats: visitor counts kept by reads', () => {
+  it("a day's count is kept by a read, used by the next, and dropped when the day gets events", async () => {
+    const tag = await preverifiedTag(server);
+    const date = '2026-02-10';
+    const at = (muid: string, id: string) => ({ id, muid, event_name: 'PageView', event_time: `${date}T10:00:00Z` });
+    await collectOk(server, tag.tagId, [at('a', 'e1'), at('b', 'e2')]);
+    const q = { merchantId: tag.merchantId, startDate: '2026-02-09', endDate: '2026-02-11' };
+    const visitorsOf = async () =>
+      ((await getStats(server, 'timeseries', q)).body.points as Expected[]).map((p) => p.visitors);
+    const kept = async () =>
+      (
+        await query<{ n: number | null }>(
+          server,
+          sql`select visitor_count as n from stat_buckets where merchant_id = ${tag.merchantId}::uuid
+            and grain = 1440 and event_name = ''`,
+        )
+      ).map((r) => r.n);
+    expect(await visitorsOf()).toEqual([0, 2, 0]);
+    expect(await kept()).toEqual([2]);
+    // The next read takes the kept count, not the sketch: a count set here is what it answers.
+    await query(server, sql`update stat_buckets set visitor_count = 7 where merchant_id = ${tag.merchantId}::uuid`);
+    expect(await visitorsOf()).toEqual([0, 7, 0]);
+    // A new visitor that day: the fold drops the count, the read counts the sketch again.
+    await collectOk(server, tag.tagId, [at('c', 'e3')]);
+    expect(await visitorsOf()).toEqual([0, 3, 0]);
+    expect(await kept()).toEqual([3]);
+    // A point of several rows (a week) counts the union of their sketches, never a row's count.
+    await collectOk(server, tag.tagId, [{ ...at('a', 'e4'), event_time: '2026-02-12T10:00:00Z' }]);
+    await query(server, sql`update stat_buckets set visitor_count = 7 where merchant_id = ${tag.merchantId}::uuid`);
+    const week = await getStats(server, 'timeseries', { ...q, interval: 'week', endDate: '2026-02-15' });
+    expect((week.body.points as Expected[]).map((p) => p.visitors)).toEqual([3]);
+  });
+});
+
 describe('stats: access and validation', () => {
   it("another partner's merchant, or a missing one, is 404 MERCHANT_NOT_FOUND", async () => {
     const other = await server.createPartner('Other');

@@ -3,6 +3,7 @@ import {
   bigint,
   bigserial,
   customType,
+  integer,
   numeric,
   pgTable,
   primaryKey,
@@ -29,6 +30,8 @@ export const statBuckets = pgTable(
     eventName: text('event_name').notNull(),
     events: bigint('events', { mode: 'number' }).notNull(),
     visitors: bytea('visitors').notNull(),
+    /** `visitors` counted by a read (migration 0033); NULL since the sketch last changed. */
+    visitorCount: integer('visitor_count'),
   },
   (t) => [primaryKey({ name: 'stat_buckets_pkey', columns: [t.merchantId, t.grain, t.bucket, t.eventName] })],
 );

@@ -108,7 +108,8 @@ export function aggregateUpserts(grains: readonly number[], dimensionGrains: rea
       group by 1, 2, 3, 4
       order by 1, 2, 3, 4
       on conflict (merchant_id, grain, bucket, event_name) do update
-      set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+      set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors),
+        visitor_count = null
     ), r as (${REVENUE_UPSERT}
     ), dv as (${DIMENSION_VALUES}
     ), dk as (
@@ -229,7 +230,8 @@ export async function foldPass(
         from ${cells(d.bucketCells)}
         order by 1, 2, 3, 4
         on conflict (merchant_id, grain, bucket, event_name) do update
-        set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors)
+        set events = t.events + excluded.events, visitors = stats_hll_merge(t.visitors, excluded.visitors),
+          visitor_count = null
       ), dm as (
         insert into stat_dimensions as t (merchant_id, dimension, grain, bucket, value, events, visitors)
         select s.merchant_id, (${list(d.dimensions, 'text[]')})[c.k] collate "C", s.g, s.bucket, (${list(d.values, 'text[]')})[c.k] collate "C",

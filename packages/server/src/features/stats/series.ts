@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.js';
 import { readRows } from '../../db/read-rows.js';
 import { type Segment, segmentArrays, segmentsOf } from './levels.js';
 import { visitorsOf } from './sketch.js';
+import { type CountedRow, keepVisitorCounts } from './visitor-counts.js';
 
 /** `event_name` of `alias` kept by a filter (`names` empty: all). */
 export function nameFilter(names: readonly string[], alias = sql`event_name`) {
@@ -41,7 +42,9 @@ export function segmentScan(
  * each point read as whole UTC days, hours and 15-minute edges (levels.ts). Unfiltered, the events
  * and sketches come from the all-names rows (''), page views and purchases from their names' rows;
  * filtered, from the rows of the names. Counts summed and sketches concatenated in SQL (one row per
- * point), their union counted here; revenue summed exactly in SQL.
+ * point), their union counted here; revenue summed exactly in SQL. A point of one row takes the
+ * row's kept count when it has one, else counts its sketch and has `keep` (the primary) keep it
+ * (visitor-counts.ts).
  */
 export async function readSeries(
   db: Database,
@@ -49,21 +52,33 @@ export async function readSeries(
   starts: readonly number[],
   end: number,
   names: readonly string[],
+  keep?: Database,
 ): Promise<StatsTotals[]> {
   const segments = segmentsOf(starts, end);
   const withRevenue = names.length === 0 || names.includes('Purchase');
   const all = names.length === 0;
   const rows = all ? sql`t.event_name in ('', 'PageView', 'Purchase')` : nameFilter(names, sql`t.event_name`);
   const counted = all ? sql`t.event_name = ''` : sql`true`;
+  const sketched = sql`${counted} and (n.sketches > 1 or t.visitor_count is null)`;
+  const columns = sql`t.grain, t.bucket, t.event_name, t.events, t.visitors, t.visitor_count`;
   const [buckets = [], revenue = []] = await readRows(db, [
-    sql`select s.p,
+    sql`with r as materialized (
+        select s.p, t.* from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, columns)}
+      ), n as (select t.p, count(*)::int as sketches from r t where ${counted} group by 1)
+      select t.p, n.sketches,
         (sum(t.events) filter (where ${counted}))::float8 as events,
         (sum(t.events) filter (where t.event_name = 'PageView'))::float8 as pageviews,
         (sum(t.events) filter (where t.event_name = 'Purchase'))::float8 as purchases,
-        string_agg(t.visitors, ''::bytea) filter (where ${counted} and length(t.visitors) <> 16384) as sparse,
-        string_agg(t.visitors, ''::bytea) filter (where ${counted} and length(t.visitors) = 16384) as dense
-      from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, sql`t.event_name, t.events, t.visitors`)}
-      group by s.p`,
+        min(t.visitor_count) filter (where ${counted}) as kept,
+        min(t.grain) filter (where ${counted}) as grain,
+        min(t.bucket::text) filter (where ${counted}) as bucket,
+        min(t.event_name) filter (where ${counted}) as event_name,
+        (min(t.events) filter (where ${counted}))::float8 as row_events,
+        min(length(t.visitors)) filter (where ${counted}) as length,
+        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) <> 16384) as sparse,
+        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) = 16384) as dense
+      from r t left join n on n.p = t.p
+      group by t.p, n.sketches`,
     withRevenue
       ? sql`select s.p, t.currency, sum(t.amount)::text as amount
         from ${segmentScan(segments, sql`stat_revenue`, merchantId, sql`true`, sql`t.currency, t.amount`)}
@@ -71,13 +86,29 @@ export async function readSeries(
       : sql`select 1 where false`,
   ]);
   const points: StatsTotals[] = starts.map(() => ({ events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] }));
+  const counts: CountedRow[] = [];
   for (const row of buckets) {
     const point = points[Number(row.p) - 1];
     if (!point) continue;
     point.events = Number(row.events ?? 0);
     point.pageviews = Number(row.pageviews ?? 0);
     point.purchases = Number(row.purchases ?? 0);
+    const single = Number(row.sketches) === 1;
+    if (single && row.kept !== null) {
+      point.visitors = Number(row.kept);
+      continue;
+    }
     point.visitors = visitorsOf(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
+    if (single) {
+      counts.push({
+        grain: Number(row.grain),
+        bucket: String(row.bucket),
+        eventName: String(row.event_name),
+        events: Number(row.row_events),
+        length: Number(row.length),
+        visitors: point.visitors,
+      });
+    }
   }
   for (const row of revenue) {
     points[Number(row.p) - 1]?.revenue.push({
@@ -85,5 +116,6 @@ export async function readSeries(
       amount: String(row.amount),
     } satisfies StatsRevenue);
   }
+  if (keep) await keepVisitorCounts(keep, merchantId, counts);
   return points;
 }

@@ -95,9 +95,11 @@ export function emptyRegisters(): Uint8Array {
  */
 export function visitorsOf(sparse: Uint8Array | null | undefined, dense: Uint8Array | null | undefined): number {
   const entries = sparse ? Math.floor(sparse.length / ENTRY) : 0;
-  if (dense && dense.length > 0) {
-    const registers = emptyRegisters();
-    mergeDense(registers, dense);
+  if (dense && dense.length >= HLL_M) {
+    // One dense sketch alone (a point of one daily row) is estimated as it is: no copy.
+    if (dense.length === HLL_M && entries === 0) return estimate(dense);
+    const registers = new Uint8Array(dense.subarray(0, HLL_M));
+    mergeDense(registers, dense.subarray(HLL_M));
     if (sparse) mergeInto(registers, sparse);
     return estimate(registers);
   }

@@ -33,8 +33,8 @@ export async function statsSummary(
     'stats',
     (db) =>
       Promise.all([
-        readSeries(db, params.merchantId, [range.start], range.end, names),
-        before ? readSeries(db, params.merchantId, [before.start], before.end, names) : null,
+        readSeries(db, params.merchantId, [range.start], range.end, names, reads.primary),
+        before ? readSeries(db, params.merchantId, [before.start], before.end, names, reads.primary) : null,
       ]),
     { caughtUp: true },
   );

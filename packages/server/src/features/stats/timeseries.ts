@@ -28,9 +28,13 @@ export async function statsTimeseries(
   await foldPendingStatsOf(reads.primary, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const starts = pointStarts(range, params.interval);
-  const totals = await reads.run('stats', (db) => readSeries(db, params.merchantId, starts, range.end, names), {
-    caughtUp: true,
-  });
+  const totals = await reads.run(
+    'stats',
+    (db) => readSeries(db, params.merchantId, starts, range.end, names, reads.primary),
+    {
+      caughtUp: true,
+    },
+  );
   return {
     range: { startDate: range.startDate, endDate: range.endDate, timezone: range.timezone },
     interval: params.interval,

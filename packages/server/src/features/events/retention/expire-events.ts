@@ -103,7 +103,7 @@ export async function expireRound(db: Database, claim: RetentionClaim, batch = R
   counts.stat_dimensions = await deleteBatch(db, 'stat_dimensions', sql`${merchant} and ${before}`, batch);
   counts.stat_buckets = rowsOf(
     await db.execute(sql`
-      update stat_buckets set visitors = ''::bytea
+      update stat_buckets set visitors = ''::bytea, visitor_count = null
       where ctid = any(array(select ctid from stat_buckets
         where ${merchant} and ${before} and length(visitors) > 0 limit ${batch}))
       returning 1`),
