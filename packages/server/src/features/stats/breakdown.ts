@@ -7,8 +7,8 @@ import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { DIMENSION_VALUES, FACT_COLUMNS, foldPendingStatsOf } from './fold.js';
 import { type Segment, segmentsOf } from './levels.js';
 import { statsRange } from './range.js';
-import { nameFilter, segmentScan } from './series.js';
-import { visitorsOf } from './sketch.js';
+import { nameFilter, SKETCH_CHUNK, segmentScan } from './series.js';
+import { VisitorUnion } from './sketch.js';
 
 export interface StatsBreakdownParams {
   merchantId: string;
@@ -73,19 +73,20 @@ export async function statsBreakdown(
                 sql`select case when t.value in (select json_array_elements_text(${JSON.stringify(top)}::json)) then t.value end as value,
                   string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) <> 16384) as sparse,
                   string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) = 16384) as dense
-                from ${from} group by 1`,
+                from ${from} group by 1, ${SKETCH_CHUNK(sql`hashtext(t.value)`)}`,
               ])
             )[0] ?? [],
           { caughtUp: true },
         )
       : [];
-  const visitors = new Map<string | null, number>();
+  const unions = new Map<string | null, VisitorUnion>();
   for (const row of sketches) {
-    visitors.set(
-      row.value === null ? null : String(row.value),
-      visitorsOf(row.sparse as Uint8Array | null, row.dense as Uint8Array | null),
-    );
+    const value = row.value === null ? null : String(row.value);
+    const union = unions.get(value) ?? new VisitorUnion();
+    unions.set(value, union);
+    union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
   }
+  const visitors = new Map([...unions].map(([value, union]) => [value, union.count()]));
   let otherEvents = 0;
   for (const [, n] of ordered.slice(params.limit)) otherEvents += n;
   return {

@@ -149,6 +149,11 @@ export class VisitorUnion {
     if (!stored || stored.length === 0) return;
     (stored.length === HLL_M ? this.dense : this.sparse).push(stored);
   }
+  /** Adds a concatenation of sparse sketches and one of dense ones (a read's `string_agg`s). */
+  addConcatenated(sparse: Uint8Array | null | undefined, dense: Uint8Array | null | undefined): void {
+    if (sparse && sparse.length > 0) this.sparse.push(sparse);
+    if (dense && dense.length > 0) this.dense.push(dense);
+  }
   count(): number {
     return visitorsOf(Buffer.concat(this.sparse), Buffer.concat(this.dense));
   }
