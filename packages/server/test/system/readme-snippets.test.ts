@@ -209,13 +209,15 @@ describe('README snippets, run as printed against a fresh server', () => {
         DNS_SERVERS: dns.address,
         DNS_TIMEOUT_MS: '1000',
       },
-      timeoutMs: 60_000,
+      // A fresh embedded store runs every migration: 7 s on an idle machine, over 60 s once in a
+      // loaded CI run (the whole suite on two cores).
+      timeoutMs: 180_000,
     });
     const key = /API key:\s+(mp_live_\S+)/.exec(server.output())?.[1];
     if (!key) throw new Error(`no API key in the start banner:\n${server.output()}`);
     apiKey = key;
     testApiKey = /Test key:\s+(mp_test_\S+)/.exec(server.output())?.[1] ?? 'no test key in the start banner';
-  }, 90_000);
+  }, 240_000);
 
   afterAll(async () => {
     await server?.stop();
