@@ -60,7 +60,7 @@ export async function readSeries(
   starts: readonly number[],
   end: number,
   names: readonly string[],
-  keep?: Database,
+  keep: Database,
 ): Promise<StatsTotals[]> {
   const segments = segmentsOf(starts, end);
   const withRevenue = names.length === 0 || names.includes('Purchase');
@@ -103,27 +103,24 @@ export async function readSeries(
     point.events += Number(row.events ?? 0);
     point.pageviews += Number(row.pageviews ?? 0);
     point.purchases += Number(row.purchases ?? 0);
-    // One row: one chunk. Its kept count, or its sketch counted and the count kept.
-    if (Number(row.sketches) === 1) {
-      point.visitors =
-        row.kept !== null
-          ? Number(row.kept)
-          : visitorsOf(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
-      if (row.kept === null) {
-        counts.push({
-          grain: Number(row.grain),
-          bucket: String(row.bucket),
-          eventName: String(row.event_name),
-          events: Number(row.row_events),
-          length: Number(row.length),
-          visitors: point.visitors,
-        });
-      }
-      continue;
+    // One row: one chunk. Its kept count, else its sketch counted and the count kept.
+    if (Number(row.sketches) === 1 && row.kept !== null) {
+      point.visitors = Number(row.kept);
+    } else if (Number(row.sketches) === 1) {
+      point.visitors = visitorsOf(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
+      counts.push({
+        grain: Number(row.grain),
+        bucket: String(row.bucket),
+        eventName: String(row.event_name),
+        events: Number(row.row_events),
+        length: Number(row.length),
+        visitors: point.visitors,
+      });
+    } else {
+      const union = unions.get(Number(row.p)) ?? new VisitorUnion();
+      unions.set(Number(row.p), union);
+      union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
     }
-    const union = unions.get(Number(row.p)) ?? new VisitorUnion();
-    unions.set(Number(row.p), union);
-    union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
   }
   for (const [p, union] of unions) points[p - 1]!.visitors = union.count();
   for (const row of revenue) {
@@ -132,6 +129,6 @@ export async function readSeries(
       amount: String(row.amount),
     } satisfies StatsRevenue);
   }
-  if (keep) await keepVisitorCounts(keep, merchantId, counts);
+  await keepVisitorCounts(keep, merchantId, counts);
   return points;
 }
