@@ -8,7 +8,7 @@ import { getStats, query } from './stats-helpers.js';
 
 // Migrations 0017 and 0027 build the aggregates of the events stored before them in SQL (0017 the
 // 15-minute rows, 0027 new sketches, the all-names rows, hours and days, 0031 the dimensions'
-// weeks, 0032 drops the dimensions' 15-minute rows). Their backfills, run
+// weeks, 0032 drops the dimensions' 15-minute rows, 0034 the buckets' and revenue's weeks). Their backfills, run
 // again over events stored through /v1/collect, must give the very aggregates the fold
 // (features/stats/fold.ts) kept: the same counts, sums, sketch registers and distinct hashes.
 let server: TestServer;
@@ -27,6 +27,7 @@ const backfill = [
   ...statementsOf('0027_stat_rollups.sql'),
   ...statementsOf('0031_stat_dimension_weeks.sql'),
   ...statementsOf('0032_stat_dimension_quarters.sql'),
+  ...statementsOf('0034_stat_bucket_weeks.sql'),
 ];
 
 type Row = Record<string, unknown>;
@@ -61,7 +62,7 @@ async function snapshot(merchantId: string): Promise<{ buckets: string[]; dimens
 
 describe('stats: the migration builds the aggregates of stored events', () => {
   it('gives what the live path kept', async () => {
-    expect(backfill).toHaveLength(4 + 8 + 1 + 1);
+    expect(backfill).toHaveLength(4 + 8 + 1 + 1 + 2);
     const tag = await preverifiedTag(server);
     const base = Date.UTC(2026, 7, 1, 9);
     const events: SentEvent[] = [];
@@ -114,7 +115,7 @@ describe('stats: the migration builds the aggregates of stored events', () => {
       for (const statement of backfill) await tx.execute(sql.raw(statement));
     });
     expect(await snapshot(tag.merchantId)).toEqual(live);
-    // 600 events through /v1/collect, the fold and thirteen backfill statements: seconds alone, but
+    // 600 events through /v1/collect, the fold and fifteen backfill statements: seconds alone, but
     // PGlite runs them on the test's own thread, and a loaded CI machine stretches them past 30 s.
   }, 120_000);
 });

@@ -366,6 +366,33 @@ describe('stats: visitor counts kept by reads', () => {
     const week = await getStats(server, 'timeseries', { ...q, interval: 'week', endDate: '2026-02-15' });
     expect((week.body.points as Expected[]).map((p) => p.visitors)).toEqual([3]);
   });
+
+  it('a whole week from the epoch is one row: counted, kept, and recounted when it gets events', async () => {
+    const tag = await preverifiedTag(server);
+    // Weeks run from the epoch (1970-01-01, a Thursday): 2026-02-12 to 2026-02-18 is one.
+    const q = { merchantId: tag.merchantId, startDate: '2026-02-12', endDate: '2026-02-18' };
+    const at = (muid: string, id: string, date: string) => ({
+      id,
+      muid,
+      event_name: 'PageView',
+      event_time: `2026-02-${date}T10:00:00Z`,
+    });
+    await collectOk(server, tag.tagId, [at('a', 'w1', '12'), at('b', 'w2', '15'), at('a', 'w3', '18')]);
+    const totals = async () => (await getStats(server, 'summary', q)).body.totals as Expected;
+    const kept = async () =>
+      (
+        await query<{ n: number | null }>(
+          server,
+          sql`select visitor_count as n from stat_buckets where merchant_id = ${tag.merchantId}::uuid
+            and grain = 10080 and event_name = ''`,
+        )
+      ).map((r) => r.n);
+    expect(await totals()).toMatchObject({ events: 3, visitors: 2, pageviews: 3 });
+    expect(await kept()).toEqual([2]);
+    await collectOk(server, tag.tagId, [at('c', 'w4', '16')]);
+    expect(await totals()).toMatchObject({ events: 4, visitors: 3, pageviews: 4 });
+    expect(await kept()).toEqual([3]);
+  });
 });
 
 describe('stats: access and validation', () => {

@@ -17,7 +17,7 @@ const bytea = customType<{ data: Uint8Array }>({ dataType: () => 'bytea' });
 
 /**
  * Statistics aggregates (migrations 0017, 0027), kept by the fold (features/stats/fold.ts) per
- * merchant, level (`grain` in minutes: 15, 60 or 1440, UTC; `stat_dimensions` also 10080, weeks)
+ * merchant, level (`grain` in minutes, UTC: 15, 60, 1440 or 10080, 7-day weeks; `stat_dimensions` no 15)
  * and bucket; `event_name` '' is the row of all names. `visitors` holds a sketch (features/stats/sketch.ts). The three aggregate tables
  * are at fillfactor 50 (migration 0030, not expressible here): the fold's updates stay HOT.
  */

@@ -24,9 +24,9 @@ export interface StatsBreakdownParams {
  * Events and visitors per value of a dimension, largest first (ties by value), the values past
  * `limit` summed into `other`. `event_name` reads the bucket table (not its all-names rows); the
  * page-view dimensions read `stat_dimensions`, so a filter without `PageView` leaves them empty.
- * Both at the coarsest levels that fit the range (levels.ts): a 30-day UTC range reads 30 daily rows
- * per name, and per dimension value its whole weeks and the days at their edges (6 or 12 rows);
- * a dimension's 15-minute edges are read from the page views (dimensionRows).
+ * Both at the coarsest levels that fit the range (levels.ts): a 30-day UTC range reads, per name or
+ * dimension value, its whole weeks and the days at their edges (6 or 12 rows); a dimension's
+ * 15-minute edges are read from the page views (dimensionRows).
  */
 export async function statsBreakdown(
   reads: ReadDb,
@@ -38,7 +38,7 @@ export async function statsBreakdown(
   // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
   await foldPendingStatsOf(reads.primary, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
-  const all = segmentsOf([range.start], range.end, params.dimension !== 'event_name');
+  const all = segmentsOf([range.start], range.end);
   // Rows t(value, events, visitors): whole weeks and days inside the range, hours (and, in a zone
   // whose midnight is not on the hour, the events of the 15-minute buckets) at its edges.
   let from: SQL | null = null;

@@ -20,8 +20,11 @@ export const FOLD_EVENTS = 20_000;
  */
 export const RECOUNT_LOCK_CLASS = 73_410_034;
 
-/** The levels the fold keeps, in minutes: 15-minute buckets, UTC hours and UTC days. */
-export const GRAINS = [15, 60, 1440] as const;
+/**
+ * The levels the fold keeps, in minutes: 15-minute buckets, UTC hours, UTC days and 7-day weeks
+ * from the epoch (migration 0034). A 30-day summary unites about 12 sketches instead of 60.
+ */
+export const GRAINS = [15, 60, 1440, 10_080] as const;
 
 /**
  * The levels of `stat_dimensions`: UTC hours, days and 7-day weeks (from the epoch, a Thursday). A

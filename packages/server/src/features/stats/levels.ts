@@ -1,9 +1,9 @@
 /**
  * A read's decomposition of its points into the fold's levels (fold.ts GRAINS): each point
- * [start, end) is read as whole UTC days, then whole hours, then 15-minute buckets at its edges.
- * A point of a zone whose midnight is UTC's is one daily row; elsewhere a day is read as 23-25
- * hourly rows (and 15-minute rows at a half-hour offset): docs/decisions/stats.md. With `weeks`
- * (the dimensions' rows, fold.ts DIMENSION_GRAINS), whole 7-day weeks from the epoch come first.
+ * [start, end) is read as whole 7-day weeks from the epoch, then whole UTC days, then whole hours,
+ * then 15-minute buckets at its edges. A point of a zone whose midnight is UTC's is one daily row;
+ * elsewhere a day is read as 23-25 hourly rows (and 15-minute rows at a half-hour offset):
+ * docs/decisions/stats.md.
  */
 const QUARTER = 900_000;
 const HOUR = 3_600_000;
@@ -37,7 +37,7 @@ function split(lo: number, hi: number, unit: number, whole: Run, edges: Run): vo
 }
 
 /** The segments of the points [starts[i], starts[i+1]) (the last ending at `end`); instants on the 15-minute grid. */
-export function segmentsOf(starts: readonly number[], end: number, weeks = false): Segment[] {
+export function segmentsOf(starts: readonly number[], end: number): Segment[] {
   const out: Segment[] = [];
   starts.forEach((lo, i) => {
     const hi = starts[i + 1] ?? end;
@@ -48,7 +48,7 @@ export function segmentsOf(starts: readonly number[], end: number, weeks = false
         if (a < b) out.push({ grain, lo: a, hi: b, p: i + 1 });
       };
     const hours: Run = (a, b) => split(a, b, HOUR, at(60), at(15));
-    const days: Run = weeks ? (a, b) => split(a, b, WEEK, at(10_080), at(1440)) : at(1440);
+    const days: Run = (a, b) => split(a, b, WEEK, at(10_080), at(1440));
     split(lo, hi, DAY, days, hours);
   });
   return out;

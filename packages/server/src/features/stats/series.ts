@@ -47,7 +47,7 @@ export function segmentScan(
 
 /**
  * The totals of each point [starts[i], starts[i+1]) (the last ending at `end`) from the aggregates,
- * each point read as whole UTC days, hours and 15-minute edges (levels.ts). Unfiltered, the events
+ * each point read as whole weeks, UTC days, hours and 15-minute edges (levels.ts). Unfiltered, the events
  * and sketches come from the all-names rows (''), page views and purchases from their names' rows;
  * filtered, from the rows of the names. Counts summed and sketches concatenated in SQL (one row per
  * point), their union counted here; revenue summed exactly in SQL. A point of one row takes the
