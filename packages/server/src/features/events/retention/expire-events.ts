@@ -75,7 +75,7 @@ async function deleteBatch(db: Database, table: string, where: ReturnType<typeof
  * received before the cutoff (so a far-future `event_time` cannot keep one forever); once neither
  * fills a batch, what of the statistics may identify a visitor: `stat_dimensions` rows (paths,
  * referrers, utm values, each with a sketch) and the visitor sketches of `stat_buckets` (emptied;
- * the counts stay), for buckets of every level (15 minutes, hours, days, dimension weeks) wholly
+ * the counts stay), for buckets of every level (15 minutes, hours, days, weeks) wholly
  * before the cutoff. `stat_revenue` and the counts are kept (docs/decisions/data-deletion.md, "Retention").
  *
  * `events` is partitioned by month of `event_time` (migration 0028): a month wholly before every
