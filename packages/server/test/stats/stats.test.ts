@@ -335,6 +335,16 @@ describe('stats: late events, revenue, retries', () => {
 });
 
 describe('stats: visitor counts kept by reads', () => {
+  /** The kept counts of a merchant's all-names rows at `grain`. */
+  const keptCounts = async (merchantId: string, grain: number) =>
+    (
+      await query<{ n: number | null }>(
+        server,
+        sql`select visitor_count as n from stat_buckets where merchant_id = ${merchantId}::uuid
+          and grain = ${grain} and event_name = ''`,
+      )
+    ).map((r) => r.n);
+
   it("a day's count is kept by a read, used by the next, and dropped when the day gets events", async () => {
     const tag = await preverifiedTag(server);
     const date = '2026-02-10';
@@ -343,14 +353,7 @@ describe('stats: visitor counts kept by reads', () => {
     const q = { merchantId: tag.merchantId, startDate: '2026-02-09', endDate: '2026-02-11' };
     const visitorsOf = async () =>
       ((await getStats(server, 'timeseries', q)).body.points as Expected[]).map((p) => p.visitors);
-    const kept = async () =>
-      (
-        await query<{ n: number | null }>(
-          server,
-          sql`select visitor_count as n from stat_buckets where merchant_id = ${tag.merchantId}::uuid
-            and grain = 1440 and event_name = ''`,
-        )
-      ).map((r) => r.n);
+    const kept = () => keptCounts(tag.merchantId, 1440);
     expect(await visitorsOf()).toEqual([0, 2, 0]);
     expect(await kept()).toEqual([2]);
     // The next read takes the kept count, not the sketch: a count set here is what it answers.
@@ -379,14 +382,7 @@ describe('stats: visitor counts kept by reads', () => {
     });
     await collectOk(server, tag.tagId, [at('a', 'w1', '12'), at('b', 'w2', '15'), at('a', 'w3', '18')]);
     const totals = async () => (await getStats(server, 'summary', q)).body.totals as Expected;
-    const kept = async () =>
-      (
-        await query<{ n: number | null }>(
-          server,
-          sql`select visitor_count as n from stat_buckets where merchant_id = ${tag.merchantId}::uuid
-            and grain = 10080 and event_name = ''`,
-        )
-      ).map((r) => r.n);
+    const kept = () => keptCounts(tag.merchantId, 10_080);
     expect(await totals()).toMatchObject({ events: 3, visitors: 2, pageviews: 3 });
     expect(await kept()).toEqual([2]);
     await collectOk(server, tag.tagId, [at('c', 'w4', '16')]);
