@@ -7,7 +7,7 @@ import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { DIMENSION_VALUES, FACT_COLUMNS, foldPendingStatsOf } from './fold.js';
 import { type Segment, segmentsOf } from './levels.js';
 import { statsRange } from './range.js';
-import { nameFilter, SKETCH_CHUNK, segmentScan } from './series.js';
+import { nameFilter, segmentScan } from './series.js';
 import { VisitorUnion } from './sketch.js';
 
 export interface StatsBreakdownParams {
@@ -49,54 +49,42 @@ export async function statsBreakdown(
   } else if (names.length === 0 || names.includes('PageView')) {
     from = dimensionRows(params.merchantId, params.dimension, all);
   }
-  // First the events per value (no sketch read), ordered here; then the sketches of the top values
-  // and of the rest, concatenated in SQL.
-  const totals = from
+  // One statement: per value its events and its sketches concatenated (two statements, events
+  // first, then the top values' sketches, read the rows twice: 30 days of 977 paths, 25 -> 12 ms
+  // in process). Grouped under "C": the default collation's comparisons were half the statement.
+  const rows = from
     ? await reads.run(
         'stats',
         async (db) =>
-          (await readRows(db, [sql`select t.value, sum(t.events)::float8 as events from ${from} group by 1`]))[0] ?? [],
+          (
+            await readRows(db, [
+              sql`select t.value collate "C" as value, sum(t.events)::float8 as events,
+                string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) <> 16384) as sparse,
+                string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) = 16384) as dense
+              from ${from} group by 1`,
+            ])
+          )[0] ?? [],
         { caughtUp: true },
       )
     : [];
-  const ordered = totals
-    .map((row): [string, number] => [String(row.value), Number(row.events)])
-    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const top = ordered.slice(0, params.limit).map(([value]) => value);
-  const sketches =
-    from && ordered.length > 0
-      ? await reads.run(
-          'stats',
-          async (db) =>
-            (
-              await readRows(db, [
-                sql`select case when t.value in (select json_array_elements_text(${JSON.stringify(top)}::json)) then t.value end as value,
-                  string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) <> 16384) as sparse,
-                  string_agg(t.visitors, ''::bytea) filter (where length(t.visitors) = 16384) as dense
-                from ${from} group by 1, ${SKETCH_CHUNK(sql`hashtext(t.value)`)}`,
-              ])
-            )[0] ?? [],
-          { caughtUp: true },
-        )
-      : [];
-  const unions = new Map<string | null, VisitorUnion>();
-  for (const row of sketches) {
-    const value = row.value === null ? null : String(row.value);
-    const union = unions.get(value) ?? new VisitorUnion();
-    unions.set(value, union);
-    union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
-  }
-  const visitors = new Map([...unions].map(([value, union]) => [value, union.count()]));
+  const ordered = rows.sort(
+    (a, b) => Number(b.events) - Number(a.events) || (String(a.value) < String(b.value) ? -1 : 1),
+  );
+  const union = (part: typeof rows) => {
+    const u = new VisitorUnion();
+    for (const row of part) u.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
+    return u.count();
+  };
+  const rest = ordered.slice(params.limit);
   let otherEvents = 0;
-  for (const [, n] of ordered.slice(params.limit)) otherEvents += n;
+  for (const row of rest) otherEvents += Number(row.events);
   return {
     range: { startDate: range.startDate, endDate: range.endDate, timezone: range.timezone },
     dimension: params.dimension,
     rows: ordered
       .slice(0, params.limit)
-      .map(([value, n]) => ({ value, events: n, visitors: visitors.get(value) ?? 0 })),
-    other:
-      ordered.length > params.limit ? { value: 'other', events: otherEvents, visitors: visitors.get(null) ?? 0 } : null,
+      .map((row) => ({ value: String(row.value), events: Number(row.events), visitors: union([row]) })),
+    other: rest.length > 0 ? { value: 'other', events: otherEvents, visitors: union(rest) } : null,
   };
 }
 

@@ -20,14 +20,6 @@ function segmentRows(segments: readonly Segment[]): SQL {
 }
 
 /**
- * The chunk (0-63) of a sketch row when a read concatenates many: postgres.js takes 20-25 ms for
- * one value of 1.3 MB and 1.5-6 for the same bytes in 13 values, so a union is read as up to 64
- * concatenations (a 30-day path breakdown's `other` row: 25-38 ms -> 8 ms in process). A series
- * reads a point's rows in chunks of 16 buckets of a level (at most 256 KB of dense sketches).
- */
-export const SKETCH_CHUNK = (hash: SQL) => sql`(${hash} & 63)`;
-
-/**
  * Rows `s(grain, lo, hi, p)` of the segments, each with `columns` of the rows of `table` (alias `t`)
  * of the merchant inside it that `where` keeps: one index range scan per segment. `offset 0` keeps
  * the planner from flattening the lateral subquery into a join, which it planned as a scan of all
@@ -70,6 +62,8 @@ export async function readSeries(
   const sketched = sql`${counted} and (n.sketches > 1 or t.visitor_count is null)`;
   const columns = sql`t.grain, t.bucket, t.event_name, t.events, t.visitors, t.visitor_count`;
   const [buckets = [], revenue = []] = await readRows(db, [
+    // A point's rows in chunks of 16 buckets of a level (at most 256 KB of dense sketches a row):
+    // postgres.js took 20-25 ms for one row of 1.3 MB and 1.5-6 for the same bytes in 13 rows.
     sql`with r as materialized (
         select s.p, t.*, extract(epoch from t.bucket)::bigint / (60 * 16 * t.grain) as chunk
         from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, columns)}
