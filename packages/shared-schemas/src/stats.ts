@@ -26,14 +26,22 @@ export function statsDayNumber(value: string): number | null {
   return ms / 86_400_000;
 }
 
+/**
+ * Zones found valid, kept: a `DateTimeFormat` per check took 0.5 ms of each stats request (input and
+ * answer). Bounded, since case variants of one name are all valid.
+ */
+const knownZones = new Set<string>();
+
 /** Whether `zone` is an IANA time zone this runtime knows. */
 export function isTimeZone(zone: string): boolean {
+  if (knownZones.has(zone)) return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
   } catch {
     return false;
   }
+  if (knownZones.size < 1_000) knownZones.add(zone);
+  return true;
 }
 
 const StatsDate = (what: string) =>

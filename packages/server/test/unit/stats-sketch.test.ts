@@ -46,6 +46,37 @@ describe('visitor sketch', () => {
     expect(visitorsOf(null, null)).toBe(0);
   });
 
+  it('counts a smaller union exactly after a larger one (the set is reused between counts)', () => {
+    const unionOf = (n: number) => {
+      const entries: SparseEntries = new Map();
+      for (let i = 0; i < n; i++) addMuid(entries, `reused_${n}_${i}`);
+      const union = new VisitorUnion();
+      union.add(encodeSparse(entries));
+      return union.count();
+    };
+    expect([20_000, 33, 20_000, 1, 777].map(unionOf)).toEqual([20_000, 33, 20_000, 1, 777]);
+  });
+
+  it('unites dense parts and sparse parts as the registers of all of them', () => {
+    const a = sketchOf(0, 30_000);
+    const b = sketchOf(20_000, 60_000);
+    const entries: SparseEntries = new Map();
+    for (let i = 55_000; i < 70_000; i++) addMuid(entries, `muid_${i}`);
+    const sparse = encodeSparse(entries);
+    const registers = emptyRegisters();
+    for (const part of [a, b, sparse]) mergeInto(registers, part);
+    const union = new VisitorUnion();
+    union.add(a);
+    union.add(sparse);
+    union.add(b);
+    expect(union.count()).toBe(estimate(registers));
+    expect(Math.abs(union.count() - 70_000) / 70_000).toBeLessThan(0.02);
+    // One dense sketch alone is estimated as it is.
+    const alone = new VisitorUnion();
+    alone.add(a);
+    expect(alone.count()).toBe(estimate(a));
+  });
+
   it('counts the zero hash and hashes that share a slot as distinct', () => {
     // Entries written by hand: hash (4 bytes) and rank; the set's slot is (h ^ h >>> 16) & mask.
     const entry = (hash: number) => {
