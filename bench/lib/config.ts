@@ -54,7 +54,7 @@ export interface Settings {
   loadSeconds: number;
 }
 
-const USAGE = `pnpm bench [--section=lists,stats,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--merchants N]
+const USAGE = `pnpm bench [--section=lists,stats,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--small-events N] [--merchants N]
   [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N] [--load-rounds N]`;
 
 function positive(name: string, value: number): number {
@@ -70,6 +70,7 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       section: { type: 'string', multiple: true },
       quick: { type: 'boolean', default: false },
       events: { type: 'string' },
+      'small-events': { type: 'string' },
       merchants: { type: 'string' },
       keep: { type: 'boolean', default: false },
       out: { type: 'string' },
@@ -107,12 +108,20 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
   const quick = values.quick ?? false;
   const merchantCount = positive('merchants', Number(values.merchants ?? 10));
   const largeEvents = positive('events', Number(values.events ?? (quick ? 300_000 : 10_000_000)));
+  if (values['small-events'] !== undefined && Number(values['small-events']) >= largeEvents) {
+    throw new Error(`--small-events: must be below --events (${largeEvents})\n${USAGE}`);
+  }
   return {
     quick,
     sections,
     merchantCount,
     largeEvents,
-    smallEvents: Math.min(100_000, Math.max(merchantCount, Math.floor(largeEvents / 10))),
+    // The growth rows' small scale: at most 100k by default (a quick seed); `--small-events` sets a
+    // tenth of the large one, the step the statistics' growth target names (10M -> 100M).
+    smallEvents:
+      values['small-events'] === undefined
+        ? Math.min(100_000, Math.max(merchantCount, Math.floor(largeEvents / 10)))
+        : positive('small-events', Number(values['small-events'])),
     reps: positive('reps', Number(values.reps ?? (quick ? 60 : 200))),
     durationSeconds: positive('duration', Number(values.duration ?? (quick ? 3 : 10))),
     ingestEvents: positive('ingest', Number(values.ingest ?? (quick ? 20_000 : 100_000))),
