@@ -54,7 +54,8 @@ export async function startApp(env: Env, options: StartOptions = {}): Promise<Ru
       : listenerPart('metrics-listener', env, { port: env.METRICS_PORT, setting: 'METRICS_PORT' }, () =>
           metricsOnlyListener(deps),
         );
-  // Listed last, so stopped first: no connection is accepted once shutdown begins.
+  // Listed last, so stopped first: every listener is closed before the drain state's first
+  // `Connection: close` makes a client reconnect.
   lifecycle.add(drainStatePart(drain), main, ...(collector ? [collector] : []), ...(metrics ? [metrics] : []));
   await lifecycle.start();
   return {

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 
 /** Sends one raw HTTP/1.1 request on `socket` and resolves with the response head. */
@@ -28,8 +28,9 @@ function connect(port: number): Promise<net.Socket> {
 /**
  * The shutdown race behind connection resets: a connection still in the kernel's accept queue when
  * a listener closes is reset. Shutdown answers `Connection: close`, which makes clients reconnect at
- * once; so the listener must be closed before the first such answer, in the same tick as close(),
- * and a reconnecting client is refused (it knows nothing was sent), never reset.
+ * once; so the listener must be closed before the first such answer (after taking the connections
+ * the kernel completed before close(): listener.ts), and a reconnecting client is refused (it knows
+ * nothing was sent), never reset.
  */
 describe('shutdown closes the listener before telling clients to reconnect', () => {
   let server: TestServer | undefined;
@@ -42,14 +43,14 @@ describe('shutdown closes the listener before telling clients to reconnect', () 
     await server?.close();
   });
 
-  it('stops listening synchronously; a kept-alive socket gets 503 Connection: close; a new one is refused', async () => {
+  it('stops listening; then a kept-alive socket gets 503 Connection: close and a new one is refused', async () => {
     const { app, url } = server!;
     const port = Number(new URL(url).port);
     const kept = await connect(port);
     expect(await request(kept, '/healthz')).toMatch(/^HTTP\/1\.1 200/);
 
     const closing = app.close(5_000);
-    expect(app.server.listening).toBe(false);
+    await vi.waitFor(() => expect(app.server.listening).toBe(false));
 
     const drained = await request(kept, '/healthz');
     expect(drained).toMatch(/^HTTP\/1\.1 503/);

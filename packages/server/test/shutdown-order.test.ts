@@ -96,21 +96,23 @@ describe.skipIf(!available)('shutdown order', () => {
 
     // What close() runs, recorded by wrapping every hook.
     const ran: string[] = [];
+    // Whether each listener still listened when the drain state began (its answers make clients
+    // reconnect: every listener must be closed by then).
+    let listeningAtDrain: Array<boolean | undefined> = [];
     for (const part of app.parts) {
       for (const phase of STOP_PHASES) {
         const hook = part.stop[phase];
         if (!hook) continue;
         part.stop[phase] = (context) => {
           ran.push(`${phase} ${part.name}`);
+          if (part.name === 'drain-state')
+            listeningAtDrain = [app.server, app.collectorServer, app.metricsServer].map((server) => server?.listening);
           return hook(context);
         };
       }
     }
-    const closing = app.close(2_000);
-    expect(app.server.listening).toBe(false);
-    expect(app.collectorServer?.listening).toBe(false);
-    expect(app.metricsServer?.listening).toBe(false);
-    await closing;
+    await app.close(2_000);
+    expect(listeningAtDrain).toEqual([false, false, false]);
     expect(ran).toEqual(expected.flatMap(({ phase, parts }) => parts.map((name) => `${phase} ${name}`)));
     expect(app.deps.streams.isClosed).toBe(true);
     expect(app.deps.eventLog?.isConnected).toBe(false);

@@ -72,6 +72,46 @@ function drainServer(server: http.Server, graceMs: number): Promise<void> {
   });
 }
 
+/**
+ * Resolves once `server` has taken every connection the kernel completed before this call (at most
+ * `maxMs`). libuv takes one connection from the kernel's accept queue per event-loop turn, so under
+ * load completed connections wait there for seconds, their requests sent, and closing the listener
+ * resets them all. The queue is first in, first out: a connection of our own, made now, is taken
+ * after every one of them.
+ */
+function takeQueued(server: http.Server, maxMs: number): Promise<void> {
+  const bound = server.address();
+  if (maxMs <= 0 || bound === null || typeof bound === 'string') return Promise.resolve();
+  const wildcard = bound.address === '0.0.0.0' || bound.address === '::';
+  const marker = net.connect({ port: bound.port, host: wildcard ? '127.0.0.1' : bound.address });
+  const host = (address: string | undefined) => address?.replace(/^::ffff:/, '');
+  return new Promise<void>((resolve) => {
+    const taken: net.Socket[] = [];
+    const done = () => {
+      clearTimeout(timer);
+      server.off('connection', onConnection);
+      marker.destroy();
+      resolve();
+    };
+    const check = () => {
+      const own = taken.find(
+        (socket) => socket.remotePort === marker.localPort && host(socket.remoteAddress) === host(marker.localAddress),
+      );
+      if (!own) return;
+      own.destroy();
+      done();
+    };
+    const onConnection = (socket: net.Socket) => {
+      taken.push(socket);
+      check();
+    };
+    // The marker's port is known from 'connect'; the server may take it before or after that.
+    server.on('connection', onConnection);
+    marker.on('connect', check).on('error', done);
+    const timer = setTimeout(done, maxMs);
+  });
+}
+
 /** The URL clients reach a listener at (`localhost` for a wildcard host). */
 export function urlOf(server: http.Server, host: string): string {
   const { port } = server.address() as AddressInfo;
@@ -85,8 +125,9 @@ export interface ListenerPart extends Part {
 
 /**
  * A listener as a part: listens at start (its request listener made then, so it may use what the
- * parts before it learnt, e.g. the main port's URL); on stop it stops listening in the first phase
- * and waits for its connections to end in the drain phase.
+ * parts before it learnt, e.g. the main port's URL); on stop, in the first phase, it takes the
+ * connections the kernel already completed, then stops listening (the grace period bounds both
+ * together), and waits for its connections to end in the drain phase.
  */
 export function listenerPart(
   name: string,
@@ -104,8 +145,12 @@ export function listenerPart(
       await listen(server, port.port, env.HOST, port.setting);
     },
     stop: {
-      'stop-accepting': ({ graceMs }) => {
-        drained = drainServer(server, graceMs);
+      // Waited for before the drain state's turn in this phase: no answer tells a client to
+      // reconnect while the listener still listens (a reconnect queued behind our own is reset).
+      'stop-accepting': async ({ graceMs }) => {
+        const started = performance.now();
+        await takeQueued(server, graceMs);
+        drained = drainServer(server, Math.max(0, graceMs - (performance.now() - started)));
       },
       drain: () => drained,
     },
