@@ -12,15 +12,8 @@ async function main(): Promise<void> {
   const demo =
     env.DATABASE_URL || env.NODE_ENV === 'production' ? null : await onboardDemoPartnerIfEmpty(database.db, env);
   const app = await startApp(env, { logger, database });
-  logger.info({ url: app.url, database: database.driver }, 'Partner Tags API listening');
-  if (demo) process.stdout.write(demo.banner(app.url));
-  else {
-    const embedded = database.driver === 'pglite';
-    process.stdout.write(
-      restartBanner(app.url, embedded ? `embedded database in ${env.DATA_DIR}` : 'PostgreSQL', embedded),
-    );
-  }
-
+  // Before the line that says it listens: a SIGTERM sent on reading it must find its handler (no
+  // handler yet, the default action ends the process without draining).
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -33,6 +26,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  logger.info({ url: app.url, database: database.driver }, 'Partner Tags API listening');
+  if (demo) process.stdout.write(demo.banner(app.url));
+  else {
+    const embedded = database.driver === 'pglite';
+    process.stdout.write(
+      restartBanner(app.url, embedded ? `embedded database in ${env.DATA_DIR}` : 'PostgreSQL', embedded),
+    );
+  }
 }
 
 // A start that fails says so in one line naming the setting to fix (startup-error.ts), exit code 1;
