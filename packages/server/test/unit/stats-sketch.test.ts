@@ -8,7 +8,6 @@ import {
   mergeInto,
   SPARSE_MAX,
   type SparseEntries,
-  sketchBytes,
   VisitorUnion,
   visitorsOf,
 } from '../../src/features/stats/sketch.js';
@@ -100,17 +99,5 @@ describe('visitor sketch', () => {
     mergeInto(union, encodeSparse(entries)); // sparse
     expect(a.length).toBe(HLL_M);
     expect(Math.abs(estimate(union) - 50_000) / 50_000).toBeLessThan(0.02);
-  });
-
-  it("reads a read's base64 sketch text back to its bytes, line breaks and all", () => {
-    const entries: SparseEntries = new Map();
-    for (let i = 0; i < 100; i++) addMuid(entries, `muid_${i}`);
-    const bytes = encodeSparse(entries);
-    // PostgreSQL's encode(..., 'base64') breaks its lines every 76 characters.
-    const text = bytes.toString('base64').replace(/(.{76})/g, '$1\n');
-    expect(text).toContain('\n');
-    expect(Buffer.from(sketchBytes(text) ?? [])).toEqual(bytes);
-    expect(visitorsOf(sketchBytes(text), sketchBytes(null))).toBe(100);
-    expect([sketchBytes(null), sketchBytes(''), sketchBytes(undefined)]).toEqual([null, null, null]);
   });
 });

@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { readRows } from '../../db/read-rows.js';
 import { type Segment, segmentArrays, segmentsOf } from './levels.js';
-import { sketchBytes, sketchText, VisitorUnion, visitorsOf } from './sketch.js';
+import { VisitorUnion, visitorsOf } from './sketch.js';
 import { type CountedRow, keepVisitorCounts } from './visitor-counts.js';
 
 /** `event_name` of `alias` kept by a filter (`names` empty: all). */
@@ -78,8 +78,8 @@ export async function readSeries(
         min(t.event_name) filter (where ${counted}) as event_name,
         (min(t.events) filter (where ${counted}))::float8 as row_events,
         min(length(t.visitors)) filter (where ${counted}) as length,
-        ${sketchText(sql`string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) <> 16384)`)} as sparse,
-        ${sketchText(sql`string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) = 16384)`)} as dense
+        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) <> 16384) as sparse,
+        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) = 16384) as dense
       from r t left join n on n.p = t.p
       group by t.p, n.sketches, t.chunk`,
     withRevenue
@@ -101,7 +101,7 @@ export async function readSeries(
     if (Number(row.sketches) === 1 && row.kept !== null) {
       point.visitors = Number(row.kept);
     } else if (Number(row.sketches) === 1) {
-      point.visitors = visitorsOf(sketchBytes(row.sparse), sketchBytes(row.dense));
+      point.visitors = visitorsOf(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
       counts.push({
         grain: Number(row.grain),
         bucket: String(row.bucket),
@@ -113,7 +113,7 @@ export async function readSeries(
     } else {
       const union = unions.get(Number(row.p)) ?? new VisitorUnion();
       unions.set(Number(row.p), union);
-      union.addConcatenated(sketchBytes(row.sparse), sketchBytes(row.dense));
+      union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
     }
   }
   for (const [p, union] of unions) points[p - 1]!.visitors = union.count();
