@@ -389,6 +389,56 @@ describe('stats: visitor counts kept by reads', () => {
     expect(await totals()).toMatchObject({ events: 4, visitors: 3, pageviews: 4 });
     expect(await kept()).toEqual([3]);
   });
+
+  it('a finished local day of hourly rows: its count is kept with their print, and recounted once one changes', async () => {
+    const tag = await preverifiedTag(server);
+    // 2026-02-10 in New York is 05:00Z to 05:00Z: read as hourly rows, here two of them.
+    const at = (muid: string, id: string, hour: number) => ({
+      id,
+      muid,
+      event_name: 'PageView',
+      event_time: `2026-02-10T${hour}:00:00Z`,
+    });
+    await collectOk(server, tag.tagId, [at('a', 'n1', 15), at('b', 'n2', 18)]);
+    const q = {
+      merchantId: tag.merchantId,
+      startDate: '2026-02-09',
+      endDate: '2026-02-11',
+      timezone: 'America/New_York',
+    };
+    const visitorsOf = async (extra: Record<string, string> = {}) =>
+      ((await getStats(server, 'timeseries', { ...q, ...extra })).body.points as Expected[]).map((p) => p.visitors);
+    const kept = async () =>
+      await query<{ names: string; visitors: number }>(
+        server,
+        sql`select names, visitors from stat_point_visitors where merchant_id = ${tag.merchantId}::uuid order by names`,
+      );
+    const setKept = (n: number) =>
+      query(server, sql`update stat_point_visitors set visitors = ${n} where merchant_id = ${tag.merchantId}::uuid`);
+    expect(await visitorsOf()).toEqual([0, 2, 0]);
+    expect(await kept()).toEqual([{ names: '', visitors: 2 }]);
+    // The next read takes the kept count: a count set here is what it answers.
+    await setKept(9);
+    expect(await visitorsOf()).toEqual([0, 9, 0]);
+    // A late visitor that day: the fold writes an hourly row, the print differs, the union is counted again.
+    await collectOk(server, tag.tagId, [at('c', 'n3', 20)]);
+    expect(await visitorsOf()).toEqual([0, 3, 0]);
+    expect(await kept()).toEqual([{ names: '', visitors: 3 }]);
+    // Any write of a row (retention, an erasure, a recount) gives it a new xmin: the count is not taken.
+    await setKept(9);
+    await query(
+      server,
+      sql`update stat_buckets set events = events where merchant_id = ${tag.merchantId}::uuid and grain = 60
+        and bucket = '2026-02-10T15:00:00Z' and event_name = ''`,
+    );
+    expect(await visitorsOf()).toEqual([0, 3, 0]);
+    // A filter keeps a count of its own.
+    expect(await visitorsOf({ events: 'PageView' })).toEqual([0, 3, 0]);
+    expect(await kept()).toEqual([
+      { names: '', visitors: 3 },
+      { names: '["PageView"]', visitors: 3 },
+    ]);
+  });
 });
 
 describe('stats: access and validation', () => {

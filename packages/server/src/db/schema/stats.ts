@@ -36,6 +36,24 @@ export const statBuckets = pgTable(
   (t) => [primaryKey({ name: 'stat_buckets_pkey', columns: [t.merchantId, t.grain, t.bucket, t.eventName] })],
 );
 
+/**
+ * A multi-row point's visitors as a read counted them (migration 0035), valid while `print` (of the
+ * rows it united, their xmin among them) is what the next read computes: features/stats/visitor-counts.ts.
+ */
+export const statPointVisitors = pgTable(
+  'stat_point_visitors',
+  {
+    merchantId: uuid('merchant_id').notNull(),
+    /** '' unfiltered, else the sorted event-name filter as JSON. */
+    names: text('names').notNull(),
+    lo: timestamp('lo', { withTimezone: true, mode: 'string' }).notNull(),
+    hi: timestamp('hi', { withTimezone: true, mode: 'string' }).notNull(),
+    print: uuid('print').notNull(),
+    visitors: integer('visitors').notNull(),
+  },
+  (t) => [primaryKey({ name: 'stat_point_visitors_pkey', columns: [t.merchantId, t.names, t.lo, t.hi] })],
+);
+
 /** `Purchase` events per currency: their count and the exact sum of their `value`. */
 export const statRevenue = pgTable(
   'stat_revenue',

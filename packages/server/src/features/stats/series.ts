@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.js';
 import { readRows } from '../../db/read-rows.js';
 import { type Segment, segmentArrays, segmentsOf } from './levels.js';
 import { VisitorUnion, visitorsOf } from './sketch.js';
-import { type CountedRow, keepVisitorCounts } from './visitor-counts.js';
+import { type CountedPoint, type CountedRow, keepPointVisitors, keepVisitorCounts } from './visitor-counts.js';
 
 /** `event_name` of `alias` kept by a filter (`names` empty: all). */
 export function nameFilter(names: readonly string[], alias = sql`event_name`) {
@@ -43,8 +43,8 @@ export function segmentScan(
  * and sketches come from the all-names rows (''), page views and purchases from their names' rows;
  * filtered, from the rows of the names. Counts summed and sketches concatenated in SQL (one row per
  * point), their union counted here; revenue summed exactly in SQL. A point of one row takes the
- * row's kept count when it has one, else counts its sketch and has `keep` (the primary) keep it
- * (visitor-counts.ts).
+ * row's kept count when it has one, else counts its sketch and has `keep` (the primary) keep it; a
+ * finished point of several rows the same way, while its rows are the ones counted (visitor-counts.ts).
  */
 export async function readSeries(
   db: Database,
@@ -57,31 +57,14 @@ export async function readSeries(
   const segments = segmentsOf(starts, end);
   const withRevenue = names.length === 0 || names.includes('Purchase');
   const all = names.length === 0;
-  const rows = all ? sql`t.event_name in ('', 'PageView', 'Purchase')` : nameFilter(names, sql`t.event_name`);
-  const counted = all ? sql`t.event_name = ''` : sql`true`;
-  const sketched = sql`${counted} and (n.sketches > 1 or t.visitor_count is null)`;
-  const columns = sql`t.grain, t.bucket, t.event_name, t.events, t.visitors, t.visitor_count`;
+  const key = all ? '' : JSON.stringify([...new Set(names)].sort());
+  const iso = (t: number) => new Date(t).toISOString();
+  const bounds = {
+    los: `{${starts.map(iso).join(',')}}`,
+    his: `{${starts.map((_, i) => iso(starts[i + 1] ?? end)).join(',')}}`,
+  };
   const [buckets = [], revenue = []] = await readRows(db, [
-    // A point's rows in chunks of 16 buckets of a level (at most 256 KB of dense sketches a row):
-    // postgres.js took 20-25 ms for one row of 1.3 MB and 1.5-6 for the same bytes in 13 rows.
-    sql`with r as materialized (
-        select s.p, t.*, extract(epoch from t.bucket)::bigint / (60 * 16 * t.grain) as chunk
-        from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, columns)}
-      ), n as (select t.p, count(*)::int as sketches from r t where ${counted} group by 1)
-      select t.p, n.sketches,
-        (sum(t.events) filter (where ${counted}))::float8 as events,
-        (sum(t.events) filter (where t.event_name = 'PageView'))::float8 as pageviews,
-        (sum(t.events) filter (where t.event_name = 'Purchase'))::float8 as purchases,
-        min(t.visitor_count) filter (where ${counted}) as kept,
-        min(t.grain) filter (where ${counted}) as grain,
-        min(t.bucket::text) filter (where ${counted}) as bucket,
-        min(t.event_name) filter (where ${counted}) as event_name,
-        (min(t.events) filter (where ${counted}))::float8 as row_events,
-        min(length(t.visitors)) filter (where ${counted}) as length,
-        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) <> 16384) as sparse,
-        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) = 16384) as dense
-      from r t left join n on n.p = t.p
-      group by t.p, n.sketches, t.chunk`,
+    bucketRows(segments, merchantId, names, key, bounds),
     withRevenue
       ? sql`select s.p, t.currency, sum(t.amount)::text as amount
         from ${segmentScan(segments, sql`stat_revenue`, merchantId, sql`true`, sql`t.currency, t.amount`)}
@@ -90,7 +73,7 @@ export async function readSeries(
   ]);
   const points: StatsTotals[] = starts.map(() => ({ events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] }));
   const counts: CountedRow[] = [];
-  const unions = new Map<number, VisitorUnion>();
+  const unions = new Map<number, { union: VisitorUnion; print: string }>();
   for (const row of buckets) {
     const point = points[Number(row.p) - 1];
     if (!point) continue;
@@ -110,13 +93,25 @@ export async function readSeries(
         length: Number(row.length),
         visitors: point.visitors,
       });
+    } else if (row.point_kept !== null) {
+      point.visitors = Number(row.point_kept);
     } else {
-      const union = unions.get(Number(row.p)) ?? new VisitorUnion();
-      unions.set(Number(row.p), union);
-      union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
+      const entry = unions.get(Number(row.p)) ?? { union: new VisitorUnion(), print: String(row.print) };
+      unions.set(Number(row.p), entry);
+      entry.union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
     }
   }
-  for (const [p, union] of unions) points[p - 1]!.visitors = union.count();
+  // Counts of finished points of a day or more are kept (an hour of 15-minute rows is cheap to
+  // count); the current point's rows change with every fold.
+  const now = Date.now();
+  const pointCounts: CountedPoint[] = [];
+  for (const [p, { union, print }] of unions) {
+    const visitors = union.count();
+    points[p - 1]!.visitors = visitors;
+    const hi = starts[p] ?? end;
+    if (hi <= now && hi - starts[p - 1]! >= 23 * 3_600_000)
+      pointCounts.push({ lo: iso(starts[p - 1]!), hi: iso(hi), print, visitors });
+  }
   for (const row of revenue) {
     points[Number(row.p) - 1]?.revenue.push({
       currency: String(row.currency),
@@ -124,5 +119,57 @@ export async function readSeries(
     } satisfies StatsRevenue);
   }
   await keepVisitorCounts(keep, merchantId, counts);
+  await keepPointVisitors(keep, merchantId, key, pointCounts);
   return points;
+}
+
+/**
+ * Per point and chunk its counts, its rows' kept counts and its sketches (only where no count is
+ * to be taken): a point's rows in chunks of 16 buckets of a level (at most 256 KB of dense sketches
+ * a row; postgres.js took 20-25 ms for one row of 1.3 MB and 1.5-6 for the same bytes in 13 rows).
+ * `n`: per point its counted rows, their print (visitor-counts.ts) and the count kept with it.
+ */
+function bucketRows(
+  segments: readonly Segment[],
+  merchantId: string,
+  names: readonly string[],
+  key: string,
+  bounds: { los: string; his: string },
+): SQL {
+  const all = names.length === 0;
+  const rows = all ? sql`t.event_name in ('', 'PageView', 'Purchase')` : nameFilter(names, sql`t.event_name`);
+  const counted = all ? sql`t.event_name = ''` : sql`true`;
+  // Sketches only of the points with no count to take: neither a kept row count nor a kept point count.
+  const sketched = sql`${counted} and (n.sketches > 1 and n.kept is null or n.sketches = 1 and t.visitor_count is null)`;
+  const columns = sql`t.grain, t.bucket, t.event_name, t.events, t.visitors, t.visitor_count, t.xmin::text as xmin`;
+  return sql`with r as materialized (
+        select s.p, t.*, extract(epoch from t.bucket)::bigint / (60 * 16 * t.grain) as chunk
+        from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, columns)}
+      ), c as (
+        select t.p, count(*)::int as sketches,
+          md5(string_agg(concat_ws(':', t.grain, extract(epoch from t.bucket), t.event_name, t.xmin, t.events,
+            length(t.visitors)), ',' order by t.grain, t.bucket, t.event_name))::uuid as print
+        from r t where ${counted} group by 1
+      ), n as (
+        select c.p, c.sketches, c.print, k.visitors as kept
+        from c
+        join unnest(${bounds.los}::timestamptz[], ${bounds.his}::timestamptz[]) with ordinality as b(lo, hi, p)
+          on b.p = c.p
+        left join stat_point_visitors k on c.sketches > 1 and k.merchant_id = ${merchantId}::uuid
+          and k.names = ${key} and k.lo = b.lo and k.hi = b.hi and k.print = c.print
+      )
+      select t.p, n.sketches, n.print::text as print, n.kept as point_kept,
+        (sum(t.events) filter (where ${counted}))::float8 as events,
+        (sum(t.events) filter (where t.event_name = 'PageView'))::float8 as pageviews,
+        (sum(t.events) filter (where t.event_name = 'Purchase'))::float8 as purchases,
+        min(t.visitor_count) filter (where ${counted}) as kept,
+        min(t.grain) filter (where ${counted}) as grain,
+        min(t.bucket::text) filter (where ${counted}) as bucket,
+        min(t.event_name) filter (where ${counted}) as event_name,
+        (min(t.events) filter (where ${counted}))::float8 as row_events,
+        min(length(t.visitors)) filter (where ${counted}) as length,
+        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) <> 16384) as sparse,
+        string_agg(t.visitors, ''::bytea) filter (where ${sketched} and length(t.visitors) = 16384) as dense
+      from r t left join n on n.p = t.p
+      group by t.p, n.sketches, n.print, n.kept, t.chunk`;
 }

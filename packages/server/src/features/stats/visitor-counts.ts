@@ -32,3 +32,32 @@ export async function keepVisitorCounts(db: Database, merchantId: string, rows: 
     ) k
     where t.ctid = k.ctid`);
 }
+
+/** A multi-row point a read counted: its bounds, the print of the rows it united, their union's count. */
+export interface CountedPoint {
+  lo: string;
+  hi: string;
+  print: string;
+  visitors: number;
+}
+
+/**
+ * Keeps the counts a read made of finished multi-row points (migration 0035), on the primary. A
+ * later read takes one only while its rows' print is the same (series.ts), so a fold, a recount,
+ * retention or an erasure since (each gives a row a new xmin) is never read through a stale count.
+ * In `lo` order: two reads keeping the same points lock them in the same order.
+ */
+export async function keepPointVisitors(
+  db: Database,
+  merchantId: string,
+  names: string,
+  points: readonly CountedPoint[],
+): Promise<void> {
+  if (points.length === 0) return;
+  const sorted = [...points].sort((a, b) => (a.lo < b.lo ? -1 : 1));
+  await db.execute(sql`
+    insert into stat_point_visitors (merchant_id, names, lo, hi, print, visitors)
+    select ${merchantId}::uuid, ${names}, v.lo, v.hi, v.print, v.visitors
+    from json_to_recordset(${JSON.stringify(sorted)}::json) as v(lo timestamptz, hi timestamptz, print uuid, visitors int)
+    on conflict (merchant_id, names, lo, hi) do update set print = excluded.print, visitors = excluded.visitors`);
+}

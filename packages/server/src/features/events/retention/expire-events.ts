@@ -108,6 +108,8 @@ export async function expireRound(db: Database, claim: RetentionClaim, batch = R
         where ${merchant} and ${before} and length(visitors) > 0 limit ${batch}))
       returning 1`),
   ).length;
+  // Kept point counts there (migration 0035) would not be taken again: their rows changed.
+  await db.execute(sql`delete from stat_point_visitors where ${merchant} and hi <= ${cutoff}`);
   return counts;
 }
 
