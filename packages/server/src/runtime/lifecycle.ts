@@ -18,6 +18,11 @@ export type StopPhase = (typeof STOP_PHASES)[number];
 export interface StopContext {
   /** How long in-flight requests may take to finish (`close(graceMs)`). */
   graceMs: number;
+  /**
+   * What is left of the grace period, counted from `stop()`: the one deadline every part's waits
+   * share, so parts that each wait in turn never take longer than the grace period together.
+   */
+  remainingMs(): number;
 }
 
 type StopHook = (context: StopContext) => Promise<void> | void;
@@ -34,7 +39,7 @@ export interface Part {
    * runs, one that returns nothing lets the next run in the same tick.
    */
   readonly stop: Partial<Record<StopPhase, StopHook>>;
-  /** Time one stop hook may take beyond the grace period before it is given up on; default the lifecycle's. */
+  /** Time one stop hook may take past the end of the grace period before it is given up on; default the lifecycle's. */
   readonly stopDeadlineMs?: number;
   /** Registers the metrics this part owns. */
   metrics?(metrics: Metrics): void;
@@ -103,7 +108,8 @@ export class Lifecycle {
 
   /** Stops every live part; calling it again returns the same promise. */
   stop(graceMs: number): Promise<void> {
-    this.stopping ??= this.runStop({ graceMs });
+    const end = performance.now() + graceMs;
+    this.stopping ??= this.runStop({ graceMs, remainingMs: () => Math.max(0, end - performance.now()) });
     return this.stopping;
   }
 
@@ -113,8 +119,10 @@ export class Lifecycle {
       for (const part of parts) {
         const hook = part.stop[phase];
         if (!hook) continue;
+        // What is left of the grace period, plus the part's allowance for its own work past it.
         const deadlineMs =
-          context.graceMs + (part.stopDeadlineMs ?? this.options.stopDeadlineMs ?? DEFAULT_STOP_DEADLINE_MS);
+          Math.ceil(context.remainingMs()) +
+          (part.stopDeadlineMs ?? this.options.stopDeadlineMs ?? DEFAULT_STOP_DEADLINE_MS);
         const failed = (error: unknown) =>
           this.options.logger.error({ err: error, part: part.name, phase }, 'stopping a part failed');
         let pending: Promise<void> | void;

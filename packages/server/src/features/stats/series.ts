@@ -147,8 +147,7 @@ function bucketRows(
         from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, columns)}
       ), c as (
         select t.p, count(*)::int as sketches,
-          md5(string_agg(concat_ws(':', t.grain, extract(epoch from t.bucket), t.event_name, t.xmin, t.events,
-            length(t.visitors)), ',' order by t.grain, t.bucket, t.event_name))::uuid as print
+          md5(concat_ws(':', count(*), sum(t.events), sum(length(t.visitors)), sum(t.xmin::text::bigint)))::uuid as print
         from r t where ${counted} group by 1
       ), n as (
         select c.p, c.sketches, c.print, k.visitors as kept

@@ -126,8 +126,8 @@ export interface ListenerPart extends Part {
 /**
  * A listener as a part: listens at start (its request listener made then, so it may use what the
  * parts before it learnt, e.g. the main port's URL); on stop, in the first phase, it takes the
- * connections the kernel already completed, then stops listening (the grace period bounds both
- * together), and waits for its connections to end in the drain phase.
+ * connections the kernel already completed, then stops listening (the grace period, shared with the
+ * other listeners' waits, bounds both), and waits for its connections to end in the drain phase.
  */
 export function listenerPart(
   name: string,
@@ -147,10 +147,9 @@ export function listenerPart(
     stop: {
       // Waited for before the drain state's turn in this phase: no answer tells a client to
       // reconnect while the listener still listens (a reconnect queued behind our own is reset).
-      'stop-accepting': async ({ graceMs }) => {
-        const started = performance.now();
-        await takeQueued(server, graceMs);
-        drained = drainServer(server, Math.max(0, graceMs - (performance.now() - started)));
+      'stop-accepting': async ({ remainingMs }) => {
+        await takeQueued(server, remainingMs());
+        drained = drainServer(server, remainingMs());
       },
       drain: () => drained,
     },
