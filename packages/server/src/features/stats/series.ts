@@ -73,7 +73,7 @@ export async function readSeries(
   ]);
   const points: StatsTotals[] = starts.map(() => ({ events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] }));
   const counts: CountedRow[] = [];
-  const unions = new Map<number, { union: VisitorUnion; print: string }>();
+  const unions = new Map<number, { union: VisitorUnion; print: string | null }>();
   for (const row of buckets) {
     const point = points[Number(row.p) - 1];
     if (!point) continue;
@@ -96,7 +96,7 @@ export async function readSeries(
     } else if (row.point_kept !== null) {
       point.visitors = Number(row.point_kept);
     } else {
-      const entry = unions.get(Number(row.p)) ?? { union: new VisitorUnion(), print: String(row.print) };
+      const entry = unions.get(Number(row.p)) ?? { union: new VisitorUnion(), print: row.print as string | null };
       unions.set(Number(row.p), entry);
       entry.union.addConcatenated(row.sparse as Uint8Array | null, row.dense as Uint8Array | null);
     }
@@ -109,7 +109,7 @@ export async function readSeries(
     const visitors = union.count();
     points[p - 1]!.visitors = visitors;
     const hi = starts[p] ?? end;
-    if (hi <= now && hi - starts[p - 1]! >= 23 * 3_600_000)
+    if (print !== null && hi <= now && hi - starts[p - 1]! >= 23 * 3_600_000)
       pointCounts.push({ lo: iso(starts[p - 1]!), hi: iso(hi), print, visitors });
   }
   for (const row of revenue) {
@@ -145,18 +145,21 @@ function bucketRows(
   return sql`with r as materialized (
         select s.p, t.*, extract(epoch from t.bucket)::bigint / (60 * 16 * t.grain) as chunk
         from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, columns)}
-      ), c as (
-        select t.p, count(*)::int as sketches,
-          md5(concat_ws(':', count(*), sum(t.events), sum(length(t.visitors)), sum(t.xmin::text::bigint)))::uuid as print
-        from r t where ${counted} group by 1
-      ), n as (
-        select c.p, c.sketches, c.print, k.visitors as kept
-        from c
-        join unnest(${bounds.los}::timestamptz[], ${bounds.his}::timestamptz[]) with ordinality as b(lo, hi, p)
-          on b.p = c.p
-        left join stat_point_visitors k on c.sketches > 1 and k.merchant_id = ${merchantId}::uuid
-          and k.names = ${key} and k.lo = b.lo and k.hi = b.hi and k.print = c.print
-      )
+      ), n as (${
+        // Every segment one bucket (a UTC daily series): no point count to look up (1 ms of 6);
+        // a point of several names' rows is then counted, not kept (its print is null).
+        segments.every((s) => s.hi - s.lo === s.grain * 60_000)
+          ? sql`select t.p, count(*)::int as sketches, null::uuid as print, null::int as kept
+            from r t where ${counted} group by 1`
+          : sql`select c.p, c.sketches, c.print, k.visitors as kept
+            from (select t.p, count(*)::int as sketches,
+                md5(concat_ws(':', count(*), sum(t.events), sum(length(t.visitors)), sum(t.xmin::text::bigint)))::uuid as print
+              from r t where ${counted} group by 1) c
+            join unnest(${bounds.los}::timestamptz[], ${bounds.his}::timestamptz[]) with ordinality as b(lo, hi, p)
+              on b.p = c.p
+            left join stat_point_visitors k on c.sketches > 1 and k.merchant_id = ${merchantId}::uuid
+              and k.names = ${key} and k.lo = b.lo and k.hi = b.hi and k.print = c.print`
+      })
       select t.p, n.sketches, n.print::text as print, n.kept as point_kept,
         (sum(t.events) filter (where ${counted}))::float8 as events,
         (sum(t.events) filter (where t.event_name = 'PageView'))::float8 as pageviews,
