@@ -32,7 +32,7 @@ const count = async (table: string, merchantId: string) => {
   );
   return row?.n ?? 0;
 };
-const TABLES = ['events', 'event_day_counts', 'stat_buckets', 'stat_dimensions', 'stat_revenue'];
+const TABLES = ['events', 'event_day_counts', 'stat_buckets', 'stat_dimensions', 'stat_revenue', 'stat_point_visitors'];
 const countsOf = async (merchantId: string) =>
   Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await count(t, merchantId)] as const)));
 
@@ -74,11 +74,19 @@ describe('DELETE /v1/partners/merchant/{merchantId}', () => {
     for (const merchantId of [id, other.tag.merchantId]) {
       await until(async () => (await count('stat_buckets', merchantId)) > 0, 10_000);
     }
+    // A kept point count of each (a read keeps them for finished days: stats.test.ts).
+    for (const merchantId of [id, other.tag.merchantId]) {
+      await a.app.deps.db.execute(
+        sql`insert into stat_point_visitors (merchant_id, names, lo, hi, print, visitors)
+          values (${merchantId}::uuid, '', '2026-01-01T05:00:00Z', '2026-01-02T05:00:00Z', gen_random_uuid(), 3)`,
+      );
+    }
     const before = await countsOf(id);
     const otherBefore = await countsOf(other.tag.merchantId);
     expect(before.events).toBe(31);
     expect(before.event_day_counts).toBeGreaterThan(0);
     expect(before.stat_buckets).toBeGreaterThan(0);
+    expect(before.stat_point_visitors).toBe(1);
     const usage = async () =>
       rowsOf<{ merchants: number }>(
         await a.app.deps.db.execute(
