@@ -103,6 +103,23 @@ describe('event retention', () => {
       await shop(b, 3650, 3650), // keeps all of these
     ];
     for (const s of shops) await sendEvents(s);
+    // Kept point counts of the first shop (stats.test.ts): one of a day before its cutoff, one after.
+    const kept = (days: number) => new Date(Date.now() - days * DAY).toISOString();
+    const pointsOf = async (merchantId: string) =>
+      rowsOf<{ hi: string }>(
+        await server.app.deps.db.execute(
+          sql`select hi::text from stat_point_visitors where merchant_id = ${merchantId}::uuid order by hi`,
+        ),
+      ).length;
+    for (const [lo, hi] of [
+      [kept(10), kept(9)],
+      [kept(1), kept(0)],
+    ]) {
+      await server.app.deps.db.execute(
+        sql`insert into stat_point_visitors (merchant_id, names, lo, hi, print, visitors)
+          values (${shops[0]!.merchantId}::uuid, '', ${lo}::timestamptz, ${hi}::timestamptz, gen_random_uuid(), 1)`,
+      );
+    }
     const stored = Date.now();
 
     // The four passes are awaited together: one deadline for all, not one after the other.
@@ -120,6 +137,7 @@ describe('event retention', () => {
       const keptAges = AGES.filter((age) => age < s.days);
       expect(left.size).toBe(keptAges.length + NEAR.filter((offset) => offset > 0).length);
     }
+    expect(await pointsOf(shops[0]!.merchantId)).toBe(1);
     // The list's total agrees (the day counts follow the deletes).
     const res = await api(server, a.apiKey).get(`/v1/partners/events?merchantId=${shops[0]!.merchantId}`);
     expect(res.body.pagination.totalItems).toBe(3);
