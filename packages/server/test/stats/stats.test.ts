@@ -432,8 +432,9 @@ describe('stats: visitor counts kept by reads', () => {
         and bucket = '2026-02-10T15:00:00Z' and event_name = ''`,
     );
     expect(await visitorsOf()).toEqual([0, 3, 0]);
-    // A filter keeps a count of its own.
+    // A filter of one name keeps a count of its own; one of several names keeps none.
     expect(await visitorsOf({ events: 'PageView' })).toEqual([0, 3, 0]);
+    expect(await visitorsOf({ events: 'PageView,Purchase' })).toEqual([0, 3, 0]);
     expect(await kept()).toEqual([
       { names: '', visitors: 3 },
       { names: '["PageView"]', visitors: 3 },

@@ -119,7 +119,8 @@ export async function readSeries(
     } satisfies StatsRevenue);
   }
   await keepVisitorCounts(keep, merchantId, counts);
-  await keepPointVisitors(keep, merchantId, key, pointCounts);
+  // Unfiltered or one name (a dashboard's reads): combinations of names would each keep rows of their own.
+  if (new Set(names).size <= 1) await keepPointVisitors(keep, merchantId, key, pointCounts);
   return points;
 }
 
