@@ -55,12 +55,21 @@ export function segmentsOf(starts: readonly number[], end: number): Segment[] {
 }
 
 /** The segments as SQL array literals, for `unnest(grains::int[], los::timestamptz[], his::timestamptz[], ps::int[])`. */
+const iso = (t: number) => new Date(t).toISOString();
+
 export function segmentArrays(segments: readonly Segment[]) {
-  const iso = (t: number) => new Date(t).toISOString();
   return {
     grains: `{${segments.map((s) => s.grain).join(',')}}`,
     los: `{${segments.map((s) => iso(s.lo)).join(',')}}`,
     his: `{${segments.map((s) => iso(s.hi)).join(',')}}`,
     ps: `{${segments.map((s) => s.p).join(',')}}`,
+  };
+}
+
+/** The points [starts[i], starts[i+1]) (the last ending at `end`) as SQL array literals of their bounds. */
+export function pointArrays(starts: readonly number[], end: number) {
+  return {
+    los: `{${starts.map(iso).join(',')}}`,
+    his: `{${starts.map((_, i) => iso(starts[i + 1] ?? end)).join(',')}}`,
   };
 }

@@ -2,7 +2,7 @@ import type { StatsRevenue, StatsTotals } from '@partner/shared-schemas';
 import { type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { readRows } from '../../db/read-rows.js';
-import { type Segment, segmentArrays, segmentsOf } from './levels.js';
+import { pointArrays, type Segment, segmentArrays, segmentsOf } from './levels.js';
 import { VisitorUnion, visitorsOf } from './sketch.js';
 import { type CountedPoint, type CountedRow, keepPointVisitors, keepVisitorCounts } from './visitor-counts.js';
 
@@ -57,14 +57,11 @@ export async function readSeries(
   const segments = segmentsOf(starts, end);
   const withRevenue = names.length === 0 || names.includes('Purchase');
   const all = names.length === 0;
-  const key = all ? '' : JSON.stringify([...new Set(names)].sort());
-  const iso = (t: number) => new Date(t).toISOString();
-  const bounds = {
-    los: `{${starts.map(iso).join(',')}}`,
-    his: `{${starts.map((_, i) => iso(starts[i + 1] ?? end)).join(',')}}`,
-  };
+  // Point counts are kept for reads of all names or one (a dashboard's): combinations of names
+  // would each keep rows of their own.
+  const key = all ? '' : new Set(names).size === 1 ? JSON.stringify([names[0]]) : null;
   const [buckets = [], revenue = []] = await readRows(db, [
-    bucketRows(segments, merchantId, names, key, bounds),
+    bucketRows(segments, merchantId, names, key, pointArrays(starts, end)),
     withRevenue
       ? sql`select s.p, t.currency, sum(t.amount)::text as amount
         from ${segmentScan(segments, sql`stat_revenue`, merchantId, sql`true`, sql`t.currency, t.amount`)}
@@ -110,7 +107,7 @@ export async function readSeries(
     points[p - 1]!.visitors = visitors;
     const hi = starts[p] ?? end;
     if (print !== null && hi <= now && hi - starts[p - 1]! >= 23 * 3_600_000)
-      pointCounts.push({ lo: iso(starts[p - 1]!), hi: iso(hi), print, visitors });
+      pointCounts.push({ lo: new Date(starts[p - 1]!).toISOString(), hi: new Date(hi).toISOString(), print, visitors });
   }
   for (const row of revenue) {
     points[Number(row.p) - 1]?.revenue.push({
@@ -119,8 +116,7 @@ export async function readSeries(
     } satisfies StatsRevenue);
   }
   await keepVisitorCounts(keep, merchantId, counts);
-  // Unfiltered or one name (a dashboard's reads): combinations of names would each keep rows of their own.
-  if (new Set(names).size <= 1) await keepPointVisitors(keep, merchantId, key, pointCounts);
+  if (key !== null) await keepPointVisitors(keep, merchantId, key, pointCounts);
   return points;
 }
 
@@ -134,7 +130,7 @@ function bucketRows(
   segments: readonly Segment[],
   merchantId: string,
   names: readonly string[],
-  key: string,
+  key: string | null,
   bounds: { los: string; his: string },
 ): SQL {
   const all = names.length === 0;
@@ -147,9 +143,9 @@ function bucketRows(
         select s.p, t.*, extract(epoch from t.bucket)::bigint / (60 * 16 * t.grain) as chunk
         from ${segmentScan(segments, sql`stat_buckets`, merchantId, rows, columns)}
       ), n as (${
-        // Every segment one bucket (a UTC daily series): no point count to look up (1 ms of 6);
-        // a point of several names' rows is then counted, not kept (its print is null).
-        segments.every((s) => s.hi - s.lo === s.grain * 60_000)
+        // No key, or every segment one bucket (a UTC daily series): no point count to look up (1 ms
+        // of 6); a point of several rows is then counted, not kept (its print is null).
+        key === null || segments.every((s) => s.hi - s.lo === s.grain * 60_000)
           ? sql`select t.p, count(*)::int as sketches, null::uuid as print, null::int as kept
             from r t where ${counted} group by 1`
           : sql`select c.p, c.sketches, c.print, k.visitors as kept
