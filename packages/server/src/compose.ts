@@ -1,19 +1,21 @@
 import os from 'node:os';
+import path from 'node:path';
 import type { AppDeps } from './context.js';
 import { type Database, type DatabaseHandle, openDatabase, openReadReplica } from './db/client.js';
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
 import { StoreLockedError } from './db/lock.js';
 import { primaryReads, type ReadDb, ReplicaReads } from './db/read-routing.js';
 import { loadCursorKey } from './features/events/read/cursor.js';
+import { type StatsEngine, StatsStore } from './features/stats/store.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
 import { createDayCountCompaction } from './jobs/day-count-compaction.js';
 import { LogWriter } from './jobs/event-log-writer.js';
 import { createEventPartitions } from './jobs/event-partitions.js';
 import { createEventRetention } from './jobs/event-retention.js';
-import { logWritersPart, pollLoopPart, statsFoldPart, tagMonitorPart, webhookWorkerPart } from './jobs/job-parts.js';
+import { logWritersPart, pollLoopPart, tagMonitorPart, webhookWorkerPart } from './jobs/job-parts.js';
 import { createMerchantPurge } from './jobs/merchant-purge.js';
-import { createStatsFold, STATS_FOLD_INTERVAL_MS } from './jobs/stats-fold.js';
+import { statsStorePart } from './jobs/stats-transfer.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createVisitorErasure } from './jobs/visitor-erasure.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
@@ -27,6 +29,7 @@ import {
   errorCode,
   maskUrl,
   StartupError,
+  statsStartupError,
 } from './kernel/startup-error.js';
 import { CollectorHostSet } from './runtime/collector/collector-hosts.js';
 import { DeletedTags } from './runtime/collector/deleted-tags.js';
@@ -61,6 +64,8 @@ export interface ComposeOptions {
   database?: DatabaseHandle;
   /** The app's metrics registry; default a fresh one per app. */
   metrics?: Metrics;
+  /** Where the statistics live; default from the env (statsEngineOf). */
+  stats?: StatsEngine;
 }
 
 /** An app built and not yet started: its dependencies and its parts (no listener yet). */
@@ -117,7 +122,8 @@ export async function composeApp(env: Env, options: ComposeOptions = {}): Promis
   lifecycle.add(databasePart(database, options.database === undefined));
   try {
     const reads = await openReads(env, database, logger, metrics, lifecycle);
-    return await composeParts(env, { logger, metrics, database, reads, lifecycle, dns: options.dns });
+    const stats = await openStats(env, database, logger, lifecycle, options.stats);
+    return await composeParts(env, { logger, metrics, database, reads, lifecycle, stats, dns: options.dns });
   } catch (error) {
     await lifecycle.stop(0);
     throw error;
@@ -130,32 +136,38 @@ interface Base {
   database: DatabaseHandle;
   reads: ReadDb;
   lifecycle: Lifecycle;
+  stats: StatsStore | undefined;
   dns: DnsResolver | undefined;
 }
 
 /** The background jobs that delete and compact stored data (docs/decisions/data-deletion.md). */
 function addDataLifecycleParts(
   env: Env,
-  { db, logger, metrics }: { db: Database; logger: Base['logger']; metrics: Base['metrics'] },
+  {
+    db,
+    logger,
+    metrics,
+    stats,
+  }: { db: Database; logger: Base['logger']; metrics: Base['metrics']; stats: Base['stats'] },
   lifecycle: Lifecycle,
 ) {
   // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
   const graceMs = env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS;
   lifecycle.add(
-    pollLoopPart('merchant-purge', createMerchantPurge({ db, logger, metrics, graceMs, intervalMs: graceMs })),
+    pollLoopPart('merchant-purge', createMerchantPurge({ db, stats, logger, metrics, graceMs, intervalMs: graceMs })),
   );
   // Visitor erasures; without `suppress`, log mode keeps dropping the visitor's events as long as the log may hold one.
   const holdMs = env.EVENT_LOG_URL ? env.EVENT_LOG_MAX_AGE_SECONDS * 1000 : 0;
   lifecycle.add(
     pollLoopPart(
       'visitor-erasure',
-      createVisitorErasure({ db, logger, metrics, graceMs, holdMs, intervalMs: graceMs }),
+      createVisitorErasure({ db, stats, logger, metrics, graceMs, holdMs, intervalMs: graceMs }),
     ),
   );
   // Events past their merchant's retention period, in the background (docs/decisions/data-deletion.md).
   const retention = { serverDays: env.EVENT_RETENTION_DAYS, everyMs: env.EVENT_RETENTION_INTERVAL };
   if (env.EVENT_RETENTION === 'on') {
-    lifecycle.add(pollLoopPart('event-retention', createEventRetention({ db, logger, metrics, ...retention })));
+    lifecycle.add(pollLoopPart('event-retention', createEventRetention({ db, stats, logger, metrics, ...retention })));
   }
   // The monthly partitions of events (migration 0028): created ahead; whole months emptied by retention.
   lifecycle.add(
@@ -174,7 +186,7 @@ function addDataLifecycleParts(
   lifecycle.add(pollLoopPart('day-count-compaction', createDayCountCompaction({ db, logger })));
 }
 
-async function composeParts(env: Env, { logger, metrics, database, reads, lifecycle, ...options }: Base) {
+async function composeParts(env: Env, { logger, metrics, database, reads, lifecycle, stats, ...options }: Base) {
   const { db } = database;
   const tagState = tagStateConfigFromEnv(env);
   const tagLiveness = new TagLiveness(db, tagState);
@@ -195,7 +207,7 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     // Background DNS re-checks and health checks (jobs/tag-monitor.ts).
     lifecycle.add(tagMonitorPart(createTagMonitor({ db, dns, config: tagState, logger, metrics })));
   }
-  addDataLifecycleParts(env, { db, logger, metrics }, lifecycle);
+  addDataLifecycleParts(env, { db, logger, metrics, stats }, lifecycle);
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
@@ -211,11 +223,10 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     lifecycle.add(pollLoopPart('webhook-retention', retention), webhookWorkerPart(webhookWorker));
   }
   const writers =
-    eventLog && env.ROLE !== 'api' ? createLogWriters(env, database, eventLog, tagLiveness, metrics, logger) : [];
+    eventLog && env.ROLE !== 'api'
+      ? createLogWriters(env, database, eventLog, tagLiveness, metrics, logger, stats)
+      : [];
   if (eventLog) lifecycle.add(logWritersPart(writers));
-  if (env.STATS_FOLD === 'on') {
-    lifecycle.add(statsFoldPart(createStatsFold({ db, logger }), database.listen, STATS_FOLD_INTERVAL_MS));
-  }
   // One budget for everything held for slow readers: streams' unsent events and exports' batches.
   const heldBytes = new HeldBytes(env.HELD_BYTES);
   const streams = new StreamHub({
@@ -225,11 +236,12 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     bytes: { limit: env.STREAM_BUFFER_BYTES, held: heldBytes },
     logger,
   });
-  const eventQueue = createEventQueue(env, database, tagLiveness, metrics, logger);
+  const eventQueue = createEventQueue(env, database, tagLiveness, metrics, logger, stats);
   lifecycle.add(streamHubPart(streams, heldBytes), eventQueuePart(eventQueue));
   const deps: AppDeps = {
     db,
     reads,
+    stats,
     streams,
     env,
     logger,
@@ -313,6 +325,7 @@ function createEventQueue(
   tagLiveness: TagLiveness,
   metrics: Metrics,
   logger: Logger,
+  stats: StatsStore | undefined,
 ): EventQueue {
   const options = {
     maxPending: env.INGEST_QUEUE_MAX,
@@ -325,6 +338,7 @@ function createEventQueue(
     // PGlite runs in process: no silent network to wait on.
     waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
     onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
+    stats,
   };
   return new EventQueue(database.db, options, tagLiveness, logger);
 }
@@ -364,6 +378,7 @@ function createLogWriters(
   tagLiveness: TagLiveness,
   metrics: Metrics,
   logger: Logger,
+  stats: StatsStore | undefined,
 ): LogWriter[] {
   const rejected = logRejectedCounter(metrics);
   const options = {
@@ -372,9 +387,41 @@ function createLogWriters(
     // Log mode: `stored` counts what the writers commit (accepted is counted at publish).
     onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
     onRejected: (reason: string) => rejected.inc({ reason }),
+    stats,
   };
   return Array.from(
     { length: env.EVENT_LOG_WRITERS },
     () => new LogWriter(database.db, eventLog, tagLiveness, options, logger),
   );
+}
+
+/**
+ * Where the statistics live: the ClickHouse server of CLICKHOUSE_URL, else chDB in this process
+ * (DATA_DIR/clickhouse, a database per PostgreSQL database); none for a process of a deployment
+ * of several (ROLE api or writer) without CLICKHOUSE_URL, as chDB is one process's.
+ */
+export function statsEngineOf(env: Env, database: DatabaseHandle): StatsEngine | undefined {
+  if (env.CLICKHOUSE_URL) return { kind: 'server', url: env.CLICKHOUSE_URL };
+  if (env.ROLE !== 'all') return undefined;
+  return { kind: 'chdb', path: path.join(env.DATA_DIR, 'clickhouse'), database: database.statsName };
+}
+
+async function openStats(
+  env: Env,
+  database: DatabaseHandle,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  engine = statsEngineOf(env, database),
+): Promise<StatsStore | undefined> {
+  if (!engine) {
+    logger.warn(
+      `statistics are off in this process: ROLE=${env.ROLE} runs as one of several processes, which share statistics only through CLICKHOUSE_URL (events are stored as usual)`,
+    );
+    return undefined;
+  }
+  const stats = await StatsStore.open(engine, database.db, logger).catch((error: unknown) => {
+    throw statsStartupError(error, engine);
+  });
+  lifecycle.add(statsStorePart(stats, database.db, logger));
+  return stats;
 }

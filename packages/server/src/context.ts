@@ -1,6 +1,7 @@
 import type { Database } from './db/client.js';
 import type { ReadDb } from './db/read-routing.js';
 import type { AuthenticatedPartner } from './features/partners/authenticate.js';
+import type { StatsStore } from './features/stats/store.js';
 import type { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import type { TagStateConfig } from './features/tags/lifecycle/tag-state.js';
 import type { Env } from './kernel/env.js';
@@ -25,6 +26,8 @@ export interface AppDeps {
   db: Database;
   /** The event list, export and statistics: a streaming replica when one is set and healthy, else the primary (db/read-routing.ts). */
   reads: ReadDb;
+  /** The statistics (features/stats/store.ts); undefined in a process of several without CLICKHOUSE_URL. */
+  stats?: StatsStore | undefined;
   env: Env;
   logger: Logger;
   dns: DnsResolver;

@@ -30,6 +30,7 @@ export const ErrorCode = z
     'SESSION_SCOPE',
     'TEST_MODE_ONLY',
     'TAG_STATE_CONFLICT',
+    'CLICKHOUSE_URL_REQUIRED',
   ])
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,11 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface DatabaseHandle {
   db: Database;
   driver: 'postgres' | 'pglite';
+  /**
+   * Names this database's statistics (the ClickHouse database beside it): `pg_<database>` on
+   * PostgreSQL, `partner_tags` for the embedded store in a directory, a fresh name in memory.
+   */
+  statsName: string;
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
   /** postgres.js: connections by state and queries waiting for one; PGlite: undefined. */
@@ -101,6 +107,12 @@ function openPool(
   return client;
 }
 
+/** `pg_` and the URL's database name, as a ClickHouse identifier. */
+function statsNameOf(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1)) || 'postgres';
+  return `pg_${name.replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 63);
+}
+
 async function openPostgres(
   url: string,
   maxConnections: number,
@@ -133,6 +145,7 @@ async function openPostgres(
   return {
     db,
     driver: 'postgres',
+    statsName: statsNameOf(url),
     ping: async (timeoutMs = 2000) => {
       await withTimeout(client`select 1`, timeoutMs, 'database ping');
     },
@@ -165,6 +178,7 @@ async function openPglite(dataDir: string | undefined, lockOwner: string, loadDa
     return {
       db: db as unknown as Database,
       driver: 'pglite',
+      statsName: dataDir ? 'partner_tags' : `mem_${randomBytes(6).toString('hex')}`,
       ping: async (timeoutMs = 2000) => {
         await withTimeout(db.execute(sql`select 1`), timeoutMs, 'database ping');
       },

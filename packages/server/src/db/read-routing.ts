@@ -19,8 +19,8 @@ const REASONS: readonly FallbackReason[] = ['down', 'lagging', 'behind', 'error'
 
 export interface ReadOptions {
   /**
-   * The replica must have replayed everything the primary committed before this call (the
-   * statistics, after their fold on the primary); it is given CATCH_UP_WAIT_MS, else the primary answers.
+   * The replica must have replayed everything the primary committed before this call; it is given
+   * CATCH_UP_WAIT_MS, else the primary answers.
    */
   caughtUp?: boolean;
 }
@@ -145,7 +145,7 @@ export class ReplicaReads implements ReadDb {
     });
     this.fallbacks = metrics.counter({
       name: 'partner_tags_db_replica_fallbacks_total',
-      help: 'Reads sent to the primary although a replica is configured, by route and reason: down, lagging, behind (stats: the fold not replayed in time), error (failed on the replica), confirm (a refusal checked on the primary)',
+      help: 'Reads sent to the primary although a replica is configured, by route and reason: down, lagging, behind (a read that must see the latest commits, not replayed in time), error (failed on the replica), confirm (a refusal checked on the primary)',
       labelNames: ['route', 'reason'] as const,
     });
     for (const route of ROUTES) {

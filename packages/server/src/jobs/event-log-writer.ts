@@ -1,6 +1,6 @@
 import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
 import type { Database } from '../db/client.js';
-import { type EventInsertRow, storeEvents } from '../features/events/ingest/store-events.js';
+import { type EventInsertRow, type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
 import type { TagLiveness } from '../features/tags/lifecycle/tag-liveness.js';
 import { dataRejection, isConnectionError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
@@ -16,6 +16,8 @@ export interface LogWriterOptions {
   retryMaxMs?: number;
   /** Called with the number of events of each committed write (the `stored` collector metric). */
   onStored?: (count: number) => void;
+  /** Where the statistics take the events each write commits (features/stats/store.ts). */
+  stats?: StatsSink | undefined;
   /**
    * Called once per message terminated without being stored, with why: a `DataRejection` reason
    * (the database refused its values), `unreadable` (not JSON) or `repeated_failure`.
@@ -135,7 +137,7 @@ export class LogWriter {
         const kept = existing.size === tagIds.length ? rows : rows.filter((r) => existing.has(r.tagId));
         this.stats.dropped += rows.length - kept.length;
         rows = kept;
-        if (rows.length > 0) await storeEvents(this.db, rows);
+        if (rows.length > 0) await storeEvents(this.db, rows, this.options.stats);
         await this.tagLiveness.eventsStored([...existing]);
         break;
       } catch (error) {

@@ -7,12 +7,15 @@ import {
   type RetentionCounts,
   releaseRetention,
 } from '../features/events/retention/expire-events.js';
+import type { StatsStore } from '../features/stats/store.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
 export interface EventRetentionOptions {
   db: Database;
+  /** The statistics, expired with the events (undefined: none in this process). */
+  stats?: StatsStore | undefined;
   logger: Logger;
   metrics?: Metrics;
   /** EVENT_RETENTION_DAYS: the period of merchants whose partner sets none (undefined: kept forever). */
@@ -30,7 +33,7 @@ export interface EventRetentionOptions {
 /**
  * Event retention (features/events/retention/expire-events.ts): each run claims the merchant most
  * overdue for a pass (a lease: one process at a time), removes its expired rows round after round in
- * bounded batches with a pause after each, and marks the pass done. A run that reaches its budget
+ * bounded batches with a pause after each, then the statistics of them, and marks the pass done. A run that reaches its budget
  * gives the merchant back and the next run follows at once. Looks every `everyMs` (at most 30 s).
  */
 export function createEventRetention(options: EventRetentionOptions): PollLoop {
@@ -40,7 +43,7 @@ export function createEventRetention(options: EventRetentionOptions): PollLoop {
   const pauseRatio = options.pauseRatio ?? 1;
   const removed = options.metrics?.counter({
     name: 'partner_tags_event_retention_deleted_total',
-    help: 'Rows removed (stat_buckets: visitor sketches emptied) by event retention, by table',
+    help: 'Events removed by event retention',
     labelNames: ['table'] as const,
   });
   return createPollLoop({
@@ -60,7 +63,8 @@ export function createEventRetention(options: EventRetentionOptions): PollLoop {
       const total: Partial<RetentionCounts> = {};
       for (;;) {
         const roundStarted = Date.now();
-        const counts = await expireRound(options.db, claim, batch);
+        const { counts, futureSeqs } = await expireRound(options.db, claim, batch);
+        if (futureSeqs.length > 0) await options.stats?.forgetSeqs(claim.merchantId, futureSeqs);
         for (const [table, n] of Object.entries(counts) as [keyof RetentionCounts, number][]) {
           total[table] = (total[table] ?? 0) + n;
           if (n > 0) removed?.inc({ table: table === 'future_dated' ? 'events' : table }, n);
@@ -74,6 +78,7 @@ export function createEventRetention(options: EventRetentionOptions): PollLoop {
         const pause = (Date.now() - roundStarted) * pauseRatio;
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
       }
+      await options.stats?.expireBefore(claim.merchantId, new Date(claim.cutoff));
       const finished = await finishRetention(options.db, claim);
       if (Object.values(total).some((n) => n > 0)) {
         log.info(

@@ -1,8 +1,6 @@
-import type { DatabaseHandle } from '../db/client.js';
 import type { Metrics } from '../kernel/metrics.js';
 import { registerLogWriterMetrics } from '../runtime/event-log-metrics.js';
 import type { Part } from '../runtime/lifecycle.js';
-import { EVENTS_CHANNEL } from '../runtime/stream-hub.js';
 import type { LogWriter } from './event-log-writer.js';
 import type { PollLoop } from './poll-loop.js';
 import type { WebhookDeliveryWorker } from './webhook-delivery.js';
@@ -30,33 +28,11 @@ export function tagMonitorPart(monitor: PollLoop): Part {
 /**
  * A background loop as a part, named as the loop: started with the app, stopped on release (the
  * pass running ends). What a cut run leaves is safe by each job's design: its transaction rolls back
- * (stats-fold, event-partitions, day-count-compaction) or its lease runs out and another process
+ * (event-partitions, day-count-compaction) or its lease runs out and another process
  * takes the work up (merchant-purge, event-retention, visitor-erasure, webhook-retention).
  */
 export function pollLoopPart(name: string, loop: PollLoop): Part {
   return { name, start: () => loop.start(), stop: { release: () => loop.stop() } };
-}
-
-/**
- * The statistics' fold, woken within `withinMs` when any process stores events (their NOTIFY): an
- * idle fold backs off to 8 s, and without this the first events after a quiet spell waited that
- * long to reach the aggregates (reads fold first, so only freshness between reads changes).
- */
-export function statsFoldPart(fold: PollLoop, listen: DatabaseHandle['listen'], withinMs: number): Part {
-  let unlisten: (() => Promise<void>) | undefined;
-  return {
-    name: 'stats-fold',
-    async start() {
-      unlisten = await listen(EVENTS_CHANNEL, () => fold.wake(withinMs));
-      fold.start();
-    },
-    stop: {
-      async release() {
-        await unlisten?.();
-        await fold.stop();
-      },
-    },
-  };
 }
 
 /** Requests in flight end by their deadline; claimed but unsent deliveries are given back. */

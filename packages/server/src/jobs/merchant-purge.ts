@@ -7,12 +7,15 @@ import {
   purgeRound,
   releasePurge,
 } from '../features/merchants/purge-merchant.js';
+import type { StatsStore } from '../features/stats/store.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
 export interface MerchantPurgeOptions {
   db: Database;
+  /** The statistics, purged last (undefined: none in this process). */
+  stats?: StatsStore | undefined;
   logger: Logger;
   metrics?: Metrics;
   /** How long after its DELETE a merchant is purged: events accepted before it have committed by then. */
@@ -33,7 +36,7 @@ export interface MerchantPurgeOptions {
 /**
  * The background purge of deleted merchants (features/merchants/purge-merchant.ts): each run claims
  * one deleted merchant (a lease: one process at a time), deletes its rows round after round in
- * bounded batches, and once nothing is left removes the merchant's row and enqueues
+ * bounded batches, then its statistics, and once nothing is left removes the merchant's row and enqueues
  * `merchant.deleted`. A run that reaches its budget gives the claim back and the next run follows at once.
  */
 export function createMerchantPurge(options: MerchantPurgeOptions): PollLoop {
@@ -72,6 +75,11 @@ export function createMerchantPurge(options: MerchantPurgeOptions): PollLoop {
         }
         const pause = (Date.now() - roundStarted) * pauseRatio;
         if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+      if (options.stats && !(await options.stats.purgeMerchant(claim.merchantId))) {
+        // Events stored before the DELETE are still on their way to the statistics: next run.
+        await releasePurge(options.db, claim);
+        return false;
       }
       const finished = await finishPurge(options.db, claim);
       log.info({ merchantId: claim.merchantId, deleted: total, finished }, 'merchant purged');

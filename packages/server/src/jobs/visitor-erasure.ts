@@ -5,15 +5,18 @@ import {
   type ErasureClaim,
   eraseRound,
   finishErasure,
-  recountRound,
+  merchantsInScope,
   releaseErasure,
 } from '../features/erasures/erase-visitor.js';
+import type { StatsStore } from '../features/stats/store.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Metrics } from '../kernel/metrics.js';
 import { createPollLoop, type PollLoop } from './poll-loop.js';
 
 export interface VisitorErasureOptions {
   db: Database;
+  /** The statistics, erased from last (undefined: none in this process). */
+  stats?: StatsStore | undefined;
   logger: Logger;
   metrics?: Metrics;
   /** How long after its creation an erasure starts: statements that did not see its suppression have committed. */
@@ -33,7 +36,7 @@ export interface VisitorErasureOptions {
 /**
  * The background erasure of visitors (features/erasures/erase-visitor.ts): each run claims one
  * erasure (a lease: one process at a time), deletes the visitor's events in bounded batches until
- * none is left, folds what is pending and recounts every statistics bucket they were in, then
+ * none is left, deletes them from the statistics (once the events stored before arrived there), then
  * completes it with `erasure.completed`. A run that reaches its budget gives the claim back; the
  * next run continues at once, anywhere (the rounds are idempotent: what is done stays done).
  */
@@ -46,20 +49,20 @@ export function createVisitorErasure(options: VisitorErasureOptions): PollLoop {
     name: 'partner_tags_erasure_events_deleted_total',
     help: 'Events deleted by visitor erasures',
   });
-  const rounds = async (claim: ErasureClaim, signal: AbortSignal): Promise<'done' | 'budget'> => {
+  const rounds = async (claim: ErasureClaim, signal: AbortSignal): Promise<'done' | 'budget' | 'later'> => {
     const started = Date.now();
-    let folded = false;
     for (;;) {
       const roundStarted = Date.now();
       const deleted = await eraseRound(options.db, claim, batch);
       if (deleted > 0) erased?.inc(deleted);
-      const recounted = deleted > 0 ? 0 : await recountRound(options.db, claim, !folded);
-      if (deleted === 0) folded = true;
-      if (deleted === 0 && recounted === 0) return 'done';
+      if (deleted === 0) break;
       if (signal.aborted || Date.now() - started > budgetMs) return 'budget';
       const pause = (Date.now() - roundStarted) * pauseRatio;
       if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
     }
+    if (!options.stats) return 'done';
+    const merchants = await merchantsInScope(options.db, claim);
+    return (await options.stats.forgetVisitor(merchants, claim.muid)) ? 'done' : 'later';
   };
   return createPollLoop({
     name: 'visitor-erasure',
@@ -70,10 +73,11 @@ export function createVisitorErasure(options: VisitorErasureOptions): PollLoop {
     run: async (signal) => {
       const claim = await claimErasure(options.db, { leaseMs: budgetMs + 60_000, graceMs: options.graceMs });
       if (!claim) return false;
-      if ((await rounds(claim, signal)) === 'budget') {
+      const outcome = await rounds(claim, signal);
+      if (outcome !== 'done') {
         await releaseErasure(options.db, claim);
         log.info({ erasureId: claim.id }, 'visitor erasure: continues in the next run');
-        return true;
+        return outcome === 'budget';
       }
       const finished = await finishErasure(options.db, claim, options.holdMs);
       log.info({ erasureId: claim.id, finished }, 'visitor erased');

@@ -315,8 +315,18 @@ export const EnvSchema = z.object({
   EVENT_LOG_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   /** api: HTTP only; writer: drains the log (HTTP answers too: health checks); all: both. */
   ROLE: z.preprocess(emptyAsUndefined, z.enum(['api', 'writer', 'all']).default('all')),
-  /** Statistics fold (jobs/stats-fold.ts): `off` leaves it to other processes (stats reads still fold first). */
-  STATS_FOLD: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
+  /**
+   * The statistics' ClickHouse server (`http://host:8123/database`, 24.8 or later). Unset: chDB in
+   * this process, in DATA_DIR/clickhouse, which one process at a time can open: a deployment of
+   * several processes (ROLE api or writer) needs it for statistics.
+   */
+  CLICKHOUSE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^https?:\/\//, { message: 'must be an http:// or https:// URL' })
+      .optional(),
+  ),
   /** Tag monitor (jobs/tag-monitor.ts): `off` stops the background DNS checks of this process. */
   TAG_MONITOR: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   /** Intervals between the re-checks of an unverified custom tag; the last one repeats until TAG_RECHECK_WINDOW. */

@@ -48,6 +48,10 @@ export const ERROR_TABLE = {
   /** `/readyz` when what this process needs does not answer (the body also carries the checks). */
   NOT_READY: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   EXTERNAL_SERVICE_ERROR: { status: 503, code: 'EXTERNAL_SERVICE_ERROR' },
+  /** The statistics' ClickHouse did not answer in time (the answer carries Retry-After). */
+  STATS_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
+  /** A process with no statistics store: several processes need CLICKHOUSE_URL. */
+  STATS_NOT_CONFIGURED: { status: 503, code: 'CLICKHOUSE_URL_REQUIRED' },
   /** Sent as the final event of a stream whose consumer fell too far behind (never as a status). */
   STREAM_CONSUMER_TOO_SLOW: { status: 503, code: 'STREAM_CONSUMER_TOO_SLOW' },
 } as const satisfies Record<string, { status: number; code: ErrorCode }>;

@@ -89,3 +89,24 @@ export function embeddedStartupError(error: unknown, dataDir: string): StartupEr
     { cause: error },
   );
 }
+
+/** The statistics' ClickHouse could not be opened: chDB's directory held by another process, or a server out of reach. */
+export function statsStartupError(
+  error: unknown,
+  engine: { kind: 'chdb'; path: string } | { kind: 'server'; url: string },
+): StartupError {
+  const code = errorCode(error);
+  if (engine.kind === 'server') {
+    return new StartupError(
+      `Cannot reach the statistics' ClickHouse at CLICKHOUSE_URL=${maskUrl(engine.url)} (${code}): start it there or fix CLICKHOUSE_URL`,
+      { cause: error },
+    );
+  }
+  const locked = causes(error).some((e) => /already running|Cannot lock file/i.test(String((e as Error)?.message)));
+  return new StartupError(
+    locked
+      ? `The statistics in ${engine.path} are open in another process: stop it, set DATA_DIR, or give several processes one ClickHouse with CLICKHOUSE_URL`
+      : `Cannot open the statistics in ${engine.path} (${code}): make DATA_DIR writable, or set CLICKHOUSE_URL`,
+    { cause: error },
+  );
+}

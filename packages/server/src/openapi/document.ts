@@ -41,6 +41,8 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   SERVICE_UNAVAILABLE: 'a dependency is unavailable (retry with backoff)',
   NOT_READY: 'the database or the event log is not answering',
   EXTERNAL_SERVICE_ERROR: 'the DNS verification service is unavailable (retry with backoff)',
+  STATS_UNAVAILABLE: 'the statistics did not answer in time; safe to retry after Retry-After seconds',
+  STATS_NOT_CONFIGURED: 'this deployment runs several processes without CLICKHOUSE_URL: no statistics',
   STREAM_CONSUMER_TOO_SLOW: 'the stream consumer fell too far behind (final `error` event; resume with the last id)',
 };
 
@@ -105,7 +107,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Stats: "A merchant's statistics from aggregates kept as events are stored: totals, a time series, top values.",
   Settings: "The partner's own settings: the default retention of its merchants' events.",
   Erasures:
-    "A visitor's right to erasure: their events deleted in the background, statistics recounted, optional suppression.",
+    "A visitor's right to erasure: their events deleted in the background, from the statistics too, optional suppression.",
   'Test mode':
     'Helpers for `mp_test_...` keys only: drive a test tag through its later states, each with its real webhook.',
 };

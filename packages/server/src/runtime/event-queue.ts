@@ -1,6 +1,6 @@
 import type { Database } from '../db/client.js';
 import { deadlineError } from '../db/deadline.js';
-import { type EventInsertRow, storeEvents } from '../features/events/ingest/store-events.js';
+import { type EventInsertRow, type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
 import type { TagLiveness } from '../features/tags/lifecycle/tag-liveness.js';
 import { AppError, dataRejection, isConnectionError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
@@ -22,6 +22,8 @@ export interface EventQueueOptions {
   waitDeadlineMs?: number | undefined;
   /** Called with the number of new rows after each successful write (metrics). */
   onStored?: (count: number) => void;
+  /** Where the statistics take the events each write commits (features/stats/store.ts). */
+  stats?: StatsSink | undefined;
 }
 
 const RETRY_AFTER_SECONDS = 1;
@@ -193,7 +195,7 @@ export class EventQueue {
   private async store(batch: Waiting[]): Promise<void> {
     try {
       const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((w) => w.rows);
-      const stored = await storeEvents(this.db, rows);
+      const stored = await storeEvents(this.db, rows, this.options.stats);
       this.reportStored(stored);
       await this.liveness.eventsStored([...stored.keys()]);
       for (const w of batch) w.resolve();

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -58,6 +60,11 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
   const base: NodeJS.ProcessEnv = options.inheritEnv
     ? { ...process.env }
     : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+  // A directory of its own unless given: chDB (the statistics) opens one per process.
+  const dataDir =
+    options.env?.DATA_DIR || (options.inheritEnv && process.env.DATA_DIR)
+      ? undefined
+      : mkdtempSync(path.join(os.tmpdir(), 'partner-tags-server-'));
   const child = spawn(
     process.execPath,
     [...(options.nodeArgs ?? []), ...tsxFor(options.script ?? 'src/main.ts'), options.script ?? 'src/main.ts'],
@@ -69,6 +76,7 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
         HOST: '127.0.0.1',
         PORT: String(options.ready?.port ?? 0),
         LOG_LEVEL: 'info',
+        ...(dataDir ? { DATA_DIR: dataDir } : {}),
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +90,12 @@ export async function spawnServer(options: SpawnServerOptions = {}): Promise<Ser
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   const kill = (signal: NodeJS.Signals = 'SIGTERM') => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);
   };

@@ -1,8 +1,27 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { type DatabaseHandle, openDatabase } from '../db/client.js';
 import { type Env, parseEnv } from '../kernel/env.js';
 import { openTestPglite } from './pglite-template.js';
 
 export const TEST_TARGET_HOST = 'tags.partner-tags.example';
+
+let processDataDir: string | undefined;
+
+/**
+ * This process's DATA_DIR for test apps: chDB opens one directory per process, so the apps of a
+ * test process share it (each with a ClickHouse database of its own, after its PostgreSQL one);
+ * removed when the process exits.
+ */
+export function testDataDir(): string {
+  if (!processDataDir) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'partner-tags-test-'));
+    processDataDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return processDataDir;
+}
 
 /**
  * The env every test app starts from: the loopback DNS server, budgets far above any test's
@@ -33,6 +52,7 @@ export function testAppEnv(
     TAG_MONITOR: 'off',
     WEBHOOK_DELIVERY: 'off',
     EVENT_RETENTION: 'off',
+    DATA_DIR: testDataDir(),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     ...extra,
   });

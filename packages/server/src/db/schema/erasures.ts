@@ -34,17 +34,4 @@ export const erasures = pgTable(
   ],
 );
 
-/** The statistics buckets the erased events were in, recounted before the erasure completes. */
-export const erasureBuckets = pgTable(
-  'erasure_buckets',
-  {
-    erasureId: uuid('erasure_id')
-      .notNull()
-      .references(() => erasures.id, { onDelete: 'cascade' }),
-    merchantId: uuid('merchant_id').notNull(),
-    bucket: timestamp('bucket', { withTimezone: true, mode: 'string' }).notNull(),
-  },
-  (t) => [primaryKey({ name: 'erasure_buckets_pkey', columns: [t.erasureId, t.merchantId, t.bucket] })],
-);
-
 export type ErasureRow = typeof erasures.$inferSelect;

@@ -10,7 +10,7 @@ import { ERASURE_COLUMNS, toErasure } from './erasure-view.js';
  * `POST /v1/partners/erasures` (202): records the erasure of one visitor, of one of the partner's
  * merchants (404 MERCHANT_NOT_FOUND for another partner's or a deleted one) or of all of them. From
  * its commit on, `storeEvents` drops the visitor's events in that scope (until it completes, or
- * forever with `suppress`); jobs/visitor-erasure.ts deletes the stored ones, recounts the statistics
+ * forever with `suppress`); jobs/visitor-erasure.ts deletes the stored ones, then their statistics
  * and sends `erasure.completed`.
  */
 export async function createErasure(

@@ -2,15 +2,11 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import { deleteEventBatch } from '../events/delete-events.js';
-import { foldAllPendingStats } from '../stats/fold.js';
-import { recountBuckets } from '../stats/recount.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 import { ERASURE_COLUMNS, toErasure } from './erasure-view.js';
 
 /** Events deleted per statement, each its own transaction: row locks of one visitor, held milliseconds. */
 export const ERASURE_BATCH = 5_000;
-/** Buckets of one merchant recounted per transaction. */
-const RECOUNT_BUCKETS = 24;
 
 /** An erasure claimed by one process; `lease` is the fencing token of the claim. */
 export interface ErasureClaim {
@@ -56,8 +52,7 @@ export async function releaseErasure(db: Database, claim: ErasureClaim): Promise
 
 /**
  * Deletes at most `batch` of the visitor's events (and their ids) in the erasure's scope (one statement, one short
- * transaction, by the (merchant_id, muid) index), records the 15-minute buckets they were in for the
- * recount, and adds them to `events_deleted`. The delete trigger keeps `event_day_counts` exact.
+ * transaction, by the (merchant_id, muid) index) and adds them to `events_deleted`. The delete trigger keeps `event_day_counts` exact.
  * Returns how many it deleted (0: none left).
  */
 export async function eraseRound(db: Database, claim: ErasureClaim, batch = ERASURE_BATCH): Promise<number> {
@@ -70,12 +65,7 @@ export async function eraseRound(db: Database, claim: ErasureClaim, batch = ERAS
     batch,
     sql`e.merchant_id, e.event_time`,
     sql`
-      , b as (
-        insert into erasure_buckets (erasure_id, merchant_id, bucket)
-        select distinct ${claim.id}::uuid, merchant_id, date_bin('15 minutes', event_time, timestamptz '1970-01-01 00:00:00+00')
-        from d
-        on conflict do nothing
-      ), u as (
+      , u as (
         update erasures set events_deleted = events_deleted + (select count(*) from d) where id = ${claim.id}::uuid
       )
       select count(*)::int as n from d`,
@@ -84,32 +74,13 @@ export async function eraseRound(db: Database, claim: ErasureClaim, batch = ERAS
   return row?.n ?? 0;
 }
 
-/**
- * Recounts up to RECOUNT_BUCKETS buckets of one merchant the erased events were in (features/stats/
- * recount.ts), then forgets them. Folds what is pending first, the first time (`fold`), so the
- * recount leaves out as few pending events as it can. Returns the buckets recounted (0: none left).
- */
-export async function recountRound(db: Database, claim: ErasureClaim, fold: boolean): Promise<number> {
-  if (fold) await foldAllPendingStats(db);
-  const rows = rowsOf<{ merchantId: string; bucket: string }>(
-    await db.execute(sql`
-      select merchant_id::text as "merchantId",
-        to_char(bucket at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as bucket
-      from erasure_buckets
-      where erasure_id = ${claim.id}::uuid
-        and merchant_id = (select merchant_id from erasure_buckets where erasure_id = ${claim.id}::uuid limit 1)
-      order by bucket
-      limit ${RECOUNT_BUCKETS}`),
+/** The merchants an erasure covers: its merchant, or every merchant of its partner. */
+export async function merchantsInScope(db: Database, claim: ErasureClaim): Promise<string[]> {
+  if (claim.merchantId) return [claim.merchantId];
+  const rows = rowsOf<{ id: string }>(
+    await db.execute(sql`select id::text from merchants where partner_id = ${claim.partnerId}::uuid`),
   );
-  const [first] = rows;
-  if (!first) return 0;
-  const buckets = rows.map((row) => row.bucket);
-  await recountBuckets(db, first.merchantId, buckets);
-  await db.execute(sql`
-    delete from erasure_buckets
-    where erasure_id = ${claim.id}::uuid and merchant_id = ${first.merchantId}::uuid
-      and bucket in (select value::timestamptz from json_array_elements_text(${JSON.stringify(buckets)}::json))`);
-  return rows.length;
+  return rows.map((row) => row.id);
 }
 
 /**

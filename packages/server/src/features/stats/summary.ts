@@ -1,10 +1,7 @@
-import { EventNamesFilter, type StatsSummaryResponse } from '@partner/shared-schemas';
-import type { ReadDb } from '../../db/read-routing.js';
-import { findOwnMerchant } from '../merchants/find-merchant.js';
+import { EventNamesFilter, type StatsSummaryResponse, type StatsTotals } from '@partner/shared-schemas';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { foldPendingStatsOf } from './fold.js';
 import { previousRange, type StatsRange, statsRange } from './range.js';
-import { readSeries } from './series.js';
+import { type StatsDeps, storeFor } from './reader.js';
 
 export interface StatsSummaryParams {
   merchantId: string;
@@ -16,31 +13,31 @@ export interface StatsSummaryParams {
 }
 
 const rangeOf = (r: StatsRange) => ({ startDate: r.startDate, endDate: r.endDate, timezone: r.timezone });
+const none = (): StatsTotals => ({ events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] });
 
-/** A merchant's totals over a range of local dates (and, asked, over the period before it). */
+/** A merchant's totals over a range of local dates (and, asked, over the period before it): one read of both. */
 export async function statsSummary(
-  reads: ReadDb,
+  deps: StatsDeps,
   partner: AuthenticatedPartner,
   params: StatsSummaryParams,
 ): Promise<StatsSummaryResponse> {
   const names = EventNamesFilter.parse(params.events);
-  await findOwnMerchant(reads.primary, partner, params.merchantId);
-  // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
-  await foldPendingStatsOf(reads.primary, params.merchantId);
+  const stats = await storeFor(deps, partner, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const before = params.compare === 'previous' ? previousRange(range) : null;
-  const [totals, previous] = await reads.run(
-    'stats',
-    (db) =>
-      Promise.all([
-        readSeries(db, params.merchantId, [range.start], range.end, names, reads.primary),
-        before ? readSeries(db, params.merchantId, [before.start], before.end, names, reads.primary) : null,
-      ]),
-    { caughtUp: true },
+  const points = await stats.points(
+    {
+      merchantId: params.merchantId,
+      start: before?.start ?? range.start,
+      end: range.end,
+      names,
+      cut: { splitAt: range.start },
+    },
+    [range.start],
   );
   return {
     range: rangeOf(range),
-    totals: totals[0]!,
-    previous: before && previous ? { range: rangeOf(before), totals: previous[0]! } : null,
+    totals: points.get('1') ?? none(),
+    previous: before ? { range: rangeOf(before), totals: points.get('0') ?? none() } : null,
   };
 }

@@ -1,11 +1,8 @@
-import { EventNamesFilter, type StatsTimeseriesResponse } from '@partner/shared-schemas';
-import type { ReadDb } from '../../db/read-routing.js';
-import { findOwnMerchant } from '../merchants/find-merchant.js';
+import { EventNamesFilter, type StatsTimeseriesResponse, type StatsTotals } from '@partner/shared-schemas';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
-import { foldPendingStatsOf } from './fold.js';
 import { type Interval, pointStarts, statsRange } from './range.js';
-import { readSeries } from './series.js';
-import { isoInZone } from './zone.js';
+import { type StatsDeps, storeFor } from './reader.js';
+import { dateOfDay, isoInZone, localDayOf } from './zone.js';
 
 export interface StatsTimeseriesParams {
   merchantId: string;
@@ -16,28 +13,59 @@ export interface StatsTimeseriesParams {
   interval: Interval;
 }
 
+const none = (): StatsTotals => ({ events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] });
+
+/** The point a key of the store falls in: its own, else the last one that starts before it. */
+function pointOf(keys: readonly string[], key: string, numeric: boolean): number {
+  const before = (a: string, b: string) => (numeric ? Number(a) <= Number(b) : a <= b);
+  let found = -1;
+  for (let i = 0; i < keys.length && before(keys[i] as string, key); i++) found = i;
+  return found;
+}
+
 /** One point per local hour, day, week or month of the range, zero-filled. */
 export async function statsTimeseries(
-  reads: ReadDb,
+  deps: StatsDeps,
   partner: AuthenticatedPartner,
   params: StatsTimeseriesParams,
 ): Promise<StatsTimeseriesResponse> {
   const names = EventNamesFilter.parse(params.events);
-  await findOwnMerchant(reads.primary, partner, params.merchantId);
-  // The fold writes: on the primary; the aggregates are read where it has been replayed (db/read-routing.ts).
-  await foldPendingStatsOf(reads.primary, params.merchantId);
+  const stats = await storeFor(deps, partner, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const starts = pointStarts(range, params.interval);
-  const totals = await reads.run(
-    'stats',
-    (db) => readSeries(db, params.merchantId, starts, range.end, names, reads.primary),
+  const hourly = params.interval === 'hour';
+  // The store's keys: Unix seconds of a local hour, or the local date a point starts on.
+  const keys = starts.map((t) => (hourly ? String(t / 1000) : dateOfDay(localDayOf(range.timezone, t))));
+  const found = await stats.points(
     {
-      caughtUp: true,
+      merchantId: params.merchantId,
+      start: range.start,
+      end: range.end,
+      names,
+      cut: { interval: params.interval, zone: range.timezone, firstDate: range.startDate },
     },
+    starts,
   );
+  const totals = starts.map(none);
+  for (const [key, point] of found) {
+    const at = keys.indexOf(key);
+    // A key between ours only when the zone's rules differ between ClickHouse and this runtime.
+    const i = at >= 0 ? at : pointOf(keys, key, hourly);
+    if (i >= 0) totals[i] = at >= 0 ? point : merged(totals[i] as StatsTotals, point);
+  }
   return {
     range: { startDate: range.startDate, endDate: range.endDate, timezone: range.timezone },
     interval: params.interval,
-    points: totals.map((point, i) => ({ start: isoInZone(range.timezone, starts[i]!), ...point })),
+    points: totals.map((point, i) => ({ start: isoInZone(range.timezone, starts[i] as number), ...point })),
+  };
+}
+
+function merged(a: StatsTotals, b: StatsTotals): StatsTotals {
+  return {
+    events: a.events + b.events,
+    visitors: a.visitors + b.visitors,
+    pageviews: a.pageviews + b.pageviews,
+    purchases: a.purchases + b.purchases,
+    revenue: [...a.revenue, ...b.revenue],
   };
 }

@@ -117,3 +117,9 @@ export function isoInZone(zone: string, ms: number): string {
 export function dateOfDay(day: number): string {
   return new Date(day * 86_400_000).toISOString().slice(0, 10);
 }
+
+/** The local date of an instant in `zone`, as days since 1970-01-01. */
+export function localDayOf(zone: string, ms: number): number {
+  const w = wallTimeOf(zone, ms);
+  return Date.UTC(w.year, w.month - 1, w.day) / 86_400_000;
+}

@@ -9,8 +9,8 @@ export const createErasureMeta: Meta = {
     summary: "Erase a visitor's data",
     description:
       'Answers 202 with the erasure (`status: pending`). In the background every event of the visitor (`muid`) of ' +
-      'one merchant (`merchantId`) or of every merchant of the partner is deleted, the statistics of the ' +
-      'hours they were in are recounted from the events left, then an `erasure.completed` webhook is ' +
+      'one merchant (`merchantId`) or of every merchant of the partner is deleted, from the statistics too, ' +
+      'then an `erasure.completed` webhook is ' +
       'sent (documented bound: 10 minutes at 100M events). From now on the visitor’s events in that scope are ' +
       'dropped before storage while the erasure runs, and forever with `suppress: true`; the collector answers ' +
       "as usual, so a visitor cannot tell. Another partner's or a deleted merchant: 404 MERCHANT_NOT_FOUND.",

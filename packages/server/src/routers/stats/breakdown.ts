@@ -9,5 +9,5 @@ export const statsBreakdownRoute = partnerProcedure
   .output(ZStatsBreakdownResponse)
   .query(({ ctx, input }) => {
     assertSessionMerchant(ctx.partner, input.merchantId);
-    return statsBreakdown(ctx.reads, ctx.partner, input);
+    return statsBreakdown(ctx, ctx.partner, input);
   });

@@ -12,7 +12,14 @@ export const statsBreakdownMeta: Meta = {
     protect: true,
   },
   sessionAccess: 'merchant',
-  errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'MERCHANT_NOT_FOUND', 'DATABASE_ERROR'],
+  errors: [
+    'UNAUTHORIZED',
+    'VALIDATION_ERROR',
+    'MERCHANT_NOT_FOUND',
+    'DATABASE_ERROR',
+    'STATS_UNAVAILABLE',
+    'STATS_NOT_CONFIGURED',
+  ],
 };
 
 export const ZStatsBreakdownRequest = StatsBreakdownQuery;

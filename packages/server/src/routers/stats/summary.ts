@@ -9,5 +9,5 @@ export const statsSummaryRoute = partnerProcedure
   .output(ZStatsSummaryResponse)
   .query(({ ctx, input }) => {
     assertSessionMerchant(ctx.partner, input.merchantId);
-    return statsSummary(ctx.reads, ctx.partner, input);
+    return statsSummary(ctx, ctx.partner, input);
   });

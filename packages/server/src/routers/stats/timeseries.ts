@@ -9,5 +9,5 @@ export const statsTimeseriesRoute = partnerProcedure
   .output(ZStatsTimeseriesResponse)
   .query(({ ctx, input }) => {
     assertSessionMerchant(ctx.partner, input.merchantId);
-    return statsTimeseries(ctx.reads, ctx.partner, input);
+    return statsTimeseries(ctx, ctx.partner, input);
   });

@@ -1,6 +1,8 @@
 import type { EventConsent } from '@partner/shared-schemas';
 import { Param, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
+import type { StoredEvent } from '../../stats/rows.js';
+import type { OutboxRange } from '../../stats/transfer.js';
 
 /** Numbers a transaction holds per merchant (`events_take_seqs`, migration 0026). */
 export const SEQS_PER_TRANSACTION = 8192;
@@ -45,11 +47,15 @@ export interface EventInsertRow {
  * Events of a visitor whose erasure is running, or who is suppressed (`erasures`, migration 0022),
  * are dropped here, on both paths (direct and log writer), their numbers left unused like a repeat's.
  *
- * For the statistics, the statement also records per merchant the `seq` range it inserted
- * (`stat_pending`, one small row); features/stats/fold.ts adds those events to the aggregates later,
- * off this path.
+ * With `stats`, the statement also writes per merchant the `seq` range it stored to the statistics'
+ * outbox (one small row, claimed by this process), and after the commit the events are handed to
+ * `stats.record` (features/stats/transfer.ts sends them to ClickHouse).
  */
-export async function storeEvents(db: Database, rows: readonly EventInsertRow[]): Promise<Map<string, number>> {
+export async function storeEvents(
+  db: Database,
+  rows: readonly EventInsertRow[],
+  stats?: StatsSink,
+): Promise<Map<string, number>> {
   const stored = new Map<string, number>();
   if (rows.length === 0) return stored;
   if (rows.length > SEQS_PER_TRANSACTION) {
@@ -58,7 +64,7 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
     if (Math.max(...perMerchant.values()) > SEQS_PER_TRANSACTION) {
       // In array order, one statement (and transaction) per slice: later slices commit later.
       for (let from = 0; from < rows.length; from += SEQS_PER_TRANSACTION) {
-        const part = await storeEvents(db, rows.slice(from, from + SEQS_PER_TRANSACTION));
+        const part = await storeEvents(db, rows.slice(from, from + SEQS_PER_TRANSACTION), stats);
         for (const [tagId, n] of part) stored.set(tagId, (stored.get(tagId) ?? 0) + n);
       }
       return stored;
@@ -131,15 +137,72 @@ export async function storeEvents(db: Database, rows: readonly EventInsertRow[])
       -- No conflict to check and no order needed: events has no unique key (event_ids is the only
       -- one, migration 0028), so its inserts wait on no one.
       returning merchant_id, seq, tag_id, event_time
-    ), pending as (
-      insert into stat_pending (merchant_id, first_seq, last_seq, first_time, last_time)
-      select merchant_id, min(seq), max(seq), min(event_time), max(event_time) from ins group by merchant_id
+    )${
+      stats
+        ? sql`, outbox as (
+      insert into stats_outbox (merchant_id, first_seq, last_seq)
+      select merchant_id, min(seq), max(seq) from ins group by merchant_id
     )
-    select tag_id::text as tag_id, count(*)::int as stored from ins group by tag_id`);
+    select tag_id::text as tag_id, count(*)::int as stored, array_agg(ins.seq - o.before)::int[] as ns,
+      min(o.before)::float8 as before
+    from ins cross join o group by tag_id`
+        : sql`
+    select tag_id::text as tag_id, count(*)::int as stored from ins group by tag_id`
+    }`);
   const resultRows = (Array.isArray(result) ? result : (result as { rows: unknown[] }).rows) as {
     tag_id: string;
     stored: number | string;
+    ns?: number[];
+    before?: number;
   }[];
   for (const row of resultRows) stored.set(row.tag_id, Number(row.stored));
+  if (stats) handToStats(stats, numbered, resultRows);
   return stored;
+}
+
+/** What the statistics are handed after a commit (features/stats/store.ts). */
+export interface StatsSink {
+  record(events: StoredEvent[], ranges: OutboxRange[]): void;
+}
+
+/**
+ * Hands the rows just committed to the statistics: per tag, the numbers `n` the statement stored
+ * (`seq - before`); a merchant's rows of a statement are one outbox range, from its first to its
+ * last seq.
+ */
+function handToStats(
+  stats: StatsSink,
+  numbered: readonly { row: EventInsertRow; n: number }[],
+  results: readonly { tag_id: string; ns?: number[]; before?: number }[],
+): void {
+  const byTagAndN = new Map<string, EventInsertRow>();
+  for (const { row, n } of numbered) byTagAndN.set(`${row.tagId}\u0000${n}`, row);
+  const events: StoredEvent[] = [];
+  const ranges = new Map<string, OutboxRange>();
+  for (const result of results) {
+    for (const n of result.ns ?? []) {
+      const row = byTagAndN.get(`${result.tag_id}\u0000${n}`);
+      if (!row) continue;
+      const seq = Number(result.before) + n;
+      events.push({ ...storedOf(row), seq });
+      const range = ranges.get(row.merchantId);
+      if (!range) ranges.set(row.merchantId, { merchantId: row.merchantId, firstSeq: seq, lastSeq: seq });
+      else {
+        range.firstSeq = Math.min(range.firstSeq, seq);
+        range.lastSeq = Math.max(range.lastSeq, seq);
+      }
+    }
+  }
+  stats.record(events, [...ranges.values()]);
+}
+
+function storedOf(row: EventInsertRow): Omit<StoredEvent, 'seq'> {
+  return {
+    merchantId: row.merchantId,
+    muid: row.muid,
+    eventName: row.eventName,
+    eventTime: row.eventTime,
+    rawData: row.rawData,
+    consent: row.consent ?? 'not_required',
+  };
 }

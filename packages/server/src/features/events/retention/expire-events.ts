@@ -18,8 +18,8 @@ export interface RetentionClaim {
   lease: string;
 }
 
-/** Rows removed (events, stat_dimensions) or cleared (stat_buckets' visitor sketches) by one round. */
-export type RetentionCounts = Record<'events' | 'future_dated' | 'stat_dimensions' | 'stat_buckets', number>;
+/** Events removed by one round: dated before the cutoff, or still dated ahead but received before it. */
+export type RetentionCounts = Record<'events' | 'future_dated', number>;
 
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
@@ -71,46 +71,32 @@ async function deleteBatch(db: Database, table: string, where: ReturnType<typeof
 /**
  * One round of a pass, each statement bounded by `batch` and its own short transaction (ingestion of
  * this merchant and others never waits on more than one): events older than the period by
- * `event_time` (the index `events_merchant_time_idx`); events still dated in the future that were
- * received before the cutoff (so a far-future `event_time` cannot keep one forever); once neither
- * fills a batch, what of the statistics may identify a visitor: `stat_dimensions` rows (paths,
- * referrers, utm values, each with a sketch) and the visitor sketches of `stat_buckets` (emptied;
- * the counts stay), for buckets of every level (15 minutes, hours, days, weeks) wholly
- * before the cutoff. `stat_revenue` and the counts are kept (docs/decisions/data-deletion.md, "Retention").
+ * `event_time` (the index `events_merchant_time_idx`), and events still dated in the future that
+ * were received before the cutoff (so a far-future `event_time` cannot keep one forever); the seqs
+ * of the latter, for the statistics (the job deletes there what the pass deleted here).
  *
  * `events` is partitioned by month of `event_time` (migration 0028): a month wholly before every
  * merchant's cutoff is dropped whole by jobs/event-partitions.ts; these batches remain for merchants
  * whose period is shorter than what the others keep (each event's id in `event_ids` goes with it).
  */
-export async function expireRound(db: Database, claim: RetentionClaim, batch = RETENTION_BATCH) {
+export async function expireRound(
+  db: Database,
+  claim: RetentionClaim,
+  batch = RETENTION_BATCH,
+): Promise<{ counts: RetentionCounts; futureSeqs: number[] }> {
   const merchant = sql`merchant_id = ${claim.merchantId}::uuid`;
   const cutoff = sql`${claim.cutoff}::timestamptz`;
-  const eventBatch = async (where: SQL) => rowsOf(await deleteEventBatch(db, where, batch, sql`1`)).length;
-  const counts: RetentionCounts = {
-    events: await eventBatch(sql`${merchant} and event_time < ${cutoff}`),
-    future_dated: await eventBatch(
+  const events = rowsOf(await deleteEventBatch(db, sql`${merchant} and event_time < ${cutoff}`, batch, sql`1`)).length;
+  const future = rowsOf<{ seq: string }>(
+    await deleteEventBatch(
+      db,
       sql`${merchant} and event_time > ${claim.startedAt}::timestamptz and received_at < ${cutoff}`,
+      batch,
+      sql`e.seq`,
+      sql`select seq::text from d`,
     ),
-    stat_dimensions: 0,
-    stat_buckets: 0,
-  };
-  // The statistics once the events are done: their scans cost every round otherwise (measured: 115
-  // ms a round at 10M events, half the round).
-  if (counts.events === batch || counts.future_dated === batch) return counts;
-  // Rows of every level (grain, in minutes) whose bucket ends by the cutoff.
-  const before = sql`bucket <= ${claim.cutoff}::timestamptz - interval '15 minutes'
-    and bucket + make_interval(mins => grain) <= ${claim.cutoff}::timestamptz`;
-  counts.stat_dimensions = await deleteBatch(db, 'stat_dimensions', sql`${merchant} and ${before}`, batch);
-  counts.stat_buckets = rowsOf(
-    await db.execute(sql`
-      update stat_buckets set visitors = ''::bytea, visitor_count = null
-      where ctid = any(array(select ctid from stat_buckets
-        where ${merchant} and ${before} and length(visitors) > 0 limit ${batch}))
-      returning 1`),
-  ).length;
-  // Kept point counts there (migration 0035) would not be taken again: their rows changed.
-  await db.execute(sql`delete from stat_point_visitors where ${merchant} and hi <= ${cutoff}`);
-  return counts;
+  );
+  return { counts: { events, future_dated: future.length }, futureSeqs: future.map((row) => Number(row.seq)) };
 }
 
 /** Gives the claim back unfinished: the next run (here or elsewhere) goes on with a fresh cutoff. */

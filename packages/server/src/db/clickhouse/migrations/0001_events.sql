@@ -1,0 +1,45 @@
+-- One row per stored event, typed at write time (features/stats/rows.ts). The statistics read this
+-- table only: its projections are the rollups, kept by ClickHouse per part, so a delete (erasure,
+-- purge, retention) rebuilds them with the rows it removes.
+CREATE TABLE IF NOT EXISTS events
+(
+    merchant_id UUID,
+    event_time DateTime64(3, 'UTC') CODEC(Delta, ZSTD(1)),
+    -- A 64-bit hash of the muid: counted and erased by, never shown.
+    visitor UInt64 CODEC(ZSTD(1)),
+    -- PostgreSQL's seq: a transfer checks what of a range is already here.
+    seq UInt64 CODEC(Delta, ZSTD(1)),
+    event_name LowCardinality(String),
+    path LowCardinality(String),
+    referrer LowCardinality(String),
+    utm_source LowCardinality(String),
+    utm_medium LowCardinality(String),
+    utm_campaign LowCardinality(String),
+    currency LowCardinality(String),
+    revenue Decimal(76, 30) CODEC(ZSTD(1)),
+    revenue_scale UInt8,
+    consent Enum8('not_required' = 0, 'granted' = 1, 'implied' = 2, 'cookieless' = 3),
+    livemode Bool,
+    INDEX seq_bounds seq TYPE minmax GRANULARITY 1,
+    PROJECTION hourly
+    (
+        SELECT merchant_id, toStartOfHour(event_time), event_name, currency,
+            count(), sum(revenue), max(revenue_scale), uniq(visitor)
+        GROUP BY merchant_id, toStartOfHour(event_time), event_name, currency
+    ),
+    PROJECTION pages_daily
+    (
+        SELECT merchant_id, toDate(event_time), event_name, path, count(), uniq(visitor)
+        GROUP BY merchant_id, toDate(event_time), event_name, path
+    ),
+    PROJECTION sources_daily
+    (
+        SELECT merchant_id, toDate(event_time), event_name, referrer, utm_source, utm_medium, utm_campaign,
+            count(), uniq(visitor)
+        GROUP BY merchant_id, toDate(event_time), event_name, referrer, utm_source, utm_medium, utm_campaign
+    )
+)
+ENGINE = MergeTree
+PARTITION BY toYYYYMM(event_time)
+ORDER BY (merchant_id, toDate(event_time), visitor, event_time)
+SETTINGS lightweight_mutation_projection_mode = 'rebuild', deduplicate_merge_projection_mode = 'rebuild';

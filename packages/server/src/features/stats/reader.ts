@@ -1,0 +1,30 @@
+import type { Database } from '../../db/client.js';
+import { AppError } from '../../kernel/errors.js';
+import { findOwnMerchant } from '../merchants/find-merchant.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import type { StatsStore } from './store.js';
+
+/** What a statistics read needs: the primary (whose merchant it is) and the store (undefined: not here). */
+export interface StatsDeps {
+  db: Database;
+  stats?: StatsStore | undefined;
+}
+
+/**
+ * The store after checking the merchant is the partner's. A process without one (ROLE api or
+ * writer with no CLICKHOUSE_URL) answers 503 naming the setting.
+ */
+export async function storeFor(
+  deps: StatsDeps,
+  partner: AuthenticatedPartner,
+  merchantId: string,
+): Promise<StatsStore> {
+  await findOwnMerchant(deps.db, partner, merchantId);
+  if (!deps.stats) {
+    throw new AppError(
+      'STATS_NOT_CONFIGURED',
+      'Statistics need CLICKHOUSE_URL on servers that run as several processes (ROLE api or writer).',
+    );
+  }
+  return deps.stats;
+}

@@ -1,0 +1,165 @@
+import { sql } from 'drizzle-orm';
+import { type Clickhouse, openClickhouse } from '../../db/clickhouse/client.js';
+import { migrateClickhouse } from '../../db/clickhouse/migrate.js';
+import type { Database } from '../../db/client.js';
+import { rowsOf } from '../../db/read-rows.js';
+import { AppError } from '../../kernel/errors.js';
+import type { Logger } from '../../kernel/logger.js';
+import { type PointsQuery, type PointTotals, readPoints } from './points.js';
+import { type StoredEvent, visitorOf } from './rows.js';
+import { readTopValues, type TopValuesQuery } from './top-values.js';
+import { type OutboxRange, StatsTransfer, type TransferOptions } from './transfer.js';
+
+export type StatsEngine = { kind: 'chdb'; path: string; database: string } | { kind: 'server'; url: string };
+
+/** How long a delete waits for the events stored before it to reach ClickHouse. */
+const SETTLE_MS = 30_000;
+
+/**
+ * The statistics' one port: ingestion hands it the events it stored, the stats reads ask it their
+ * questions, and erasure, retention and the merchant purge delete through it. Behind it, ClickHouse
+ * (db/clickhouse/): chDB in this process or a server by URL, the same statements either way.
+ */
+export class StatsStore {
+  private constructor(
+    private readonly clickhouse: Clickhouse,
+    private readonly transfer: StatsTransfer,
+    private readonly db: Database,
+  ) {}
+
+  static async open(
+    engine: StatsEngine,
+    db: Database,
+    logger: Logger,
+    options: TransferOptions = {},
+  ): Promise<StatsStore> {
+    const clickhouse = await openClickhouse(engine);
+    try {
+      await migrateClickhouse(clickhouse);
+      return new StatsStore(clickhouse, new StatsTransfer(db, clickhouse, logger, options), db);
+    } catch (error) {
+      await clickhouse.close();
+      throw error;
+    }
+  }
+
+  get kind(): Clickhouse['kind'] {
+    return this.clickhouse.kind;
+  }
+
+  /** Events just stored by this process, and their outbox ranges (claimed by it). */
+  record(events: StoredEvent[], ranges: OutboxRange[]): void {
+    this.transfer.record(events, ranges);
+  }
+
+  points(query: PointsQuery, edges?: readonly number[]): Promise<PointTotals> {
+    return this.read(() => readPoints(this.clickhouse, query, edges));
+  }
+
+  topValues(query: TopValuesQuery) {
+    return this.read(() => readTopValues(this.clickhouse, query));
+  }
+
+  private async read<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      // Read your writes: what this process stored is sent before its own reads.
+      await this.transfer.flush();
+      return await run();
+    } catch (error) {
+      throw new AppError('STATS_UNAVAILABLE', 'The statistics did not answer in time; retry shortly.', {
+        cause: error,
+        headers: { 'retry-after': '2' },
+      });
+    }
+  }
+
+  /** Sends outbox ranges whose claim ran out (another process's crash, an outage). */
+  recover(limit?: number, signal?: AbortSignal): Promise<number> {
+    return this.transfer.recover(limit, signal);
+  }
+
+  /**
+   * Waits until the events of `merchantIds` stored before now are in ClickHouse; false past the
+   * deadline (the caller tries again later).
+   */
+  private async settled(merchantIds: readonly string[]): Promise<boolean> {
+    const [row] = rowsOf<{ horizon: string }>(await this.db.execute(sql`select events_horizon_seq()::text as horizon`));
+    const horizon = Number(row?.horizon);
+    for (const merchantId of merchantIds) {
+      if (!(await this.transfer.settled(merchantId, horizon, SETTLE_MS))) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Deletes a visitor's events from the statistics of `merchantIds` (their events already gone from
+   * PostgreSQL); the projections are rebuilt with the rows. False: not yet (try again).
+   */
+  async forgetVisitor(merchantIds: readonly string[], muid: string): Promise<boolean> {
+    if (merchantIds.length === 0) return true;
+    if (!(await this.settled(merchantIds))) return false;
+    await this.clickhouse.command(
+      'DELETE FROM events WHERE merchant_id IN {merchants:Array(UUID)} AND visitor = {visitor:UInt64}',
+      { merchants: merchantIds, visitor: visitorOf(muid) },
+      { timeoutMs: 120_000 },
+    );
+    return true;
+  }
+
+  /** Deletes a deleted merchant's statistics (its events already gone from PostgreSQL). False: not yet. */
+  async purgeMerchant(merchantId: string): Promise<boolean> {
+    if (!(await this.settled([merchantId]))) return false;
+    await this.clickhouse.command(
+      'DELETE FROM events WHERE merchant_id = {merchant:UUID}',
+      { merchant: merchantId },
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    return true;
+  }
+
+  /** Deletes a merchant's statistics of events dated before `cutoff` (retention). */
+  async expireBefore(merchantId: string, cutoff: Date): Promise<void> {
+    const params = { merchant: merchantId, cutoff: cutoff.getTime() };
+    const where = 'merchant_id = {merchant:UUID} AND event_time < toDateTime64({cutoff:Int64} / 1000, 3)';
+    const [any] = await this.clickhouse.query(`SELECT 1 FROM events WHERE ${where} LIMIT 1`, params);
+    if (any) await this.clickhouse.command(`DELETE FROM events WHERE ${where}`, params, { timeoutMs: 120_000 });
+  }
+
+  /**
+   * Makes the statistics hold exactly PostgreSQL's events of one merchant's seq range (the load of
+   * events stored before the statistics were, load.ts), once the outbox holds none of it.
+   */
+  async loadRange(range: OutboxRange): Promise<void> {
+    if (!(await this.transfer.settled(range.merchantId, range.lastSeq + 1, SETTLE_MS))) {
+      throw new Error(`events of merchant ${range.merchantId} are still on their way to the statistics`);
+    }
+    await this.transfer.resend(range);
+  }
+
+  /** Whether a load of the stored events has completed here (markLoaded). */
+  async loaded(): Promise<boolean> {
+    const rows = await this.clickhouse.query("SELECT 1 FROM schema_migrations WHERE name = 'load:complete'");
+    return rows.length > 0;
+  }
+
+  async markLoaded(): Promise<void> {
+    await this.clickhouse.insert('schema_migrations', [{ name: 'load:complete' }]);
+  }
+
+  /** Deletes events of a merchant by seq (retention's future-dated events, received before its cutoff). */
+  async forgetSeqs(merchantId: string, seqs: readonly number[]): Promise<void> {
+    await this.clickhouse.command(
+      'DELETE FROM events WHERE merchant_id = {merchant:UUID} AND seq IN {seqs:Array(UInt64)}',
+      { merchant: merchantId, seqs },
+      { timeoutMs: 120_000 },
+    );
+  }
+
+  /** Sends what is queued, then closes ClickHouse. */
+  async close(): Promise<void> {
+    await this.transfer.close();
+    await this.clickhouse.close();
+  }
+}

@@ -1,0 +1,48 @@
+import type { Database } from '../db/client.js';
+import { loadStoredEvents } from '../features/stats/load.js';
+import type { StatsStore } from '../features/stats/store.js';
+import type { Logger } from '../kernel/logger.js';
+import type { Part } from '../runtime/lifecycle.js';
+import { createPollLoop } from './poll-loop.js';
+
+/**
+ * The statistics' store as a part: while it runs, outbox ranges whose claim ran out are sent
+ * (every 5 s, at once again while a pass is full), and once per store the events stored before it
+ * existed are loaded in the background (features/stats/load.ts). Stopped after everything that
+ * hands it events, before the database: what is queued is sent, then ClickHouse is closed.
+ */
+export function statsStorePart(store: StatsStore, db: Database, logger: Logger): Part {
+  const log = logger.child({ job: 'stats-transfer' });
+  const recovery = createPollLoop({
+    name: 'stats-recovery',
+    intervalMs: 5_000,
+    runTimeoutMs: 120_000,
+    logger,
+    run: async (signal) => (await store.recover(100, signal)) === 100,
+  });
+  const loading = new AbortController();
+  let load: Promise<void> | undefined;
+  const loadOnce = async () => {
+    if (await store.loaded()) return;
+    const progress = await loadStoredEvents(db, store, { signal: loading.signal });
+    if (loading.signal.aborted) return;
+    await store.markLoaded();
+    if (progress.events > 0) log.info(progress, 'statistics: stored events loaded');
+  };
+  return {
+    name: 'stats-store',
+    start() {
+      recovery.start();
+      load = loadOnce().catch((error: unknown) => {
+        log.warn({ err: error }, 'statistics: loading stored events stopped; the next start resumes it');
+      });
+    },
+    stop: {
+      async release() {
+        loading.abort();
+        await Promise.all([load, recovery.stop()]);
+        await store.close();
+      },
+    },
+  };
+}
