@@ -401,6 +401,7 @@ function createLogWriters(
  * of several (ROLE api or writer) without CLICKHOUSE_URL, as chDB is one process's.
  */
 export function statsEngineOf(env: Env, database: DatabaseHandle): StatsEngine | undefined {
+  if (env.STATS === 'off') return undefined;
   if (env.CLICKHOUSE_URL) return { kind: 'server', url: env.CLICKHOUSE_URL };
   if (env.ROLE !== 'all') return undefined;
   return { kind: 'chdb', path: path.join(env.DATA_DIR, 'clickhouse'), database: database.statsName };
@@ -414,6 +415,7 @@ async function openStats(
   engine = statsEngineOf(env, database),
 ): Promise<StatsStore | undefined> {
   if (!engine) {
+    if (env.STATS === 'off') return undefined;
     logger.warn(
       `statistics are off in this process: ROLE=${env.ROLE} runs as one of several processes, which share statistics only through CLICKHOUSE_URL (events are stored as usual)`,
     );

@@ -31,6 +31,7 @@ export const ErrorCode = z
     'TEST_MODE_ONLY',
     'TAG_STATE_CONFLICT',
     'CLICKHOUSE_URL_REQUIRED',
+    'STATS_OFF',
   ])
   .meta({ id: 'ErrorCode', description: 'Machine-readable error code.' });
 export type ErrorCode = z.infer<typeof ErrorCode>;

@@ -315,6 +315,8 @@ export const EnvSchema = z.object({
   EVENT_LOG_WRITERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   /** api: HTTP only; writer: drains the log (HTTP answers too: health checks); all: both. */
   ROLE: z.preprocess(emptyAsUndefined, z.enum(['api', 'writer', 'all']).default('all')),
+  /** `off`: no statistics in this process (events are stored as usual; the stats endpoints answer 503 STATS_OFF). */
+  STATS: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   /**
    * The statistics' ClickHouse server (`http://host:8123/database`, 24.8 or later). Unset: chDB in
    * this process, in DATA_DIR/clickhouse, which one process at a time can open: a deployment of

@@ -52,6 +52,8 @@ export const ERROR_TABLE = {
   STATS_UNAVAILABLE: { status: 503, code: 'SERVICE_UNAVAILABLE' },
   /** A process with no statistics store: several processes need CLICKHOUSE_URL. */
   STATS_NOT_CONFIGURED: { status: 503, code: 'CLICKHOUSE_URL_REQUIRED' },
+  /** A process started with STATS=off. */
+  STATS_OFF: { status: 503, code: 'STATS_OFF' },
   /** Sent as the final event of a stream whose consumer fell too far behind (never as a status). */
   STREAM_CONSUMER_TOO_SLOW: { status: 503, code: 'STREAM_CONSUMER_TOO_SLOW' },
 } as const satisfies Record<string, { status: number; code: ErrorCode }>;

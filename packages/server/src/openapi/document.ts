@@ -43,6 +43,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   EXTERNAL_SERVICE_ERROR: 'the DNS verification service is unavailable (retry with backoff)',
   STATS_UNAVAILABLE: 'the statistics did not answer in time; safe to retry after Retry-After seconds',
   STATS_NOT_CONFIGURED: 'this deployment runs several processes without CLICKHOUSE_URL: no statistics',
+  STATS_OFF: 'statistics are off on this server (STATS=off)',
   STREAM_CONSUMER_TOO_SLOW: 'the stream consumer fell too far behind (final `error` event; resume with the last id)',
 };
 

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.js';
+import type { Env } from '../../kernel/env.js';
 import { AppError } from '../../kernel/errors.js';
 import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
@@ -8,6 +9,7 @@ import type { StatsStore } from './store.js';
 export interface StatsDeps {
   db: Database;
   stats?: StatsStore | undefined;
+  env: Pick<Env, 'STATS'>;
 }
 
 /**
@@ -21,6 +23,7 @@ export async function storeFor(
 ): Promise<StatsStore> {
   await findOwnMerchant(deps.db, partner, merchantId);
   if (!deps.stats) {
+    if (deps.env.STATS === 'off') throw new AppError('STATS_OFF', 'Statistics are off on this server (STATS=off).');
     throw new AppError(
       'STATS_NOT_CONFIGURED',
       'Statistics need CLICKHOUSE_URL on servers that run as several processes (ROLE api or writer).',
