@@ -55,6 +55,24 @@ module.exports = {
       to: { path: layer('runtime/'), dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'clickhouse-only-through-stats',
+      comment: 'The statistics own ClickHouse: db/clickhouse/ is reached from features/stats/ only.',
+      severity: 'error',
+      from: { path: SRC, pathNot: [layer('features/stats/'), layer('db/clickhouse/')] },
+      to: { path: layer('db/clickhouse/') },
+    },
+    {
+      name: 'stats-only-through-its-port',
+      comment:
+        'Ingestion, erasure, retention, the purge and the jobs call StatsStore (store.ts); routers call the three read use cases.',
+      severity: 'error',
+      from: { path: SRC, pathNot: [layer('features/stats/')] },
+      to: {
+        path: layer('features/stats/'),
+        pathNot: [layer('features/stats/(store|summary|timeseries|breakdown)\\.ts$')],
+      },
+    },
+    {
       name: 'features-never-import-trpc',
       comment: 'Use cases know nothing of tRPC (the error table maps to it in routers/procedures.ts).',
       severity: 'error',

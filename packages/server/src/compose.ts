@@ -424,6 +424,6 @@ async function openStats(
   const stats = await StatsStore.open(engine, database.db, logger).catch((error: unknown) => {
     throw statsStartupError(error, engine);
   });
-  lifecycle.add(statsStorePart(stats, database.db, logger));
+  lifecycle.add(statsStorePart(stats, logger));
   return stats;
 }

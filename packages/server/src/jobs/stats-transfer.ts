@@ -1,5 +1,3 @@
-import type { Database } from '../db/client.js';
-import { loadStoredEvents } from '../features/stats/load.js';
 import type { StatsStore } from '../features/stats/store.js';
 import type { Logger } from '../kernel/logger.js';
 import type { Part } from '../runtime/lifecycle.js';
@@ -11,7 +9,7 @@ import { createPollLoop } from './poll-loop.js';
  * existed are loaded in the background (features/stats/load.ts). Stopped after everything that
  * hands it events, before the database: what is queued is sent, then ClickHouse is closed.
  */
-export function statsStorePart(store: StatsStore, db: Database, logger: Logger): Part {
+export function statsStorePart(store: StatsStore, logger: Logger): Part {
   const log = logger.child({ job: 'stats-transfer' });
   const recovery = createPollLoop({
     name: 'stats-recovery',
@@ -23,11 +21,8 @@ export function statsStorePart(store: StatsStore, db: Database, logger: Logger):
   const loading = new AbortController();
   let load: Promise<void> | undefined;
   const loadOnce = async () => {
-    if (await store.loaded()) return;
-    const progress = await loadStoredEvents(db, store, { signal: loading.signal });
-    if (loading.signal.aborted) return;
-    await store.markLoaded();
-    if (progress.events > 0) log.info(progress, 'statistics: stored events loaded');
+    const progress = await store.loadStored(loading.signal);
+    if (progress && progress.events > 0) log.info(progress, 'statistics: stored events loaded');
   };
   return {
     name: 'stats-store',

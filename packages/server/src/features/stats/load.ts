@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
-import type { StatsStore } from './store.js';
+import type { OutboxRange } from './transfer.js';
 
 /** Events read from PostgreSQL per range: one ClickHouse insert each. */
 const CHUNK = 50_000;
@@ -21,7 +21,7 @@ export interface LoadProgress {
  */
 export async function loadStoredEvents(
   db: Database,
-  store: StatsStore,
+  store: { loadRange(range: OutboxRange): Promise<void> },
   options: { signal?: AbortSignal; onProgress?: (progress: LoadProgress) => void } = {},
 ): Promise<LoadProgress> {
   const [row] = rowsOf<{ horizon: string }>(await db.execute(sql`select events_horizon_seq()::text as horizon`));

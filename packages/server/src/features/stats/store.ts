@@ -5,10 +5,13 @@ import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
+import { type LoadProgress, loadStoredEvents } from './load.js';
 import { type PointsQuery, type PointTotals, readPoints } from './points.js';
 import { type StoredEvent, visitorOf } from './rows.js';
 import { readTopValues, type TopValuesQuery } from './top-values.js';
 import { type OutboxRange, StatsTransfer, type TransferOptions } from './transfer.js';
+
+export type { OutboxRange, StoredEvent };
 
 export type StatsEngine = { kind: 'chdb'; path: string; database: string } | { kind: 'server'; url: string };
 
@@ -138,14 +141,16 @@ export class StatsStore {
     await this.transfer.resend(range);
   }
 
-  /** Whether a load of the stored events has completed here (markLoaded). */
-  async loaded(): Promise<boolean> {
-    const rows = await this.clickhouse.query("SELECT 1 FROM schema_migrations WHERE name = 'load:complete'");
-    return rows.length > 0;
-  }
-
-  async markLoaded(): Promise<void> {
-    await this.clickhouse.insert('schema_migrations', [{ name: 'load:complete' }]);
+  /**
+   * Loads the events stored in PostgreSQL before this store existed (load.ts), once: a load cut
+   * short is resumed by the next call. Null when done before.
+   */
+  async loadStored(signal?: AbortSignal): Promise<LoadProgress | null> {
+    const done = await this.clickhouse.query("SELECT 1 FROM schema_migrations WHERE name = 'load:complete'");
+    if (done.length > 0) return null;
+    const progress = await loadStoredEvents(this.db, this, { signal });
+    if (!signal?.aborted) await this.clickhouse.insert('schema_migrations', [{ name: 'load:complete' }]);
+    return progress;
   }
 
   /** Deletes events of a merchant by seq (retention's future-dated events, received before its cutoff). */

@@ -1,8 +1,7 @@
 import type { EventConsent } from '@partner/shared-schemas';
 import { Param, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
-import type { StoredEvent } from '../../stats/rows.js';
-import type { OutboxRange } from '../../stats/transfer.js';
+import type { OutboxRange, StoredEvent } from '../../stats/store.js';
 
 /** Numbers a transaction holds per merchant (`events_take_seqs`, migration 0026). */
 export const SEQS_PER_TRANSACTION = 8192;
