@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { isStorableInstant, TRIGGERABLE_TAG_EVENTS, type TriggerableTagEvent } from '@partner/shared-schemas';
 import { openDatabaseFromEnv } from '../app.js';
+import { statsEngineOf } from '../compose.js';
+import type { DatabaseHandle } from '../db/client.js';
 import { StoreLockedError } from '../db/lock.js';
 import {
   DEFAULT_ROTATION_OVERLAP_MS,
@@ -10,11 +12,14 @@ import {
   rotateApiKey,
 } from '../features/partners/key-admin.js';
 import { onboardPartner } from '../features/partners/onboard-partner.js';
+import { type LoadProgress, StatsStore } from '../features/stats/store.js';
 import { tagStateConfigFromEnv } from '../features/tags/lifecycle/tag-state.js';
 import { triggerTagEventByOperator } from '../features/tags/trigger-tag.js';
 import { parseDuration } from '../kernel/duration.js';
-import { EnvError, parseEnv } from '../kernel/env.js';
+import { type Env, EnvError, parseEnv } from '../kernel/env.js';
 import { AppError } from '../kernel/errors.js';
+import { createLogger } from '../kernel/logger.js';
+import { StartupError, statsStartupError } from '../kernel/startup-error.js';
 
 const USAGE = `Partner onboarding (offline): uses the server's database settings (DATABASE_URL, or the embedded store in DATA_DIR).
 
@@ -24,12 +29,15 @@ Usage:
   pnpm partner rotate-key <partnerId> [--mode live|test] [--expire-old-in 24h] [--json]
   pnpm partner revoke-key <partnerId> [--mode live|test] [--json]
   pnpm partner trigger <${TRIGGERABLE_TAG_EVENTS.join('|')}> --tag <tagId> [--json]
+  pnpm partner stats-load [--json]
 
 onboard prints a live key (mp_live_) and a test key (mp_test_: test mode's own data, simulated DNS).
 rotate-key keeps the partner's current keys of that mode (default live) valid for the overlap
 (default 24h; 0 ends them now); a partner onboarded before test mode gets its first test key with
 --mode test. revoke-key ends every key of that mode at once. trigger drives a test-mode tag into a
-state with its real webhook (a running server delivers it).
+state with its real webhook (a running server delivers it). stats-load copies the events stored in
+PostgreSQL into the statistics (ClickHouse: CLICKHOUSE_URL, or chDB in DATA_DIR while the server is
+stopped); a server does it by itself once at start, and a load cut short is resumed by running it again.
 `;
 
 class UsageError extends Error {}
@@ -68,7 +76,7 @@ async function run(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  if (!['onboard', 'list', 'rotate-key', 'revoke-key', 'trigger'].includes(command)) {
+  if (!['onboard', 'list', 'rotate-key', 'revoke-key', 'trigger', 'stats-load'].includes(command)) {
     throw new UsageError(`Unknown command "${command}".`);
   }
   if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode is live or test.');
@@ -130,6 +138,13 @@ async function run(argv: string[]): Promise<void> {
         { partnerId, mode, ...result },
         `New ${mode} API key (shown once, store it now): ${result.apiKey}\nPrevious ${mode} keys stay valid until ${result.oldKeysExpireAt}.`,
       );
+    } else if (command === 'stats-load') {
+      const progress = await loadStats(env, database, json);
+      out(
+        json,
+        progress,
+        `Loaded: ${progress.events} events of ${progress.merchants} merchants in ${progress.ranges} ranges.`,
+      );
     } else if (command === 'revoke-key') {
       const revoked = await revokeApiKeys(db, partnerId!, mode);
       out(json, { partnerId, mode, revoked }, `Revoked ${revoked} ${mode} key(s) of partner ${partnerId}.`);
@@ -146,6 +161,24 @@ async function run(argv: string[]): Promise<void> {
   }
 }
 
+/** Every stored event into the statistics, merchant by merchant (features/stats/load.ts). */
+async function loadStats(env: Env, database: DatabaseHandle, json: boolean): Promise<LoadProgress> {
+  const engine = statsEngineOf({ ...env, ROLE: 'all' }, database);
+  if (!engine) throw new UsageError('Statistics are off (STATS=off): nothing to load.');
+  const logger = createLogger({ ...env, LOG_LEVEL: 'warn' });
+  const store = await StatsStore.open(engine, database.db, logger).catch((error: unknown) => {
+    throw statsStartupError(error, engine);
+  });
+  try {
+    return await store.load((progress) => {
+      if (!json) process.stderr.write(`\r${progress.events} events of ${progress.merchants} merchants`);
+    });
+  } finally {
+    if (!json) process.stderr.write('\n');
+    await store.close();
+  }
+}
+
 run(process.argv.slice(2)).then(
   () => process.exit(0),
   (error: unknown) => {
@@ -153,7 +186,12 @@ run(process.argv.slice(2)).then(
       process.stderr.write(`${error.message}\n\n${USAGE}`);
       process.exit(2);
     }
-    if (error instanceof AppError || error instanceof EnvError || error instanceof StoreLockedError) {
+    if (
+      error instanceof AppError ||
+      error instanceof EnvError ||
+      error instanceof StoreLockedError ||
+      error instanceof StartupError
+    ) {
       process.stderr.write(`${error.message}\n`);
       process.exit(1);
     }

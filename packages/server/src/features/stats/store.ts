@@ -11,7 +11,7 @@ import { type StoredEvent, visitorOf } from './rows.js';
 import { readTopValues, type TopValuesQuery } from './top-values.js';
 import { type OutboxRange, StatsTransfer, type TransferOptions } from './transfer.js';
 
-export type { OutboxRange, StoredEvent };
+export type { LoadProgress, OutboxRange, StoredEvent };
 
 export type StatsEngine = { kind: 'chdb'; path: string; database: string } | { kind: 'server'; url: string };
 
@@ -148,7 +148,12 @@ export class StatsStore {
   async loadStored(signal?: AbortSignal): Promise<LoadProgress | null> {
     const done = await this.clickhouse.query("SELECT 1 FROM schema_migrations WHERE name = 'load:complete'");
     if (done.length > 0) return null;
-    const progress = await loadStoredEvents(this.db, this, { signal });
+    return this.load(undefined, signal);
+  }
+
+  /** Loads every stored event now (what is already here is counted, not sent again). */
+  async load(onProgress?: (progress: LoadProgress) => void, signal?: AbortSignal): Promise<LoadProgress> {
+    const progress = await loadStoredEvents(this.db, this, { signal, onProgress });
     if (!signal?.aborted) await this.clickhouse.insert('schema_migrations', [{ name: 'load:complete' }]);
     return progress;
   }
