@@ -1,7 +1,7 @@
 import { EventNamesFilter, type STATS_DIMENSIONS, type StatsBreakdownResponse } from '@partner/shared-schemas';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { statsRange } from './range.js';
-import { type StatsDeps, storeFor } from './reader.js';
+import { principalOf, type StatsDeps, storeFor } from './reader.js';
 
 export interface StatsBreakdownParams {
   merchantId: string;
@@ -22,7 +22,7 @@ export async function statsBreakdown(
   const names = EventNamesFilter.parse(params.events);
   const stats = await storeFor(deps, partner, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
-  const { rows, other } = await stats.topValues({
+  const { rows, other } = await stats.topValues(principalOf(partner), {
     merchantId: params.merchantId,
     start: range.start,
     end: range.end,

@@ -12,6 +12,12 @@ export interface StatsDeps {
   env: Pick<Env, 'STATS'>;
 }
 
+/** Who a read is counted against in the store's gate: the session, else the key, else the partner. */
+export function principalOf(partner: AuthenticatedPartner): string {
+  if (partner.session) return `session:${partner.session.id}`;
+  return partner.key ? `key:${partner.key.id}` : `partner:${partner.id}`;
+}
+
 /**
  * The store after checking the merchant is the partner's. A process without one (ROLE api or
  * writer with no CLICKHOUSE_URL) answers 503 naming the setting.

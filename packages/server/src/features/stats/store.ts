@@ -5,6 +5,7 @@ import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
+import { ReadGate } from './gate.js';
 import { type LoadProgress, loadStoredEvents } from './load.js';
 import { type PointsQuery, type PointTotals, readPoints } from './points.js';
 import { type StoredEvent, visitorOf } from './rows.js';
@@ -24,6 +25,8 @@ const SETTLE_MS = 30_000;
  * (db/clickhouse/): chDB in this process or a server by URL, the same statements either way.
  */
 export class StatsStore {
+  private readonly gate = new ReadGate();
+
   private constructor(
     private readonly clickhouse: Clickhouse,
     private readonly transfer: StatsTransfer,
@@ -55,20 +58,23 @@ export class StatsStore {
     this.transfer.record(events, ranges);
   }
 
-  points(query: PointsQuery, edges?: readonly number[]): Promise<PointTotals> {
-    return this.read(() => readPoints(this.clickhouse, query, edges));
+  points(principal: string, query: PointsQuery, edges?: readonly number[]): Promise<PointTotals> {
+    return this.read(principal, () => readPoints(this.clickhouse, query, edges));
   }
 
-  topValues(query: TopValuesQuery) {
-    return this.read(() => readTopValues(this.clickhouse, query));
+  topValues(principal: string, query: TopValuesQuery) {
+    return this.read(principal, () => readTopValues(this.clickhouse, query));
   }
 
-  private async read<T>(run: () => Promise<T>): Promise<T> {
+  /** A read through the gate (per key or session, and per process), after this process's own writes. */
+  private async read<T>(principal: string, run: () => Promise<T>): Promise<T> {
     try {
-      // Read your writes: what this process stored is sent before its own reads.
-      await this.transfer.flush();
-      return await run();
+      return await this.gate.run(principal, async () => {
+        await this.transfer.flush();
+        return run();
+      });
     } catch (error) {
+      if (error instanceof AppError) throw error;
       throw new AppError('STATS_UNAVAILABLE', 'The statistics did not answer in time; retry shortly.', {
         cause: error,
         headers: { 'retry-after': '2' },

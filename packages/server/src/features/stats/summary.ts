@@ -1,7 +1,7 @@
 import { EventNamesFilter, type StatsSummaryResponse, type StatsTotals } from '@partner/shared-schemas';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { previousRange, type StatsRange, statsRange } from './range.js';
-import { type StatsDeps, storeFor } from './reader.js';
+import { principalOf, type StatsDeps, storeFor } from './reader.js';
 
 export interface StatsSummaryParams {
   merchantId: string;
@@ -26,6 +26,7 @@ export async function statsSummary(
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const before = params.compare === 'previous' ? previousRange(range) : null;
   const points = await stats.points(
+    principalOf(partner),
     {
       merchantId: params.merchantId,
       start: before?.start ?? range.start,

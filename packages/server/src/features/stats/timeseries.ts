@@ -1,7 +1,7 @@
 import { EventNamesFilter, type StatsTimeseriesResponse, type StatsTotals } from '@partner/shared-schemas';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { type Interval, pointStarts, statsRange } from './range.js';
-import { type StatsDeps, storeFor } from './reader.js';
+import { principalOf, type StatsDeps, storeFor } from './reader.js';
 import { dateOfDay, isoInZone, localDayOf } from './zone.js';
 
 export interface StatsTimeseriesParams {
@@ -37,6 +37,7 @@ export async function statsTimeseries(
   // The store's keys: Unix seconds of a local hour, or the local date a point starts on.
   const keys = starts.map((t) => (hourly ? String(t / 1000) : dateOfDay(localDayOf(range.timezone, t))));
   const found = await stats.points(
+    principalOf(partner),
     {
       merchantId: params.merchantId,
       start: range.start,
