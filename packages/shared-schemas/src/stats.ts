@@ -27,21 +27,39 @@ export function statsDayNumber(value: string): number | null {
 }
 
 /**
- * Zones found valid, kept: a `DateTimeFormat` per check took 0.5 ms of each stats request (input and
- * answer). Bounded, since case variants of one name are all valid.
+ * Zones found valid: each name as sent, lower-cased, to its canonical name. A `DateTimeFormat` per
+ * check took 0.5 ms of each stats request and grew the process's memory. Keyed without case, the
+ * map is bounded by the runtime's zone names whatever spellings clients send (issue 51, finding 3).
  */
-const knownZones = new Set<string>();
+const knownZones = new Map<string, string>();
 
-/** Whether `zone` is an IANA time zone this runtime knows. */
-export function isTimeZone(zone: string): boolean {
-  if (knownZones.has(zone)) return true;
+/** IANA names are printable ASCII (`toLowerCase` is then ASCII only: no U+212A turned into `k`). */
+const ZONE_CHARACTERS = /^[!-~]+$/;
+
+/**
+ * The runtime's canonical name of an IANA time zone, or null when it is none: the case fixed
+ * (`america/new_york` -> `America/New_York`) and, on Node 20, an alias resolved to the ICU (CLDR)
+ * canonical name (`US/Eastern` -> `America/New_York`, `Etc/UTC` -> `UTC`, `Asia/Kolkata` ->
+ * `Asia/Calcutta`): docs/decisions/stats.md.
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  if (!ZONE_CHARACTERS.test(zone)) return null;
+  const key = zone.toLowerCase();
+  const known = knownZones.get(key);
+  if (known !== undefined) return known;
+  let canonical: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
-  if (knownZones.size < 1_000) knownZones.add(zone);
-  return true;
+  if (knownZones.size < 2_000) knownZones.set(key, canonical);
+  return canonical;
+}
+
+/** How many names `canonicalTimeZone` keeps (a test reads it: bounded by the runtime's zones). */
+export function knownTimeZoneCount(): number {
+  return knownZones.size;
 }
 
 /**
@@ -83,11 +101,19 @@ const statsQueryShape = {
   timezone: z
     .string()
     .max(64)
-    .refine(isTimeZone, { message: 'timezone must be an IANA time zone such as Europe/Paris' })
+    // Answered and used under its canonical name: one spelling of a zone is one zone everywhere.
+    .transform((zone, ctx) => {
+      const canonical = canonicalTimeZone(zone);
+      if (canonical === null) {
+        ctx.addIssue({ code: 'custom', message: 'timezone must be an IANA time zone such as Europe/Paris' });
+        return z.NEVER;
+      }
+      return canonical;
+    })
     .default('UTC')
     .meta({
       description:
-        'IANA time zone the dates and intervals are read in (default `UTC`); days start at its local midnight.',
+        'IANA time zone the dates and intervals are read in (default `UTC`), in any case or as an alias; answered as its canonical name (`range.timezone`). Days start at its local midnight.',
       example: 'America/New_York',
     }),
   events: EventNamesParam.meta({
@@ -202,7 +228,7 @@ export type StatsTotals = z.infer<typeof StatsTotals>;
 const StatsRange = z.object({
   startDate: z.string().meta({ example: '2026-11-01' }),
   endDate: z.string().meta({ example: '2026-11-30' }),
-  timezone: z.string().meta({ example: 'UTC' }),
+  timezone: z.string().meta({ description: 'The zone’s canonical IANA name.', example: 'UTC' }),
 });
 
 export const StatsSummaryResponse = z
