@@ -29,6 +29,7 @@ import {
   StartupError,
 } from './kernel/startup-error.js';
 import { CollectorHostSet } from './runtime/collector/collector-hosts.js';
+import { DailySalt } from './runtime/collector/daily-salt.js';
 import { DeletedTags } from './runtime/collector/deleted-tags.js';
 import { createDnsResolver, type DnsResolver } from './runtime/dns-resolver.js';
 import { EventLog } from './runtime/event-log.js';
@@ -49,6 +50,7 @@ import {
   rateLimitsPart,
   readReplicaPart,
   streamHubPart,
+  visitorSaltPart,
 } from './runtime/runtime-parts.js';
 import { StreamCaps } from './runtime/stream-caps.js';
 import { StreamHub } from './runtime/stream-hub.js';
@@ -136,7 +138,12 @@ interface Base {
 /** The background jobs that delete and compact stored data (docs/decisions/data-deletion.md). */
 function addDataLifecycleParts(
   env: Env,
-  { db, logger, metrics }: { db: Database; logger: Base['logger']; metrics: Base['metrics'] },
+  {
+    db,
+    logger,
+    metrics,
+    visitorSalt,
+  }: { db: Database; logger: Base['logger']; metrics: Base['metrics']; visitorSalt: DailySalt },
   lifecycle: Lifecycle,
 ) {
   // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
@@ -152,6 +159,8 @@ function addDataLifecycleParts(
       createVisitorErasure({ db, logger, metrics, graceMs, holdMs, intervalMs: graceMs }),
     ),
   );
+  // The cookieless visitors' salt of a day that ended, gone within seconds of its end (docs/decisions/consent.md).
+  lifecycle.add(visitorSaltPart(visitorSalt));
   // Events past their merchant's retention period, in the background (docs/decisions/data-deletion.md).
   const retention = { serverDays: env.EVENT_RETENTION_DAYS, everyMs: env.EVENT_RETENTION_INTERVAL };
   if (env.EVENT_RETENTION === 'on') {
@@ -195,7 +204,8 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     // Background DNS re-checks and health checks (jobs/tag-monitor.ts).
     lifecycle.add(tagMonitorPart(createTagMonitor({ db, dns, config: tagState, logger, metrics })));
   }
-  addDataLifecycleParts(env, { db, logger, metrics }, lifecycle);
+  const visitorSalt = new DailySalt(db, { logger });
+  addDataLifecycleParts(env, { db, logger, metrics, visitorSalt }, lifecycle);
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
@@ -251,6 +261,7 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     keys,
     collectorHosts,
     deletedTags,
+    visitorSalt,
     webhookResolver,
   };
   return { deps, database, lifecycle, writers, webhookWorker };
