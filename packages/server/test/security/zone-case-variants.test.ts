@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { knownTimeZoneCount } from '@partner/shared-schemas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cachedZones } from '../../src/features/stats/zone.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api } from '../helpers/api.js';
 import { type GeneratedTag, preverifiedTag } from '../helpers/fixtures.js';
@@ -64,6 +66,8 @@ describe('a zone is answered under its canonical name', () => {
       expect(body.range.timezone).toBe('America/New_York');
       if (kind === 'timeseries') expect(body.points[0].start).toBe('2026-03-01T00:00:00-05:00');
     }
+    // The server's caches (this process's modules): one zone, whatever its spellings.
+    expect([knownTimeZoneCount(), cachedZones()]).toEqual([1, { formats: 1, offsets: 1 }]);
   });
 
   it('aliases answer the runtime’s canonical name; a name that is no zone is a 400 naming timezone', async () => {
@@ -100,9 +104,9 @@ describe('a zone is answered under its canonical name', () => {
  * a collection, before and after them.
  */
 const CHILD = `
-const { StatsTimeseriesQuery } = await import('@partner/shared-schemas');
+const { StatsTimeseriesQuery, knownTimeZoneCount } = await import('@partner/shared-schemas');
 const { statsRange, pointStarts } = await import('./src/features/stats/range.ts');
-const { isoInZone } = await import('./src/features/stats/zone.ts');
+const { isoInZone, cachedZones } = await import('./src/features/stats/zone.ts');
 const spellings = ${spellings.toString()};
 const read = (timezone) => {
   const q = StatsTimeseriesQuery.parse({ merchantId: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c', startDate: '2026-03-01', endDate: '2026-03-31', timezone });
@@ -121,7 +125,8 @@ const before = await rss();
 const answered = new Set();
 for (const [zone, n] of Object.entries(zones)) for (const timezone of spellings(zone, n, 1)) answered.add(read(timezone));
 const after = await rss();
-console.log(JSON.stringify({ beforeMiB: before / 2 ** 20, afterMiB: after / 2 ** 20, answered: [...answered] }));
+const caches = { schema: knownTimeZoneCount?.(), zone: cachedZones?.() };
+console.log(JSON.stringify({ beforeMiB: before / 2 ** 20, afterMiB: after / 2 ** 20, answered: [...answered], caches }));
 `;
 
 describe('memory over 4,000 zone spellings', () => {
@@ -138,11 +143,14 @@ describe('memory over 4,000 zone spellings', () => {
       beforeMiB: number;
       afterMiB: number;
       answered: string[];
+      caches: { schema?: number; zone?: { formats: number; offsets: number } };
     };
     console.info(
       `zone-case-variants: RSS ${result.beforeMiB.toFixed(0)} -> ${result.afterMiB.toFixed(0)} MiB over 4,000 spellings`,
     );
     expect(result.answered.sort()).toEqual(['America/New_York', 'Europe/Paris', canonical('Asia/Kolkata')].sort());
     expect(result.afterMiB - result.beforeMiB).toBeLessThan(32);
+    // One entry per zone sent, whatever its spellings.
+    expect(result.caches).toEqual({ schema: 3, zone: { formats: 3, offsets: 3 } });
   }, 120_000);
 });
