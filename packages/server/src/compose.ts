@@ -32,6 +32,7 @@ import {
   statsStartupError,
 } from './kernel/startup-error.js';
 import { CollectorHostSet } from './runtime/collector/collector-hosts.js';
+import { DailySalt } from './runtime/collector/daily-salt.js';
 import { DeletedTags } from './runtime/collector/deleted-tags.js';
 import { createDnsResolver, type DnsResolver } from './runtime/dns-resolver.js';
 import { EventLog } from './runtime/event-log.js';
@@ -52,6 +53,7 @@ import {
   rateLimitsPart,
   readReplicaPart,
   streamHubPart,
+  visitorSaltPart,
 } from './runtime/runtime-parts.js';
 import { StreamCaps } from './runtime/stream-caps.js';
 import { StreamHub } from './runtime/stream-hub.js';
@@ -148,7 +150,14 @@ function addDataLifecycleParts(
     logger,
     metrics,
     stats,
-  }: { db: Database; logger: Base['logger']; metrics: Base['metrics']; stats: Base['stats'] },
+    visitorSalt,
+  }: {
+    db: Database;
+    logger: Base['logger'];
+    metrics: Base['metrics'];
+    stats: Base['stats'];
+    visitorSalt: DailySalt;
+  },
   lifecycle: Lifecycle,
 ) {
   // Deleted merchants' rows, in the background, once events accepted before the DELETE have committed.
@@ -164,6 +173,8 @@ function addDataLifecycleParts(
       createVisitorErasure({ db, stats, logger, metrics, graceMs, holdMs, intervalMs: graceMs }),
     ),
   );
+  // The cookieless visitors' salt of a day that ended, gone within seconds of its end (docs/decisions/consent.md).
+  lifecycle.add(visitorSaltPart(visitorSalt));
   // Events past their merchant's retention period, in the background (docs/decisions/data-deletion.md).
   const retention = { serverDays: env.EVENT_RETENTION_DAYS, everyMs: env.EVENT_RETENTION_INTERVAL };
   if (env.EVENT_RETENTION === 'on') {
@@ -207,7 +218,8 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     // Background DNS re-checks and health checks (jobs/tag-monitor.ts).
     lifecycle.add(tagMonitorPart(createTagMonitor({ db, dns, config: tagState, logger, metrics })));
   }
-  addDataLifecycleParts(env, { db, logger, metrics, stats }, lifecycle);
+  const visitorSalt = new DailySalt(db, { logger });
+  addDataLifecycleParts(env, { db, logger, metrics, stats, visitorSalt }, lifecycle);
   const eventLog = await openEventLog(env, logger);
   if (eventLog) lifecycle.add(eventLogPart(eventLog));
   // Webhooks: every process sends due deliveries (claims keep each in flight in one process).
@@ -263,6 +275,7 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     keys,
     collectorHosts,
     deletedTags,
+    visitorSalt,
     webhookResolver,
   };
   return { deps, database, lifecycle, writers, webhookWorker };

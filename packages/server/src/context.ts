@@ -8,6 +8,7 @@ import type { Env } from './kernel/env.js';
 import type { Logger } from './kernel/logger.js';
 import type { Metrics } from './kernel/metrics.js';
 import type { CollectorHostSet } from './runtime/collector/collector-hosts.js';
+import type { DailySalt } from './runtime/collector/daily-salt.js';
 import type { DeletedTags } from './runtime/collector/deleted-tags.js';
 import type { DnsResolver } from './runtime/dns-resolver.js';
 import type { EventLog } from './runtime/event-log.js';
@@ -59,6 +60,8 @@ export interface AppDeps {
   keys: ApiKeys;
   /** Every collector host in memory, kept by NOTIFY (runtime/collector/collector-hosts.ts). */
   collectorHosts: CollectorHostSet;
+  /** The salt of cookieless visitor hashes, one per UTC day, deleted as its day ends (runtime/collector/daily-salt.ts). */
+  visitorSalt: DailySalt;
   /** Deleted tags leave this process's tag caches at once, by NOTIFY or by a DELETE run here (runtime/collector/deleted-tags.ts). */
   deletedTags: DeletedTags;
   /** Webhook host names: bounded, cancellable lookups, shared by the URL check and the deliveries (runtime/webhook-host-resolver.ts). */

@@ -3,7 +3,14 @@ import { Timestamp, Uuid } from './common.js';
 import { INSTANT_RANGE_MESSAGE, isCanonicalInstant, readIsoInstant } from './dates.js';
 import { VisitorId } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
-import { EVENT_DATA_MAX_CHARS, isWellFormedDeep, isWellFormedText, WELL_FORMED_MESSAGE } from './text.js';
+import {
+  deepTextProblem,
+  EVENT_DATA_MAX_CHARS,
+  isNulFree,
+  isWellFormedText,
+  NUL_MESSAGE,
+  WELL_FORMED_MESSAGE,
+} from './text.js';
 
 /** Longest accepted `cursor` value. */
 export const CURSOR_MAX = 1024;
@@ -209,15 +216,23 @@ export const EventName = z
   .trim()
   .min(1, { message: 'must not be empty' })
   .max(EVENT_NAME_MAX, { message: `must be at most ${EVENT_NAME_MAX} characters` })
-  .refine(isWellFormedText, { message: WELL_FORMED_MESSAGE });
+  .refine(isWellFormedText, { message: WELL_FORMED_MESSAGE })
+  .refine(isNulFree, { message: NUL_MESSAGE });
 
 /** One event sent to the collector. */
 export const CollectEvent = z.object({
-  id: z.string().min(1).max(EVENT_ID_MAX).refine(isWellFormedText, { message: WELL_FORMED_MESSAGE }).optional().meta({
-    description:
-      'Client-made id (1..128 characters); an id already stored for the merchant is dropped, so a retried batch is stored once.',
-    example: 'evt_01HZX3K9QF',
-  }),
+  id: z
+    .string()
+    .min(1)
+    .max(EVENT_ID_MAX)
+    .refine(isWellFormedText, { message: WELL_FORMED_MESSAGE })
+    .refine(isNulFree, { message: NUL_MESSAGE })
+    .optional()
+    .meta({
+      description:
+        'Client-made id (1..128 characters); an id already stored for the merchant is dropped, so a retried batch is stored once.',
+      example: 'evt_01HZX3K9QF',
+    }),
   event_name: EventName.meta({
     description: 'The event name, 1..100 characters (e.g. `PageView`, `Purchase`, `AddToCart`).',
     example: 'Purchase',
@@ -232,17 +247,22 @@ export const CollectEvent = z.object({
     .min(1)
     .max(MUID_MAX)
     .refine(isWellFormedText, { message: WELL_FORMED_MESSAGE })
+    .refine(isNulFree, { message: NUL_MESSAGE })
     .optional()
     .meta({ description: 'The visitor id (1..128 characters); one is assigned when absent.', example: 'muid_7d2f9a' }),
   data: z
     .unknown()
-    .refine(isWellFormedDeep, { message: WELL_FORMED_MESSAGE })
+    // Every string and key, however nested: a U+0000 in stored JSON breaks each later cast to jsonb.
+    .superRefine((data, ctx) => {
+      const problem = deepTextProblem(data);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem === 'nul' ? NUL_MESSAGE : WELL_FORMED_MESSAGE });
+    })
     .refine((data) => data === undefined || (JSON.stringify(data)?.length ?? 0) <= EVENT_DATA_MAX_CHARS, {
       message: `must be at most ${EVENT_DATA_MAX_CHARS} characters as JSON`,
     })
     .optional()
     .meta({
-      description: `Any JSON value of at most ${EVENT_DATA_MAX_CHARS} characters serialized (16 KB; more: 400 VALIDATION_ERROR); returned as the \`raw_data\` string.`,
+      description: `Any JSON value of at most ${EVENT_DATA_MAX_CHARS} characters serialized (16 KB; more: 400 VALIDATION_ERROR), no U+0000 in any string or key (400); returned as the \`raw_data\` string.`,
       example: { value: 42, currency: 'EUR' },
     }),
 });

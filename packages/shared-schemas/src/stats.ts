@@ -27,28 +27,63 @@ export function statsDayNumber(value: string): number | null {
 }
 
 /**
- * Zones found valid, kept: a `DateTimeFormat` per check took 0.5 ms of each stats request (input and
- * answer). Bounded, since case variants of one name are all valid.
+ * Zones found valid: each name as sent, lower-cased, to its canonical name. A `DateTimeFormat` per
+ * check took 0.5 ms of each stats request and grew the process's memory. Keyed without case, the
+ * map is bounded by the runtime's zone names whatever spellings clients send (issue 51, finding 3).
  */
-const knownZones = new Set<string>();
+const knownZones = new Map<string, string>();
 
-/** Whether `zone` is an IANA time zone this runtime knows. */
-export function isTimeZone(zone: string): boolean {
-  if (knownZones.has(zone)) return true;
+/** IANA names are printable ASCII (`toLowerCase` is then ASCII only: no U+212A turned into `k`). */
+const ZONE_CHARACTERS = /^[!-~]+$/;
+
+/**
+ * The runtime's canonical name of an IANA time zone, or null when it is none: the case fixed
+ * (`america/new_york` -> `America/New_York`) and, on Node 20, an alias resolved to the ICU (CLDR)
+ * canonical name (`US/Eastern` -> `America/New_York`, `Etc/UTC` -> `UTC`, `Asia/Kolkata` ->
+ * `Asia/Calcutta`): docs/decisions/stats.md.
+ */
+export function canonicalTimeZone(zone: string): string | null {
+  if (!ZONE_CHARACTERS.test(zone)) return null;
+  const key = zone.toLowerCase();
+  const known = knownZones.get(key);
+  if (known !== undefined) return known;
+  let canonical: string;
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    canonical = new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
-  if (knownZones.size < 1_000) knownZones.add(zone);
-  return true;
+  if (knownZones.size < 2_000) knownZones.set(key, canonical);
+  return canonical;
 }
+
+/** How many names `canonicalTimeZone` keeps (a test reads it: bounded by the runtime's zones). */
+export function knownTimeZoneCount(): number {
+  return knownZones.size;
+}
+
+/**
+ * The days statistics answer for (issue 51, finding 9): from 1970-01-01, after every zone's local
+ * mean time and where 1970-based date types start, to 2099-12-31. A date outside is 400, never an
+ * engine failing on it. (The server also refuses the few 1970s dates of two zones whose offsets
+ * were not whole quarter hours then: Africa/Monrovia to 1972, Pacific/Kiritimati to 1979.)
+ */
+export const STATS_FIRST_DATE = '1970-01-01';
+export const STATS_LAST_DATE = '2099-12-31';
+const FIRST_DAY = statsDayNumber(STATS_FIRST_DATE)!;
+const LAST_DAY = statsDayNumber(STATS_LAST_DATE)!;
 
 const StatsDate = (what: string) =>
   z
     .string()
     .max(10)
-    .refine((value) => statsDayNumber(value) !== null, { message: `${what} must be a date YYYY-MM-DD` });
+    .superRefine((value, ctx) => {
+      const day = statsDayNumber(value);
+      if (day === null) ctx.addIssue({ code: 'custom', message: `${what} must be a date YYYY-MM-DD` });
+      else if (day < FIRST_DAY || day > LAST_DAY) {
+        ctx.addIssue({ code: 'custom', message: `${what} must be from ${STATS_FIRST_DATE} to ${STATS_LAST_DATE}` });
+      }
+    });
 
 const statsQueryShape = {
   merchantId: Uuid.meta({
@@ -56,7 +91,7 @@ const statsQueryShape = {
     example: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c',
   }),
   startDate: StatsDate('startDate').meta({
-    description: 'First day of the range, inclusive, a date in `timezone` (from its local midnight).',
+    description: `First day of the range, inclusive, a date in \`timezone\` (from its local midnight), ${STATS_FIRST_DATE} to ${STATS_LAST_DATE}.`,
     example: '2026-11-01',
   }),
   endDate: StatsDate('endDate').meta({
@@ -66,11 +101,19 @@ const statsQueryShape = {
   timezone: z
     .string()
     .max(64)
-    .refine(isTimeZone, { message: 'timezone must be an IANA time zone such as Europe/Paris' })
+    // Answered and used under its canonical name: one spelling of a zone is one zone everywhere.
+    .transform((zone, ctx) => {
+      const canonical = canonicalTimeZone(zone);
+      if (canonical === null) {
+        ctx.addIssue({ code: 'custom', message: 'timezone must be an IANA time zone such as Europe/Paris' });
+        return z.NEVER;
+      }
+      return canonical;
+    })
     .default('UTC')
     .meta({
       description:
-        'IANA time zone the dates and intervals are read in (default `UTC`); days start at its local midnight.',
+        'IANA time zone the dates and intervals are read in (default `UTC`), in any case or as an alias; answered as its canonical name (`range.timezone`). Days start at its local midnight.',
       example: 'America/New_York',
     }),
   events: EventNamesParam.meta({
@@ -96,10 +139,24 @@ export const StatsSummaryQuery = z
     ...statsQueryShape,
     compare: z
       .enum(['previous'])
-      .meta({ description: '`previous`: also the totals of the preceding period of equal length.' })
+      .meta({
+        description: `\`previous\`: also the totals of the preceding period of equal length (which must start on or after ${STATS_FIRST_DATE}).`,
+      })
       .optional(),
   })
-  .superRefine(checkRange)
+  .superRefine((value, ctx) => {
+    checkRange(value, ctx);
+    const start = statsDayNumber(value.startDate);
+    const end = statsDayNumber(value.endDate);
+    // The period before must be one the statistics answer for too.
+    if (value.compare === 'previous' && start !== null && end !== null && start - (end - start + 1) < FIRST_DAY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['compare'],
+        message: `compare=previous: the period before starts before ${STATS_FIRST_DATE}`,
+      });
+    }
+  })
   .meta({ id: 'StatsSummaryQuery' });
 export type StatsSummaryQuery = z.input<typeof StatsSummaryQuery>;
 
@@ -171,7 +228,7 @@ export type StatsTotals = z.infer<typeof StatsTotals>;
 const StatsRange = z.object({
   startDate: z.string().meta({ example: '2026-11-01' }),
   endDate: z.string().meta({ example: '2026-11-30' }),
-  timezone: z.string().meta({ example: 'UTC' }),
+  timezone: z.string().meta({ description: 'The zone’s canonical IANA name.', example: 'UTC' }),
 });
 
 export const StatsSummaryResponse = z

@@ -1,4 +1,5 @@
 import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
+import { deepTextProblem } from '@partner/shared-schemas';
 import type { Database } from '../db/client.js';
 import { type EventInsertRow, type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
 import type { TagLiveness } from '../features/tags/lifecycle/tag-liveness.js';
@@ -114,6 +115,14 @@ export class LogWriter {
         this.reject(msg, 'unreadable');
         continue;
       }
+      if (parsed.rows.some(holdsNul)) {
+        // Published by a version that accepted U+0000 in data: stored, it would break every later
+        // cast of the row to jsonb. Refused as the schemas now refuse it.
+        this.logger?.warn({ seq: msg.seq }, 'event log: message with U+0000 in event data terminated');
+        this.buffer.shift();
+        this.reject(msg, 'text');
+        continue;
+      }
       if (msgs.length > 0 && rows.length + parsed.rows.length > this.options.maxBatch) break;
       this.buffer.shift();
       msgs.push(msg);
@@ -212,5 +221,15 @@ export class LogWriter {
     msg.term();
     this.stats.rejected += 1;
     this.options.onRejected?.(reason);
+  }
+}
+
+/** True when a row's data JSON holds a U+0000 (its escape, not an escaped backslash followed by `u0000`). */
+function holdsNul(row: EventInsertRow): boolean {
+  if (!row.rawData.includes('\\u0000')) return false;
+  try {
+    return deepTextProblem(JSON.parse(row.rawData)) === 'nul';
+  } catch {
+    return false; // not JSON: nothing we published; the database stores it as text, as before
   }
 }

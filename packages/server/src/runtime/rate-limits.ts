@@ -42,7 +42,8 @@ export interface RateLimits {
    * the presented key (by hash). An address over its failure budget gets 429 RATE_LIMITED (with
    * Retry-After), unread, for any token but the keys this process knows (cached, or authenticated
    * within a day); a key over its own failure budget gets 429 before its database read. Over the
-   * key's budget: 429 with Retry-After.
+   * key's budget: 429 with Retry-After. A merchant session is charged to its own budget first, and
+   * to its key only for a call its own budget admitted.
    */
   authenticate(authorization: string | string[] | undefined, client: RateLimitClient): Promise<AuthenticatedPartner>;
   /**
@@ -148,14 +149,16 @@ class RateLimitPolicy implements RateLimits {
     const { partner, lookedUp } = await this.lookUpCountingFailures(authorization, address);
     if (lookedUp !== null) this.provenKeys.add(lookedUp);
     // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself
-    // never reaches the store. A merchant session charges the key that created it, then its own
-    // budget (whose RateLimit-* headers its page then sees).
+    // never reaches the store. A merchant session charges its own budget first (whose RateLimit-*
+    // headers its page sees), then, only for a call that budget admitted, the key that created it:
+    // a session past its limit never spends its partner's budget (issue 51, finding 6).
     const budgetKey = partner.key?.id ?? hashApiKey(bearerToken(authorization) ?? '').slice(0, 32);
-    await this.consume(this.apiKeyLimiter, this.env.RATE_LIMIT_PER_MINUTE, budgetKey, client, 'per API key');
     if (partner.session) {
       const limit = this.env.SESSION_RATE_LIMIT_PER_MINUTE;
       await this.consume(this.sessionLimiter, limit, partner.session.id, client, 'per merchant session');
     }
+    const headersTo = partner.session ? null : client;
+    await this.consume(this.apiKeyLimiter, this.env.RATE_LIMIT_PER_MINUTE, budgetKey, headersTo, 'per API key');
     return partner;
   }
 
@@ -238,17 +241,19 @@ class RateLimitPolicy implements RateLimits {
     }
   }
 
+  /** One point of `key`'s budget; the `RateLimit-*` headers of the answer go to `headersTo` (none: null). */
   private async consume(
     limiter: RateLimiterAbstract | null,
     limit: number,
     key: string,
-    client: RateLimitClient,
+    headersTo: RateLimitClient | null,
     what: string,
   ): Promise<void> {
     if (!limiter) return;
     try {
       const result = await limiter.consume(key, 1);
-      for (const [name, value] of Object.entries(limitHeaders(limit, result))) client.setHeader(name, value);
+      if (!headersTo) return;
+      for (const [name, value] of Object.entries(limitHeaders(limit, result))) headersTo.setHeader(name, value);
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) {
         // The store failed and no insurance answered: let the request through rather than fail it.

@@ -2,6 +2,7 @@ import type { DatabaseHandle } from '../db/client.js';
 import type { ReplicaReads } from '../db/read-routing.js';
 import type { Logger } from '../kernel/logger.js';
 import { type CollectorHostSet, watchCollectorHosts } from './collector/collector-hosts.js';
+import type { DailySalt } from './collector/daily-salt.js';
 import { type DeletedTags, watchDeletedTags } from './collector/deleted-tags.js';
 import type { EventLog } from './event-log.js';
 import { registerEventLogMetrics } from './event-log-metrics.js';
@@ -86,6 +87,11 @@ export function keyWatchPart(database: DatabaseHandle, keys: ApiKeys, logger: Lo
     },
     stop: { release: () => unwatch?.() },
   };
+}
+
+/** The cookieless visitors' daily salt: an ended day's is deleted within seconds of its end, traffic or not. */
+export function visitorSaltPart(salt: DailySalt): Part {
+  return { name: 'visitor-salt', start: () => salt.start(), stop: { release: () => salt.stop() } };
 }
 
 export function rateLimitsPart(limits: RateLimits): Part {

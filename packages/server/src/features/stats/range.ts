@@ -1,4 +1,5 @@
 import { statsDayNumber } from '@partner/shared-schemas';
+import { AppError } from '../../kernel/errors.js';
 import { dateOfDay, localMidnight } from './zone.js';
 
 export type Interval = 'hour' | 'day' | 'week' | 'month';
@@ -17,15 +18,23 @@ export interface StatsRange {
 export function statsRange(startDate: string, endDate: string, timezone: string): StatsRange {
   const firstDay = statsDayNumber(startDate)!;
   const lastDay = statsDayNumber(endDate)!;
-  return {
-    startDate,
-    endDate,
-    timezone,
-    firstDay,
-    lastDay,
-    start: localMidnight(timezone, firstDay),
-    end: localMidnight(timezone, lastDay + 1),
-  };
+  const start = onQuarterHours(localMidnight(timezone, firstDay), 'startDate', timezone);
+  const end = onQuarterHours(localMidnight(timezone, lastDay + 1), 'endDate', timezone);
+  return { startDate, endDate, timezone, firstDay, lastDay, start, end };
+}
+
+const QUARTER = 900_000;
+
+/**
+ * The statistics place instants on a 15-minute grid: a zone whose offset was not whole quarter
+ * hours (Africa/Monrovia before 1972, Pacific/Kiritimati before 1979) is refused on such a date.
+ */
+function onQuarterHours(instant: number, what: 'startDate' | 'endDate', timezone: string): number {
+  if (instant % QUARTER === 0) return instant;
+  throw new AppError(
+    'VALIDATION_ERROR',
+    `Invalid request: ${what}: the statistics cannot place this date in ${timezone} (its UTC offset then was not whole quarter hours)`,
+  );
 }
 
 /** The period of equal length just before `range`. */

@@ -1,4 +1,8 @@
-/** Wall-clock arithmetic in an IANA zone through `Intl` (no library: these few rules are all we need). */
+/**
+ * Wall-clock arithmetic in an IANA zone through `Intl` (no library: these few rules are all we need).
+ * Both caches hold canonical zone names only (the schemas canonicalise `timezone`): a client's
+ * spelling of a zone never adds an entry, so they are bounded by the runtime's zones.
+ */
 const formats = new Map<string, Intl.DateTimeFormat>();
 
 function formatOf(zone: string): Intl.DateTimeFormat {
@@ -14,7 +18,7 @@ function formatOf(zone: string): Intl.DateTimeFormat {
       minute: '2-digit',
       second: '2-digit',
     });
-    formats.set(zone, format);
+    if (format.resolvedOptions().timeZone === zone) formats.set(zone, format);
   }
   return format;
 }
@@ -61,7 +65,11 @@ function offsetAt(zone: string, ms: number): number {
   if (known !== undefined) return known;
   const offset = offsetByIntl(zone, ms);
   // Kept only when the whole slot has one offset (a change inside it is asked of Intl each time).
-  if (offsetByIntl(zone, slot * SLOT) === offset && offsetByIntl(zone, slot * SLOT + SLOT - 1) === offset) {
+  if (
+    formats.has(zone) &&
+    offsetByIntl(zone, slot * SLOT) === offset &&
+    offsetByIntl(zone, slot * SLOT + SLOT - 1) === offset
+  ) {
     if (offsets.size > 200_000) offsets.clear();
     offsets.set(key, offset);
   }
@@ -111,6 +119,11 @@ export function isoInZone(zone: string, ms: number): string {
     `${pad(w.year, 4)}-${pad(w.month)}-${pad(w.day)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}` +
     `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`
   );
+}
+
+/** The zones of both caches (a test reads them: canonical names only). */
+export function cachedZones(): { formats: number; offsets: number } {
+  return { formats: formats.size, offsets: new Set([...offsets.keys()].map((key) => key.split('|')[0])).size };
 }
 
 /** Days since 1970-01-01 -> `YYYY-MM-DD`. */

@@ -8,7 +8,6 @@ import { type ConsentDecision, cookielessVisitor, decideConsent } from '../../fe
 import { rootDomainOf } from '../../features/tags/domains.js';
 import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { CollectorDirectory, type CollectorTag, hostOfHeader } from '../../runtime/collector/collector-directory.js';
-import { DailySalt } from '../../runtime/collector/daily-salt.js';
 import { bodyBytesRead, readJsonBody } from '../http/body.js';
 import { clientUsesHttps } from '../http/client-address.js';
 import { clientOf } from '../http/request-client.js';
@@ -60,11 +59,9 @@ class FirstPartyCollector implements Collector {
   private readonly directory: CollectorDirectory;
   // Hosts that are never collectors: no lookup for the API's own name.
   private readonly apiHosts: Set<string>;
-  private readonly salt: DailySalt;
 
   constructor(private readonly deps: AppDeps) {
     this.collectorHosts = deps.collectorHosts;
-    this.salt = new DailySalt(deps.db);
     this.directory = new CollectorDirectory(deps.db, this.collectorHosts, deps.deletedTags);
     this.apiHosts = new Set([deps.env.TAG_TARGET_HOST]);
     if (deps.env.PUBLIC_BASE_URL) this.apiHosts.add(new URL(deps.env.PUBLIC_BASE_URL).hostname.toLowerCase());
@@ -189,7 +186,7 @@ class FirstPartyCollector implements Collector {
     given: string | undefined,
   ): Promise<string> {
     if (decision.visitor === 'hash') {
-      const salt = await this.salt.today();
+      const salt = await this.deps.visitorSalt.today();
       return cookielessVisitor(salt, tag.merchantId, ip, req.headers['user-agent'] ?? '');
     }
     return given && MUID_VALUE.test(given) ? given : randomUUID();

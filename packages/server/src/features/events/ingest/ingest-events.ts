@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type CollectResponse,
+  deepTextProblem,
   type EventConsent,
   INSTANT_RANGE_MESSAGE,
   isCanonicalInstant,
@@ -94,6 +95,13 @@ async function ingest(
   const rows: EventInsertRow[] = new Array(events.length);
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as IncomingEvent;
+    const rawData = JSON.stringify(event.data ?? {});
+    // The schemas refuse a U+0000 in data (its JSON escape breaks every later cast to jsonb); for a
+    // caller that skipped them, the escape in the JSON is the cheap sign, the walk the proof (the
+    // same six characters can follow an escaped backslash).
+    if (rawData.includes('\\u0000') && deepTextProblem(event.data) === 'nul') {
+      throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.data: must not contain U+0000`);
+    }
     rows[index] = {
       merchantId: tag.merchantId,
       tagId: tag.id,
@@ -101,7 +109,7 @@ async function ingest(
       muid: wonMuid ?? event.muid ?? defaults.muid ?? randomUUID(),
       eventName: event.event_name,
       eventTime: event.event_time ? eventTime(event.event_time, index) : now,
-      rawData: JSON.stringify(event.data ?? {}),
+      rawData,
       consent,
     };
   }
