@@ -40,9 +40,12 @@ describe("a session's burst past its limit", () => {
     const budgetBefore = remaining(before);
 
     const page = api(server, session.token);
-    const burst = await Promise.all(
-      Array.from({ length: BURST }, () => page.get(summaryPath(shop), { origin: ORIGIN })),
-    );
+    // Two at a time: a session may have two statistics reads in flight (a third is refused by the
+    // read gate, not by the rate limit this test is about).
+    const burst: ApiResponse[] = [];
+    for (let i = 0; i < BURST; i += 2) {
+      burst.push(...(await Promise.all([0, 1].map(() => page.get(summaryPath(shop), { origin: ORIGIN })))));
+    }
     const admitted = burst.filter((res) => res.status === 200);
     const refused = burst.filter((res) => res.status === 429);
     expect([admitted.length, refused.length]).toEqual([SESSION_LIMIT, BURST - SESSION_LIMIT]);
