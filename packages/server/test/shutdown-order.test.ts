@@ -40,6 +40,8 @@ describe.skipIf(!available)('shutdown order', () => {
       'database',
       // Without DATABASE_READ_URL it does nothing (test/system/replica.test.ts runs it with a replica).
       'read-replica',
+      // Stopped after every part that hands it events, before the database.
+      'stats-store',
       'collector-host-watch',
       'deleted-tags-watch',
       'key-watch',
@@ -54,7 +56,6 @@ describe.skipIf(!available)('shutdown order', () => {
       'webhook-retention',
       'webhook-worker',
       'log-writers',
-      'stats-fold',
       'stream-hub',
       'event-queue',
       'drain-state',
@@ -74,7 +75,6 @@ describe.skipIf(!available)('shutdown order', () => {
         phase: 'release',
         // The shared test database is the test's, not the app's: the app does not close it.
         parts: [
-          'stats-fold',
           'log-writers',
           'webhook-worker',
           'webhook-retention',
@@ -89,6 +89,7 @@ describe.skipIf(!available)('shutdown order', () => {
           'key-watch',
           'deleted-tags-watch',
           'collector-host-watch',
+          'stats-store',
         ],
       },
     ];
