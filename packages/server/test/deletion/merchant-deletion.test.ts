@@ -49,7 +49,7 @@ const statsOf = async (merchantId: string) => {
   });
   return points.get('1') ?? { events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] };
 };
-const countsOf = async (merchantId: string) => ({
+const countsOf = async (merchantId: string): Promise<Record<string, number>> => ({
   ...Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await count(t, merchantId)] as const))),
   stats: (await statsOf(merchantId)).events,
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statsEngineOf } from '../../src/compose.js';
 import { type Clickhouse, openClickhouse } from '../../src/db/clickhouse/client.js';
 import { compactDayCounts } from '../../src/features/events/day-counts/compact-day-counts.js';
 import { loadStoredEvents } from '../../src/features/stats/load.js';
@@ -16,16 +16,14 @@ import { getStats, query } from './stats-helpers.js';
 // outbox row's claim runs out: the recovery), or the events were stored before the statistics
 // existed (the load); and a statistics read writes nothing to PostgreSQL.
 let server: TestServer;
-/** A second handle on the app's ClickHouse database (chDB: this process's directory). */
+/** A second handle on the app's ClickHouse database (chDB, in this process's directory). */
 let clickhouse: Clickhouse;
 
 beforeAll(async () => {
   server = await startTestServer();
-  clickhouse = await openClickhouse({
-    kind: 'chdb',
-    path: path.join(server.app.deps.env.DATA_DIR, 'clickhouse'),
-    database: server.app.database.statsName,
-  });
+  const engine = statsEngineOf(server.app.deps.env, server.app.database);
+  if (engine?.kind !== 'chdb') throw new Error('the test app keeps its statistics in chDB');
+  clickhouse = await openClickhouse(engine);
 }, 60_000);
 afterAll(async () => {
   await clickhouse?.close();
