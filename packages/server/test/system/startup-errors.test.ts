@@ -9,8 +9,12 @@ import { createScratchDatabase, postgresAnswers, type ScratchDatabase } from '..
 
 const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Runs `src/main.ts` with `env` until it exits; its exit code and stderr. */
+/**
+ * Runs `src/main.ts` with `env` until it exits; its exit code and stderr. A DATA_DIR of its own
+ * unless given: the statistics' chDB locks its directory, and the repository's .data/ may be in use.
+ */
 function startAndFail(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const dataDir = env.DATA_DIR ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'ops-startup-data-'));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: SERVER_DIR,
@@ -21,6 +25,7 @@ function startAndFail(env: Record<string, string>): Promise<{ code: number | nul
         HOST: '127.0.0.1',
         PORT: '0',
         LOG_LEVEL: 'info',
+        ...(dataDir ? { DATA_DIR: dataDir } : {}),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,6 +44,7 @@ function startAndFail(env: Record<string, string>): Promise<{ code: number | nul
     }, 80_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
       resolve({ code, stderr, stdout });
     });
   });
