@@ -27,7 +27,8 @@ async function smoke() {
   }
   const client = new MerchantClient({ baseURL: config.baseURL, sessionToken: config.token, expiresAt: config.expiresAt });
   const range = { merchantId: config.merchantId, startDate: config.today, endDate: config.today, timezone: 'UTC' };
-  // Statistics are folded from stored events in the background: wait for the 3 events sent.
+  // The server sends the events it stored to the statistics before its own reads; accepted events
+  // may still be on their way to storage: wait for the 3 events sent.
   const deadline = Date.now() + 30000;
   let answer;
   for (;;) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/db/client.js';
@@ -11,6 +12,9 @@ import {
   truncateExpiredPartitions,
 } from '../src/features/events/partitions/event-partitions.js';
 import { eventListResponse, type ListEventsParams, planEventList } from '../src/features/events/read/list-events.js';
+import { StatsStore } from '../src/features/stats/store.js';
+import { createLogger } from '../src/kernel/logger.js';
+import { testDataDir } from '../src/testing/test-app-env.js';
 import { migratedUpTo, type PartlyMigrated } from './helpers/migrate-to.js';
 
 // Migration 0028 (docs/decisions/events-partitioning.md) on a populated table, on the suite's
@@ -253,40 +257,54 @@ describe('idempotency by (merchant_id, id) across months', () => {
   });
 });
 
-describe('the statistics fold', () => {
-  it('queues each batch with its event_time bounds, and reads a range from its months only', async () => {
-    await storeEvents(db, [
-      {
-        merchantId,
-        tagId,
-        id: 'fold-1',
-        muid: 'v',
-        eventName: 'PageView',
-        rawData: '{}',
-        eventTime: '2024-03-03T00:00:00.000Z',
-      },
-      {
-        merchantId,
-        tagId,
-        id: 'fold-2',
-        muid: 'v',
-        eventName: 'PageView',
-        rawData: '{}',
-        eventTime: '2024-04-04T00:00:00.000Z',
-      },
-    ]);
-    const [range] = await rows<{ id: number; first: string; last: string }>(sql`
-      select id::int, to_char(first_time at time zone 'UTC', 'YYYY-MM-DD') as first,
-        to_char(last_time at time zone 'UTC', 'YYYY-MM-DD') as last
-      from stat_pending where merchant_id = ${merchantId}::uuid order by id desc limit 1`);
-    expect(range).toMatchObject({ first: '2024-03-03', last: '2024-04-04' });
-    // The fold's read of a range (features/stats/fold.ts), as it runs: a lateral per queued range.
-    const read = await partitionsRead(sql`
-      select count(*) from stat_pending p cross join lateral (
-        select * from events where merchant_id = p.merchant_id and seq between p.first_seq and p.last_seq
-          and event_time between p.first_time and p.last_time offset 0) e
-      where p.id = ${range?.id ?? 0}`);
-    expect(read).toEqual(['events_p2024_03', 'events_p2024_04']);
+describe('the statistics outbox', () => {
+  it('records a merchant range per statement; the recovery sends it from the months it spans', async () => {
+    const stats = await StatsStore.open(
+      { kind: 'chdb', path: path.join(testDataDir(), 'clickhouse'), database: `parts_${randomUUID().slice(0, 8)}` },
+      db,
+      createLogger({ LOG_LEVEL: 'silent' }),
+    );
+    try {
+      const event = { tagId, muid: 'v', eventName: 'PageView', rawData: '{}' };
+      // Stored by a process that stopped before sending them: their outbox rows stay behind.
+      const stopped = { record: () => {} };
+      await storeEvents(
+        db,
+        [
+          { ...event, merchantId, id: 'outbox-1', eventTime: '2024-03-03T00:00:00.000Z' },
+          { ...event, merchantId, id: 'outbox-2', eventTime: '2024-04-04T00:00:00.000Z' },
+          { ...event, merchantId: otherMerchant, id: 'outbox-3', eventTime: '2024-04-05T00:00:00.000Z' },
+        ],
+        stopped,
+      );
+      const ranges = await rows<{ merchant: string; n: number }>(sql`
+        select o.merchant_id::text as merchant, (select count(*)::int from events e
+          where e.merchant_id = o.merchant_id and e.seq between o.first_seq and o.last_seq) as n
+        from stats_outbox o order by o.first_seq`);
+      expect(ranges.sort((x, y) => x.merchant.localeCompare(y.merchant))).toEqual(
+        [
+          { merchant: merchantId, n: 2 },
+          { merchant: otherMerchant, n: 1 },
+        ].sort((x, y) => x.merchant.localeCompare(y.merchant)),
+      );
+      await db.execute(sql`update stats_outbox set claimed_until = now() - interval '1 second'`);
+      expect(await stats.recover()).toBe(2);
+      expect(await rows(sql`select 1 from stats_outbox`)).toEqual([]);
+      const counted = async (id: string) => {
+        const points = await stats.points({
+          merchantId: id,
+          start: Date.UTC(2024, 2, 1),
+          end: Date.UTC(2024, 4, 1),
+          names: [],
+          cut: { splitAt: Date.UTC(2024, 3, 1) },
+        });
+        return [points.get('0')?.events ?? 0, points.get('1')?.events ?? 0];
+      };
+      expect(await counted(merchantId)).toEqual([1, 1]);
+      expect(await counted(otherMerchant)).toEqual([0, 1]);
+    } finally {
+      await stats.close();
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { onboardPartner } from '../src/features/partners/onboard-partner.js';
 import { parseEnv } from '../src/kernel/env.js';
 import { createLogger } from '../src/kernel/logger.js';
 import { openTestPglite, startTestDnsServer, type TestDnsServer, uniquePartnerDomain } from '../src/testing/index.js';
+import { testDataDir } from '../src/testing/test-app-env.js';
 
 /** Everything the server logs at trace level, as text. */
 let logs = '';
@@ -34,6 +35,8 @@ beforeAll(async () => {
     DNS_SERVERS: dns.address,
     DNS_TIMEOUT_MS: '500',
     RATE_LIMIT_PER_MINUTE: '1000',
+    // The statistics' chDB directory of this test process, never the repository's .data/.
+    DATA_DIR: testDataDir(),
     ...(url ? { DATABASE_URL: url } : {}),
   });
   apiKey = (await onboardPartner(database.db, { name: 'Sec', domain: uniquePartnerDomain() }, env.TAG_TARGET_HOST))

@@ -40,6 +40,8 @@ describe.skipIf(!available)('shutdown order', () => {
       'database',
       // Without DATABASE_READ_URL it does nothing (test/system/replica.test.ts runs it with a replica).
       'read-replica',
+      // Stopped after every part that hands it events, before the database.
+      'stats-store',
       'collector-host-watch',
       'deleted-tags-watch',
       'key-watch',
@@ -55,7 +57,6 @@ describe.skipIf(!available)('shutdown order', () => {
       'webhook-retention',
       'webhook-worker',
       'log-writers',
-      'stats-fold',
       'stream-hub',
       'event-queue',
       'drain-state',
@@ -75,7 +76,6 @@ describe.skipIf(!available)('shutdown order', () => {
         phase: 'release',
         // The shared test database is the test's, not the app's: the app does not close it.
         parts: [
-          'stats-fold',
           'log-writers',
           'webhook-worker',
           'webhook-retention',
@@ -91,6 +91,7 @@ describe.skipIf(!available)('shutdown order', () => {
           'key-watch',
           'deleted-tags-watch',
           'collector-host-watch',
+          'stats-store',
         ],
       },
     ];

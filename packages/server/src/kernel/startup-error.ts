@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { causes } from './errors.js';
 
 /**
@@ -102,7 +104,11 @@ export function statsStartupError(
       { cause: error },
     );
   }
-  const locked = causes(error).some((e) => /already running|Cannot lock file/i.test(String((e as Error)?.message)));
+  // chDB names the lock only on its own stderr (its error says `Failed to create connection`); the
+  // `status` file it writes in the directory is there while a process has it open.
+  const locked =
+    causes(error).some((e) => /already running|Cannot lock file/i.test(String((e as Error)?.message))) ||
+    (code === 'CHDB_CONNECTION' && existsSync(path.join(engine.path, 'status')));
   return new StartupError(
     locked
       ? `The statistics in ${engine.path} are open in another process: stop it, set DATA_DIR, or give several processes one ClickHouse with CLICKHOUSE_URL`

@@ -6,7 +6,7 @@ import type { HeldBytes } from './held-bytes.js';
 
 /** The channel the `events_notify` trigger (migration 0001) notifies on. */
 /** Every statement that stores events notifies here (migration triggers): `merchant:seq,...`. */
-export const EVENTS_CHANNEL = 'partner_events';
+const EVENTS_CHANNEL = 'partner_events';
 
 export interface StreamHubOptions {
   db: Database;

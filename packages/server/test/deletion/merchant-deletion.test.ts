@@ -8,8 +8,8 @@ import { postEvents, rawRequest } from '../helpers/collector.js';
 import { collectOk, type GeneratedTag, generateTag, preverifiedTag, uniqueDomain } from '../helpers/fixtures.js';
 
 // DELETE of a merchant through the real transport: gone for every reader at once, its collector
-// refusing at once on two processes sharing the database, its rows purged in the background while
-// another merchant's stay, then `merchant.deleted`.
+// refusing at once on two processes sharing the database, its rows and statistics purged in the
+// background while another merchant's stay, then `merchant.deleted`.
 
 let a: TestServer;
 let b: RunningApp;
@@ -32,9 +32,27 @@ const count = async (table: string, merchantId: string) => {
   );
   return row?.n ?? 0;
 };
-const TABLES = ['events', 'event_day_counts', 'stat_buckets', 'stat_dimensions', 'stat_revenue', 'stat_point_visitors'];
-const countsOf = async (merchantId: string) =>
-  Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await count(t, merchantId)] as const)));
+const TABLES = ['events', 'event_day_counts'];
+const HOUR = 3_600_000;
+/**
+ * The merchant's statistics of the last day, read from the store itself: the API answers 404 for a
+ * deleted merchant, and the purge is what must remove them.
+ */
+const statsOf = async (merchantId: string) => {
+  const end = Math.ceil(Date.now() / HOUR) * HOUR + HOUR;
+  const points = await a.app.deps.stats!.points({
+    merchantId,
+    start: end - 26 * HOUR,
+    end,
+    names: [],
+    cut: { splitAt: end - 26 * HOUR },
+  });
+  return points.get('1') ?? { events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] };
+};
+const countsOf = async (merchantId: string): Promise<Record<string, number>> => ({
+  ...Object.fromEntries(await Promise.all(TABLES.map(async (t) => [t, await count(t, merchantId)] as const))),
+  stats: (await statsOf(merchantId)).events,
+});
 
 async function until(condition: () => Promise<boolean>, ms: number): Promise<number> {
   const started = performance.now();
@@ -70,23 +88,22 @@ describe('DELETE /v1/partners/merchant/{merchantId}', () => {
       202,
     );
     await until(async () => (await count('events', id)) === 31, 5_000);
-    // The statistics' aggregates of both merchants exist before the DELETE (kept at insert or folded soon after).
-    for (const merchantId of [id, other.tag.merchantId]) {
-      await until(async () => (await count('stat_buckets', merchantId)) > 0, 10_000);
-    }
-    // A kept point count of each (a read keeps them for finished days: stats.test.ts).
-    for (const merchantId of [id, other.tag.merchantId]) {
-      await a.app.deps.db.execute(
-        sql`insert into stat_point_visitors (merchant_id, names, lo, hi, print, visitors)
-          values (${merchantId}::uuid, '', '2026-01-01T05:00:00Z', '2026-01-02T05:00:00Z', gen_random_uuid(), 3)`,
-      );
-    }
+    // Both merchants' events are in the statistics before the DELETE (B's sent by B).
+    await until(async () => (await statsOf(id)).events === 31, 10_000);
     const before = await countsOf(id);
     const otherBefore = await countsOf(other.tag.merchantId);
-    expect(before.events).toBe(31);
+    expect(before).toMatchObject({ events: 31, stats: 31 });
     expect(before.event_day_counts).toBeGreaterThan(0);
-    expect(before.stat_buckets).toBeGreaterThan(0);
-    expect(before.stat_point_visitors).toBe(1);
+    expect(await statsOf(id)).toMatchObject({
+      pageviews: 21,
+      purchases: 10,
+      revenue: [{ currency: 'EUR', amount: '100' }],
+    });
+    expect(otherBefore).toMatchObject({ events: 20, stats: 20 });
+    const day = new Date().toISOString().slice(0, 10);
+    const otherSummary = () =>
+      api(a, key).get(`/v1/partners/stats/summary?merchantId=${other.tag.merchantId}&startDate=${day}&endDate=${day}`);
+    const otherStatsBefore = (await otherSummary()).body;
     const usage = async () =>
       rowsOf<{ merchants: number }>(
         await a.app.deps.db.execute(
@@ -101,7 +118,6 @@ describe('DELETE /v1/partners/merchant/{merchantId}', () => {
     expect(await usage()).toBe((usageBefore ?? 0) - 1);
 
     // Every read path, at once.
-    const day = new Date().toISOString().slice(0, 10);
     const reads = [
       `/v1/partners/merchant/${id}`,
       `/v1/partners/events?merchantId=${id}`,
@@ -154,10 +170,12 @@ describe('DELETE /v1/partners/merchant/{merchantId}', () => {
       );
       return row !== undefined;
     }, 20_000);
-    expect(await countsOf(id)).toEqual(Object.fromEntries(TABLES.map((t) => [t, 0])));
+    // Its rows in PostgreSQL and its statistics.
+    expect(await countsOf(id)).toEqual({ ...Object.fromEntries(TABLES.map((t) => [t, 0])), stats: 0 });
     const [merchantRow] = rowsOf(await a.app.deps.db.execute(sql`select 1 from merchants where id = ${id}::uuid`));
     expect(merchantRow).toBeUndefined();
     expect(await countsOf(other.tag.merchantId)).toEqual(otherBefore);
+    expect((await otherSummary()).body).toEqual(otherStatsBefore);
     const [message] = rowsOf<{ data: Record<string, string> }>(
       await a.app.deps.db.execute(
         sql`select data from webhook_messages where type = 'merchant.deleted' and data->>'merchantId' = ${id}`,

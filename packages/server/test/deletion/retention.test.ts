@@ -103,23 +103,20 @@ describe('event retention', () => {
       await shop(b, 3650, 3650), // keeps all of these
     ];
     for (const s of shops) await sendEvents(s);
-    // Kept point counts of the first shop (stats.test.ts): one of a day before its cutoff, one after.
-    const kept = (days: number) => new Date(Date.now() - days * DAY).toISOString();
-    const pointsOf = async (merchantId: string) =>
-      rowsOf<{ hi: string }>(
-        await server.app.deps.db.execute(
-          sql`select hi::text from stat_point_visitors where merchant_id = ${merchantId}::uuid order by hi`,
-        ),
-      ).length;
-    for (const [lo, hi] of [
-      [kept(10), kept(9)],
-      [kept(1), kept(0)],
-    ]) {
-      await server.app.deps.db.execute(
-        sql`insert into stat_point_visitors (merchant_id, names, lo, hi, print, visitors)
-          values (${shops[0]!.merchantId}::uuid, '', ${lo}::timestamptz, ${hi}::timestamptz, gen_random_uuid(), 1)`,
+    // The statistics over the longest range a read covers (400 days to today, UTC).
+    const firstDay = new Date(Date.now() - 399 * DAY).toISOString().slice(0, 10);
+    const inRange = (s: Shop, ids: Iterable<string>) =>
+      [...ids].filter((id) => (s.sent.get(id) ?? 0) >= Date.parse(firstDay)).length;
+    const statsOf = async (s: Shop) => {
+      const today = new Date().toISOString().slice(0, 10);
+      const res = await api(server, s.partner.apiKey).get(
+        `/v1/partners/stats/summary?merchantId=${s.merchantId}&startDate=${firstDay}&endDate=${today}`,
       );
-    }
+      expect(res.status).toBe(200);
+      return res.body.totals.events as number;
+    };
+    // Stats reads send what this process queued: every event is in the statistics before the passes.
+    for (const s of shops) expect(await statsOf(s)).toBe(inRange(s, s.sent.keys()));
     const stored = Date.now();
 
     // The four passes are awaited together: one deadline for all, not one after the other.
@@ -137,7 +134,11 @@ describe('event retention', () => {
       const keptAges = AGES.filter((age) => age < s.days);
       expect(left.size).toBe(keptAges.length + NEAR.filter((offset) => offset > 0).length);
     }
-    expect(await pointsOf(shops[0]!.merchantId)).toBe(1);
+    // The statistics of the events gone went with them; those left all count.
+    for (const s of shops) {
+      const left = await listedIds(s.partner.apiKey, s.merchantId);
+      expect([s.days, await statsOf(s)]).toEqual([s.days, inRange(s, left)]);
+    }
     // The list's total agrees (the day counts follow the deletes).
     const res = await api(server, a.apiKey).get(`/v1/partners/events?merchantId=${shops[0]!.merchantId}`);
     expect(res.body.pagination.totalItems).toBe(3);

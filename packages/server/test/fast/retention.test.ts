@@ -68,7 +68,7 @@ async function passAll(serverDays: number | undefined, batch = 1000): Promise<Ma
     }
     claims.set(claim.merchantId, claim);
     for (;;) {
-      const counts = await expireRound(db(), claim, batch);
+      const { counts } = await expireRound(db(), claim, batch);
       if (Object.values(counts).every((n) => n < batch)) break;
     }
     expect(await finishRetention(db(), claim)).toBe(true);
@@ -188,7 +188,7 @@ describe('retention pass', () => {
       cutoff: cutoff.toISOString(),
       lease: 'by hand',
     };
-    expect((await expireRound(db(), claim, 1000)).events).toBe(2);
+    expect((await expireRound(db(), claim, 1000)).counts.events).toBe(2);
     expect(await eventIds(merchantId)).toEqual([0, 1, DAY].map((ms) => `at-${cutoff.getTime() + ms}`));
     expect(await eventIds(other.merchantId)).toHaveLength(2);
     // Each event's id went with it (a retry of it is stored again); the others' stay.
@@ -218,25 +218,74 @@ describe('retention pass', () => {
     expect(left).toContain(`at-${future.getTime() + 1}`);
   });
 
-  it('keeps the counts of expired buckets, empties their visitor sketches, removes their dimension values', async () => {
+  it('removes the statistics of the expired events, future-dated ones received before the cutoff too', async () => {
     const p = await partner();
     const { merchantId } = await p.caller.merchant.create({ name: 'stats' });
     const other = await p.caller.merchant.create({ name: 'stats other' });
     const cutoff = Date.parse('2026-01-10T12:07:00.000Z');
-    const buckets = ['2026-01-10T11:30:00Z', '2026-01-10T11:45:00Z', '2026-01-10T12:00:00Z', '2026-01-10T12:15:00Z'];
+    // Dated before the cutoff (gone), from it on (kept), and ahead of the pass: one received before
+    // the cutoff (gone), one received since (kept).
+    const times = {
+      gone: ['2026-01-10T11:30:00.000Z', '2026-01-10T11:45:00.000Z', '2026-01-10T12:06:59.999Z'],
+      kept: ['2026-01-10T12:07:00.000Z', '2026-01-10T12:15:00.000Z', '2026-01-10T13:00:00.000Z'],
+      aheadGone: '2026-03-01T10:00:00.000Z',
+      aheadKept: '2026-03-02T10:00:00.000Z',
+    };
+    const events = (merchant: string) =>
+      [
+        ...times.gone.map((time, i) => ({ id: `gone-${i}`, muid: `g${i}`, time, path: `/old${i}` })),
+        ...times.kept.map((time, i) => ({ id: `kept-${i}`, muid: `k${i}`, time, path: `/new${i}` })),
+        { id: 'ahead-gone', muid: 'ag', time: times.aheadGone, path: '/ahead' },
+        { id: 'ahead-kept', muid: 'ak', time: times.aheadKept, path: '/ahead' },
+      ].flatMap((e) => [
+        {
+          id: `${merchant}-${e.id}-pv`,
+          muid: e.muid,
+          event_name: 'PageView',
+          event_time: e.time,
+          data: { path: e.path },
+        },
+        {
+          id: `${merchant}-${e.id}-buy`,
+          muid: e.muid,
+          event_name: 'Purchase',
+          event_time: e.time,
+          data: { value: 5, currency: 'EUR' },
+        },
+      ]);
     for (const id of [merchantId, other.merchantId]) {
-      for (const bucket of buckets) {
-        await db().execute(sql`
-          insert into stat_buckets (merchant_id, bucket, event_name, events, visitors, visitor_count)
-          values (${id}::uuid, ${bucket}::timestamptz, 'PageView', 9, '\\x000101'::bytea, 1)`);
-        await db().execute(sql`
-          insert into stat_dimensions (merchant_id, dimension, bucket, value, events, visitors)
-          values (${id}::uuid, 'path', ${bucket}::timestamptz, '/orders/42', 9, '\\x000101'::bytea)`);
-        await db().execute(sql`
-          insert into stat_revenue (merchant_id, bucket, currency, purchases, amount)
-          values (${id}::uuid, ${bucket}::timestamptz, 'EUR', 1, 10)`);
-      }
+      const { tagId } = await p.caller.tag.generate({ merchantId: id, domain: p.domain });
+      const sent = events(id);
+      expect(await app.caller().collect.ingest({ tagId, events: sent })).toEqual({ accepted: sent.length });
+      await db().execute(sql`update events set received_at = ${new Date(cutoff - DAY).toISOString()}::timestamptz
+        where merchant_id = ${id}::uuid and id like '%-ahead-gone-%'`);
     }
+    const stats = async (id: string) => {
+      const range = (startDate: string, endDate: string) => ({ merchantId: id, startDate, endDate });
+      return {
+        day: (await p.caller.stats.summary(range('2026-01-10', '2026-01-10'))).totals,
+        hours: (await p.caller.stats.timeseries({ ...range('2026-01-10', '2026-01-10'), interval: 'hour' })).points
+          .filter((point) => point.events > 0)
+          .map((point) => [point.start.slice(11, 16), point.events, point.visitors]),
+        paths: (await p.caller.stats.breakdown({ ...range('2026-01-10', '2026-03-02'), dimension: 'path' })).rows,
+        ahead: (await p.caller.stats.summary(range('2026-03-01', '2026-03-02'))).totals,
+      };
+    };
+    const totals = (n: number) => ({
+      events: 2 * n,
+      visitors: n,
+      pageviews: n,
+      purchases: n,
+      revenue: [{ currency: 'EUR', amount: String(5 * n) }],
+    });
+    const before = await stats(merchantId);
+    expect(before.day).toEqual(totals(6));
+    expect(before.ahead).toEqual(totals(2));
+    const otherBefore = await stats(other.merchantId);
+    expect(otherBefore).toEqual(before);
+
+    // One pass by hand, as jobs/event-retention.ts runs it: the rounds, the statistics of the
+    // future-dated events they removed, then those dated before the cutoff.
     const claim: RetentionClaim = {
       merchantId,
       days: 1,
@@ -244,22 +293,22 @@ describe('retention pass', () => {
       cutoff: new Date(cutoff).toISOString(),
       lease: 'by hand',
     };
-    // The 11:30 and 11:45 buckets end by 12:07; the 12:00 bucket holds minutes after the cutoff.
-    expect(await expireRound(db(), claim, 1000)).toMatchObject({ stat_dimensions: 2, stat_buckets: 2 });
-    const read = async (id: string) =>
-      rowsOf<{ bucket: string; events: number; sketch: number; kept: number | null; dims: number; revenue: number }>(
-        await db().execute(sql`
-          select to_char(b.bucket at time zone 'UTC', 'HH24:MI') as bucket, b.events::int, length(b.visitors) as sketch, b.visitor_count as kept,
-            (select count(*)::int from stat_dimensions d where d.merchant_id = b.merchant_id and d.bucket = b.bucket) as dims,
-            (select count(*)::int from stat_revenue r where r.merchant_id = b.merchant_id and r.bucket = b.bucket) as revenue
-          from stat_buckets b where b.merchant_id = ${id}::uuid order by b.bucket`),
-      );
-    expect(await read(merchantId)).toEqual([
-      { bucket: '11:30', events: 9, sketch: 0, kept: null, dims: 0, revenue: 1 },
-      { bucket: '11:45', events: 9, sketch: 0, kept: null, dims: 0, revenue: 1 },
-      { bucket: '12:00', events: 9, sketch: 3, kept: 1, dims: 1, revenue: 1 },
-      { bucket: '12:15', events: 9, sketch: 3, kept: 1, dims: 1, revenue: 1 },
+    const round = await expireRound(db(), claim, 1000);
+    expect(round.counts).toEqual({ events: 6, future_dated: 2 });
+    expect(round.futureSeqs).toHaveLength(2);
+    await app.deps.stats?.forgetSeqs(merchantId, round.futureSeqs);
+    await app.deps.stats?.expireBefore(merchantId, new Date(claim.cutoff));
+
+    const after = await stats(merchantId);
+    expect(after.day).toEqual(totals(3));
+    expect(after.hours).toEqual([
+      ['12:00', 4, 2],
+      ['13:00', 2, 1],
     ]);
-    expect((await read(other.merchantId)).every((row) => row.sketch === 3 && row.dims === 1)).toBe(true);
+    expect(after.paths.map((row) => row.value).sort()).toEqual(['/ahead', '/new0', '/new1', '/new2']);
+    expect(after.paths.find((row) => row.value === '/ahead')).toMatchObject({ events: 1, visitors: 1 });
+    expect(after.ahead).toEqual(totals(1));
+    // Another merchant's statistics of the same times stay.
+    expect(await stats(other.merchantId)).toEqual(otherBefore);
   });
 });

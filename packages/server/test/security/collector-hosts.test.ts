@@ -104,7 +104,7 @@ describe('finding 8: collector hosts known without a database query per request'
     }
     const ran = statements - before;
     console.info(`database statements for 300 random-Host requests: ${ran} (the audit: about 500 transactions)`);
-    // Background loops (stats fold, merchant purge, visitor erasure) poll on their own timers during
+    // Background loops (stats recovery, merchant purge, visitor erasure) poll on their own timers during
     // the run; a query per request, the finding, would show as 100 or more.
     expect(ran).toBeLessThanOrEqual(10);
   });

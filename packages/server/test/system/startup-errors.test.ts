@@ -5,12 +5,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openClickhouse } from '../../src/db/clickhouse/client.js';
 import { createScratchDatabase, postgresAnswers, type ScratchDatabase } from '../helpers/hardening.js';
 
 const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Runs `src/main.ts` with `env` until it exits; its exit code and stderr. */
+/**
+ * Runs `src/main.ts` with `env` until it exits; its exit code and stderr. A DATA_DIR of its own
+ * unless given: the statistics' chDB locks its directory, and the repository's .data/ may be in use.
+ */
 function startAndFail(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const dataDir = env.DATA_DIR ? undefined : fs.mkdtempSync(path.join(os.tmpdir(), 'ops-startup-data-'));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: SERVER_DIR,
@@ -21,6 +26,7 @@ function startAndFail(env: Record<string, string>): Promise<{ code: number | nul
         HOST: '127.0.0.1',
         PORT: '0',
         LOG_LEVEL: 'info',
+        ...(dataDir ? { DATA_DIR: dataDir } : {}),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,6 +45,7 @@ function startAndFail(env: Record<string, string>): Promise<{ code: number | nul
     }, 80_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
+      if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
       resolve({ code, stderr, stdout });
     });
   });
@@ -128,6 +135,26 @@ describe.concurrent('start-up errors: one line naming the fix, exit code 1, no s
       `Cannot open the embedded database in DATA_DIR=${dataDir} (ENOTDIR): make the directory writable, or set DATA_DIR or DATABASE_URL`,
     );
   });
+
+  it.skipIf(!pg)(
+    'the statistics are open in another process: the directory named, CLICKHOUSE_URL suggested',
+    async () => {
+      const dataDir = path.join(tmp, 'stats-held');
+      const statsDir = path.join(dataDir, 'clickhouse');
+      // This test process holds the statistics' directory, as a second server on one DATA_DIR would.
+      const held = await openClickhouse({ kind: 'chdb', path: statsDir, database: 'held' });
+      try {
+        const result = await startAndFail({ DATABASE_URL: scratch!.url, DATA_DIR: dataDir });
+        expect(result.code).toBe(1);
+        // chDB writes its own line about the lock to stderr before ours.
+        expect(result.stderr.trimEnd().split('\n').at(-1)).toBe(
+          `The statistics in ${statsDir} are open in another process: stop it, set DATA_DIR, or give several processes one ClickHouse with CLICKHOUSE_URL`,
+        );
+      } finally {
+        await held.close();
+      }
+    },
+  );
 
   it.skipIf(!pg)('NATS is configured and unreachable', async () => {
     const port = await closedPort();

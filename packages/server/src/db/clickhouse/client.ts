@@ -1,8 +1,8 @@
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
 
-export type ClickhouseParams = Record<string, unknown>;
+type ClickhouseParams = Record<string, unknown>;
 
-export interface CallOptions {
+interface CallOptions {
   /** Deadline of the call (ms): the client gives up, and the engine stops at `max_execution_time`. */
   timeoutMs?: number;
   settings?: ClickHouseSettings;

@@ -3,7 +3,7 @@ import type { Clickhouse } from '../../db/clickhouse/client.js';
 import type { Interval } from './range.js';
 
 /** How the instants of a read are cut into points. */
-export type PointCut =
+type PointCut =
   /** Local hours, days, weeks (from Monday) or months of `zone`; weeks and months not before `firstDate`. */
   | { interval: Interval; zone: string; firstDate: string }
   /** Two points: before `at` (key 0) and from it (key 1). */

@@ -1,7 +1,7 @@
 import type { STATS_DIMENSIONS, StatsBreakdownRow } from '@partner/shared-schemas';
 import type { Clickhouse } from '../../db/clickhouse/client.js';
 
-export type Dimension = (typeof STATS_DIMENSIONS)[number];
+type Dimension = (typeof STATS_DIMENSIONS)[number];
 
 export interface TopValuesQuery {
   merchantId: string;

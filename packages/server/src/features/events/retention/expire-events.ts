@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { rowsOf } from '../../../db/read-rows.js';
 import { deleteEventBatch } from '../delete-events.js';
@@ -57,15 +57,6 @@ export async function claimRetention(
         m.retention_claimed_until::text as lease`),
   );
   return row;
-}
-
-/** At most `batch` rows of `table` matching `where`, deleted by their row ids in one statement. */
-async function deleteBatch(db: Database, table: string, where: ReturnType<typeof sql>, batch: number) {
-  const result = await db.execute(sql`
-    delete from ${sql.identifier(table)}
-    where ctid = any(array(select ctid from ${sql.identifier(table)} where ${where} limit ${batch}))
-    returning 1`);
-  return rowsOf(result).length;
 }
 
 /**
