@@ -291,7 +291,7 @@ describe('the statistics outbox', () => {
       expect(await stats.recover()).toBe(2);
       expect(await rows(sql`select 1 from stats_outbox`)).toEqual([]);
       const counted = async (id: string) => {
-        const points = await stats.points({
+        const points = await stats.points('test', {
           merchantId: id,
           start: Date.UTC(2024, 2, 1),
           end: Date.UTC(2024, 4, 1),

@@ -40,7 +40,7 @@ const HOUR = 3_600_000;
  */
 const statsOf = async (merchantId: string) => {
   const end = Math.ceil(Date.now() / HOUR) * HOUR + HOUR;
-  const points = await a.app.deps.stats!.points({
+  const points = await a.app.deps.stats!.points('test', {
     merchantId,
     start: end - 26 * HOUR,
     end,
