@@ -26,7 +26,7 @@ try {
   const live = await merchantWithTag(server, 'Live');
 
   // The doomed merchant's events straight into the tables (the bench measures the purge, not ingestion):
-  // events with their seq, their day counts by trigger, and aggregates of the same density as storeEvents'.
+  // events with their seq and their day counts by trigger.
   const loadStarted = performance.now();
   const chunk = 20_000;
   for (let from = 1; from <= EVENTS; from += chunk) {
@@ -38,15 +38,6 @@ try {
         now() - make_interval(secs => g), '{"url":"https://shop.example/p' || (g % 50) || '"}', g
       from generate_series(${from}::int, ${to}::int) g`);
   }
-  const buckets = Math.ceil(EVENTS / 900);
-  await db.execute(sql`
-    insert into stat_buckets (merchant_id, bucket, event_name, events, visitors)
-    select ${doomed.merchantId}::uuid, date_trunc('hour', now()) - make_interval(mins => 15 * g), 'PageView', 900, '\\x00'::bytea
-    from generate_series(1, ${buckets}::int) g on conflict do nothing`);
-  await db.execute(sql`
-    insert into stat_dimensions (merchant_id, dimension, bucket, value, events, visitors)
-    select ${doomed.merchantId}::uuid, 'path', date_trunc('hour', now()) - make_interval(mins => 15 * (g / 50)), '/p' || (g % 50), 18, '\\x00'::bytea
-    from generate_series(1, ${buckets * 50}::int) g on conflict do nothing`);
   await db.execute(sql`analyze events`);
   const loadSeconds = (performance.now() - loadStarted) / 1000;
 

@@ -30,8 +30,8 @@ const one = async <T>(query: ReturnType<typeof sql>) => rowsOf<T>(await db.execu
 
 /**
  * The old merchant's events straight into the tables, triggers off (session_replication_role: the
- * load measures nothing), their day counts after; aggregates of a real density: per 15-minute
- * bucket 4 event names and 20 paths, each with a small sketch.
+ * load measures nothing), their day counts after. (The statistics' part of a pass is one ClickHouse
+ * DELETE: not what this measures.)
  */
 async function load(merchantId: string, tagId: string): Promise<void> {
   const chunk = 50_000;
@@ -53,15 +53,6 @@ async function load(merchantId: string, tagId: string): Promise<void> {
       insert into event_day_counts (merchant_id, day, event_name, n)
       select merchant_id, (event_time at time zone 'UTC')::date, event_name, count(*)
       from events where merchant_id = ${merchantId}::uuid group by 1, 2, 3`);
-    const buckets = SPAN_DAYS * 96;
-    await tx.execute(sql`
-      insert into stat_buckets (merchant_id, bucket, event_name, events, visitors)
-      select ${merchantId}::uuid, date_trunc('hour', now()) - make_interval(mins => 15 * b), n, 17, '\\x000101'::bytea
-      from generate_series(1, ${buckets}::int) b, unnest(array['PageView','AddToCart','Purchase','Lead']) n`);
-    await tx.execute(sql`
-      insert into stat_dimensions (merchant_id, dimension, bucket, value, events, visitors)
-      select ${merchantId}::uuid, 'path', date_trunc('hour', now()) - make_interval(mins => 15 * b), '/p' || p, 3, '\\x000101'::bytea
-      from generate_series(1, ${buckets}::int) b, generate_series(0, 19) p`);
   });
   await db.execute(sql`vacuum analyze events`);
 }
@@ -107,10 +98,6 @@ try {
   const left = await one<{ n: number; oldest: string }>(
     sql`select count(*)::int as n, min(event_time)::text as oldest from events where merchant_id = ${old.merchantId}::uuid`,
   );
-  const stats = await one<{ sketches: number; dimensions: number; buckets: number }>(sql`
-    select (select count(*)::int from stat_buckets where merchant_id = ${old.merchantId}::uuid and length(visitors) > 0) as sketches,
-      (select count(*)::int from stat_buckets where merchant_id = ${old.merchantId}::uuid) as buckets,
-      (select count(*)::int from stat_dimensions where merchant_id = ${old.merchantId}::uuid) as dimensions`);
   const removed = EVENTS - (left?.n ?? 0);
   const passSeconds = claimedAt ? (doneAt - claimedAt) / 1000 : Number.NaN;
 
@@ -126,9 +113,6 @@ try {
           rowsPerSecond: Math.round(removed / passSeconds),
           eventsLeft: left?.n,
           oldestLeft: left?.oldest,
-          statBuckets: stats?.buckets,
-          sketchesLeft: stats?.sketches,
-          dimensionRowsLeft: stats?.dimensions,
         },
         collect: {
           senders: SENDERS,
