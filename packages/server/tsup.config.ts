@@ -5,7 +5,7 @@ import { defineConfig } from 'tsup';
 // of the server's own code and the workspace's shared schemas (their package exports TypeScript
 // source); every npm dependency stays external, loaded from node_modules (patched ones included).
 // Files the code reads next to itself by `import.meta.url` are copied beside the bundle: the SQL
-// migrations (`./migrations`) and the tag script (`./script/tag.js`).
+// migrations (`./migrations`, ClickHouse's `./clickhouse-migrations`) and the tag script (`./script/tag.js`).
 export default defineConfig({
   entry: { main: 'src/main.ts' },
   format: ['esm'],
@@ -17,10 +17,12 @@ export default defineConfig({
   splitting: true,
   noExternal: ['@partner/shared-schemas'],
   // perf-budget: hot-list-trusted-output. The compiled server returns the hot lists' answers unparsed (src/routers/hot-list-output.ts).
-  define: { __TRUST_HOT_LIST_OUTPUTS__: 'true' },
+  define: { __TRUST_HOT_LIST_OUTPUTS__: 'true', __CLICKHOUSE_MIGRATIONS__: '"./clickhouse-migrations"' },
   async onSuccess() {
     rmSync('dist/migrations', { recursive: true, force: true });
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
+    rmSync('dist/clickhouse-migrations', { recursive: true, force: true });
+    cpSync('src/db/clickhouse/migrations', 'dist/clickhouse-migrations', { recursive: true });
     cpSync('src/transport/collector/script', 'dist/script', { recursive: true });
   },
 });

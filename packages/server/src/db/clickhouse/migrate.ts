@@ -3,8 +3,15 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clickhouse } from './client.js';
 
-/** The numbered `.sql` files of the statistics' ClickHouse schema (copied beside the bundle by tsup). */
-export const CLICKHOUSE_MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+declare const __CLICKHOUSE_MIGRATIONS__: string | undefined;
+
+/**
+ * The numbered `.sql` files of the statistics' ClickHouse schema: `./migrations` beside this file,
+ * or in the bundle (tsup.config.ts) `./clickhouse-migrations`, as `./migrations` there is PostgreSQL's.
+ */
+export const CLICKHOUSE_MIGRATIONS_DIR = fileURLToPath(
+  new URL(typeof __CLICKHOUSE_MIGRATIONS__ === 'string' ? __CLICKHOUSE_MIGRATIONS__ : './migrations', import.meta.url),
+);
 
 /** The statements of one migration file: separated by `;` at the end of a line, comments dropped. */
 export function statementsOf(text: string): string[] {
