@@ -52,10 +52,21 @@ export interface Settings {
   loadRounds: number | undefined;
   /** load: seconds per timed round. */
   loadSeconds: number;
+  /**
+   * stats: seed the statistics' ClickHouse straight (`INSERT ... SELECT FROM numbers()`) instead of
+   * PostgreSQL (`--seed-clickhouse`, and always from 50M events: PostgreSQL's copy would not fit).
+   */
+  seedClickhouse: boolean;
+  /** stats: time the statistics of the last build before ClickHouse too (off with --no-baseline or --seed-clickhouse). */
+  statsBaseline: boolean;
 }
 
+/** From this many events the stats section seeds ClickHouse straight (100M events need about 75 GB in PostgreSQL). */
+export const SEED_CLICKHOUSE_FROM = 50_000_000;
+
 const USAGE = `pnpm bench [--section=lists,stats,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--small-events N] [--merchants N]
-  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N] [--load-rounds N]`;
+  [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N] [--load-rounds N]
+  [--seed-clickhouse] [--no-baseline]`;
 
 function positive(name: string, value: number): number {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name}: must be a positive integer\n${USAGE}`);
@@ -84,6 +95,8 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
       'load-from-sources': { type: 'boolean', default: false },
       'load-processes': { type: 'string' },
       'load-rounds': { type: 'string' },
+      'seed-clickhouse': { type: 'boolean', default: false },
+      'no-baseline': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
     allowPositionals: false,
@@ -137,5 +150,8 @@ export function parseSettings(argv: string[], benchDir: string): Settings {
     loadRounds:
       values['load-rounds'] === undefined ? undefined : positive('load-rounds', Number(values['load-rounds'])),
     loadSeconds: positive('load-seconds', Number(values['load-seconds'] ?? (quick ? 5 : 15))),
+    seedClickhouse: (values['seed-clickhouse'] ?? false) || largeEvents >= SEED_CLICKHOUSE_FROM,
+    statsBaseline:
+      !(values['no-baseline'] ?? false) && !(values['seed-clickhouse'] ?? false) && largeEvents < SEED_CLICKHOUSE_FROM,
   };
 }

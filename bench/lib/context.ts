@@ -1,9 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type OnboardedPartner, onboardPartner, openDatabase } from '@partner/server/bench';
 import postgres from 'postgres';
 import { type Child, startChild } from './children.js';
+import { prepareStatsDir, statsDatabaseOf } from './clickhouse.js';
 import type { Settings } from './config.js';
 import { closeAgent, request, requestJson } from './http.js';
 import { log } from './log.js';
@@ -38,6 +40,10 @@ export interface BenchContext {
   spareMerchant: SeedMerchant;
   /** Events per seeded merchant so far. */
   perMerchant(): number;
+  /** Events per merchant added by each seed so far, in order (a baseline database seeded alike holds the same events). */
+  seedSteps(): number[];
+  /** The ClickHouse database of the bench database's statistics (`pg_<name>`, as the server names it). */
+  statsDatabase: string;
   /** Adds events until every seeded merchant holds `perMerchant`; then VACUUM (ANALYZE). */
   seedTo(perMerchant: number, label: string): Promise<SeedFigures | null>;
   /** Starts another process (stopped with the context). */
@@ -66,14 +72,53 @@ export function serverEnv(settings: Settings, url: string): Record<string, strin
     // Background jobs off: only the webhooks section's own API process delivers and checks tags.
     WEBHOOK_DELIVERY: 'off',
     TAG_MONITOR: 'off',
-    // The statistics fold too: sections that measure it start a process that folds (or fold themselves).
-    STATS_FOLD: 'off',
   };
 }
 
-/** The API server as production runs it: the compiled build (`node dist/main.js`, built by `run.ts` first). */
-export function apiServer(settings: Settings, url: string, name = 'API server'): Parameters<typeof startChild>[0] {
-  return { name, cwd: SERVER_DIR, script: 'dist/main.js', readyPath: '/healthz', env: serverEnv(settings, url) };
+/** The data directories made for server processes in this run (removed at the end unless --keep). */
+const dataDirs: string[] = [];
+
+/** A fresh, empty directory under the system's temp dir for one process's DATA_DIR. */
+export function freshDataDir(label = 'server'): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), `bench-${label.replace(/[^a-z0-9]+/gi, '-')}-`));
+  dataDirs.push(dir);
+  return dir;
+}
+
+/** Removes a DATA_DIR made by freshDataDir (its process stopped), unless --keep. */
+export function removeDataDir(settings: Settings, dir: string): void {
+  if (settings.keep) return;
+  rmSync(dir, { recursive: true, force: true });
+  const at = dataDirs.indexOf(dir);
+  if (at >= 0) dataDirs.splice(at, 1);
+}
+
+/**
+ * The API server as production runs it: the compiled build (`node dist/main.js`, built by `run.ts`
+ * first), statistics on, chDB in a DATA_DIR of its own (one process per chDB directory). That
+ * store is marked loaded before the start, so the process does not copy every event already in
+ * PostgreSQL into it (the start-up load, features/stats/load.ts): its statistics hold what it
+ * stores. `loadStored` leaves the mark out (the stats section times the load); `dataDir` is used
+ * as it is (a restart, or one the caller prepared).
+ */
+export async function apiServer(
+  settings: Settings,
+  url: string,
+  name = 'API server',
+  options: { dataDir?: string; loadStored?: boolean } = {},
+): Promise<Parameters<typeof startChild>[0]> {
+  let dataDir = options.dataDir;
+  if (dataDir === undefined) {
+    dataDir = freshDataDir(name);
+    await prepareStatsDir(dataDir, statsDatabaseOf(url), { loaded: !options.loadStored });
+  }
+  return {
+    name,
+    cwd: SERVER_DIR,
+    script: 'dist/main.js',
+    readyPath: '/healthz',
+    env: { ...serverEnv(settings, url), DATA_DIR: dataDir },
+  };
 }
 
 /**
@@ -96,6 +141,8 @@ export async function openContext(settings: Settings, stamp: string): Promise<Be
     closeAgent();
     await raw.end({ timeout: 5 });
     await seedSql.end({ timeout: 5 });
+    if (settings.keep && dataDirs.length > 0) log(`bench: kept the servers' data directories ${dataDirs.join(', ')}`);
+    else for (const dir of dataDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     if (admin) {
       if (settings.keep) log(`bench: kept database ${dbName}`);
       else await admin.unsafe(`drop database if exists ${dbName} with (force)`);
@@ -119,7 +166,7 @@ export async function openContext(settings: Settings, stamp: string): Promise<Be
       children.push(child);
       return child;
     };
-    const api = await spawn(apiServer(settings, url));
+    const api = await spawn(await apiServer(settings, url));
     const auth = { authorization: `Bearer ${partner.apiKey}` };
     const merchants: SeedMerchant[] = [];
     for (let i = 0; i < settings.merchantCount + 1; i++) {
@@ -141,6 +188,7 @@ export async function openContext(settings: Settings, stamp: string): Promise<Be
     }
     const spareMerchant = merchants.pop() as SeedMerchant;
     let perMerchant = 0;
+    const steps: number[] = [];
     return {
       settings,
       url,
@@ -152,9 +200,12 @@ export async function openContext(settings: Settings, stamp: string): Promise<Be
       spareMerchant,
       pgVersion,
       perMerchant: () => perMerchant,
+      seedSteps: () => [...steps],
+      statsDatabase: statsDatabaseOf(url),
       seedTo: async (target, label) => {
         if (target <= perMerchant) return null;
-        const seeded = await seedEvents(seedSql, merchants, target - perMerchant, label);
+        const seeded = await seedEvents(seedSql, merchants, target - perMerchant, label, perMerchant);
+        steps.push(target - perMerchant);
         perMerchant = target;
         const start = process.hrtime.bigint();
         await seedSql`vacuum (analyze) events`;

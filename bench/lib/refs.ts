@@ -8,7 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import type { Child } from './children.js';
-import type { BenchContext } from './context.js';
+import { prepareStatsDir, statsDatabaseOf } from './clickhouse.js';
+import { type BenchContext, freshDataDir } from './context.js';
 import { log } from './log.js';
 
 export type Side = 'current' | 'baseline';
@@ -66,6 +67,8 @@ export interface Target {
   hotMerchantId: string;
   /** tagIds[0] is the hot merchant's tag; all of them are the spread row's. */
   tagIds: string[];
+  /** The merchants in creation order (tagIds[i] is merchantIds[i]'s tag). */
+  merchantIds: string[];
   /** The server's own database. */
   databaseUrl: string;
   dropDatabase(): Promise<void>;
@@ -78,8 +81,11 @@ export async function startTarget(
   stamp: string,
   /** The working tree's server, already built by run.ts. */
   built = false,
-  /** Names the database, processes and domain; merchants (each with a tag) and API processes to start. */
-  options: { section: string; merchants: number; processes: number } = {
+  /**
+   * Names the database, processes and domain; merchants (each with a tag) and API processes to
+   * start; `env`: more settings of the server's.
+   */
+  options: { section: string; merchants: number; processes: number; env?: Record<string, string> } = {
     section: 'load',
     merchants: SPREAD_MERCHANTS,
     processes: ctx.settings.loadProcesses,
@@ -119,6 +125,16 @@ export async function startTarget(
       TAG_TARGET_HOST: 'tags.partner-tags.example',
       WEBHOOK_DELIVERY: 'off',
       TAG_MONITOR: 'off',
+      ...options.env,
+    };
+    // Each process a DATA_DIR of its own: since ce17cd7 the statistics live in chDB there, which
+    // one process at a time can open (older refs use it only without DATABASE_URL).
+    const dataDir = async () => {
+      const dir = freshDataDir(`${section}-${side}`);
+      if (existsSync(path.join(serverDir, 'src/db/clickhouse'))) {
+        await prepareStatsDir(dir, statsDatabaseOf(url), { loaded: true, serverDir });
+      }
+      return { DATA_DIR: dir };
     };
     // The tree's own server (which migrates its database on start), run as that tree's `pnpm start`
     // runs it in production: the compiled build where it has one (`node dist/main.js`, whose hot
@@ -129,7 +145,7 @@ export async function startTarget(
       cwd: serverDir,
       script,
       readyPath: '/healthz',
-      env,
+      env: { ...env, ...(await dataDir()) },
     });
     log(`${section}: ${side} server pid ${server.process.pid} from ${serverDir}`);
     // The tree's own onboarding CLI (the key format may differ between refs).
@@ -149,6 +165,7 @@ export async function startTarget(
       return (await res.json()) as Record<string, string>;
     };
     const tagIds: string[] = [];
+    const merchantIds: string[] = [];
     let hotMerchantId = '';
     for (let i = 0; i < options.merchants; i++) {
       const { merchantId } = (await post('/v1/partners/merchant', { name: `Load merchant ${i}` })) as {
@@ -156,6 +173,7 @@ export async function startTarget(
       };
       const tag = await post('/v1/partners/tag/generate', { merchantId, domain });
       if (i === 0) hotMerchantId = merchantId;
+      merchantIds.push(merchantId);
       tagIds.push(tag.tagId as string);
     }
     // --load-processes: more API processes on the same database (started once it is migrated); the
@@ -167,13 +185,13 @@ export async function startTarget(
         cwd: serverDir,
         script,
         readyPath: '/healthz',
-        env,
+        env: { ...env, ...(await dataDir()) },
       });
       log(`${section}: ${side} server ${i + 1} pid ${more.process.pid}`);
       extra.push(more);
     }
     // The mix's tag generate posts the partner's domain (an existing tag: answered, nothing new).
-    return { side, server, extra, apiKey, hotMerchantId, tagIds, databaseUrl: url, dropDatabase };
+    return { side, server, extra, apiKey, hotMerchantId, tagIds, merchantIds, databaseUrl: url, dropDatabase };
   } catch (error) {
     await dropDatabase().catch(() => {});
     throw error;

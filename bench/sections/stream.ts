@@ -87,7 +87,7 @@ async function orderingCost(ctx: BenchContext): Promise<OrderingCost> {
 
 async function deliveryLatency(ctx: BenchContext): Promise<DeliveryLatency> {
   const samples = ctx.settings.quick ? 15 : 40;
-  const b = await ctx.spawn(apiServer(ctx.settings, ctx.url, 'second API server'));
+  const b = await ctx.spawn(await apiServer(ctx.settings, ctx.url, 'second API server'));
   const merchant = ctx.spareMerchant;
   const arrivals = new Map<string, number>();
   let buffer = '';

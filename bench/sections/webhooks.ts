@@ -27,7 +27,7 @@ import {
 } from '@partner/server/bench';
 import { startTestDnsServer } from '@partner/server/testing/dns-server';
 import { startChild } from '../lib/children.js';
-import { apiServer, type BenchContext, serverEnv } from '../lib/context.js';
+import { apiServer, type BenchContext } from '../lib/context.js';
 import { request, requestJson } from '../lib/http.js';
 import { log } from '../lib/log.js';
 import { int, ms, quantile, ratio } from '../lib/stats.js';
@@ -103,10 +103,11 @@ export const webhooksSection: Section<WebhooksResult> = {
     const dns = await startTestDnsServer();
     const live = await startWebhookReceiver();
     const timeoutMs = 10_000;
+    const base = await apiServer(ctx.settings, ctx.url, 'API server (webhooks)');
     const api = await startChild({
-      ...apiServer(ctx.settings, ctx.url, 'API server (webhooks)'),
+      ...base,
       env: {
-        ...serverEnv(ctx.settings, ctx.url),
+        ...base.env,
         WEBHOOK_DELIVERY: 'on',
         TAG_MONITOR: 'on',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',

@@ -4,12 +4,15 @@
  * bare node:http server do exactly the API's database work) and the set-up helpers. Nothing here
  * is used by the server itself.
  */
+export { type Clickhouse, openClickhouse } from './db/clickhouse/client.js';
+export { CLICKHOUSE_MIGRATIONS_DIR, migrateClickhouse, statementsOf } from './db/clickhouse/migrate.js';
 export { openDatabase } from './db/client.js';
 export { toQuery } from './db/read-rows.js';
 export { encodeCursor } from './features/events/read/cursor.js';
 export { eventListQueries, eventListResponse, type ListEventsParams } from './features/events/read/list-events.js';
 export { merchantListSql } from './features/merchants/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './features/partners/onboard-partner.js';
+export { visitorOf } from './features/stats/rows.js';
 export { claimDueDeliveries, releaseClaims } from './features/webhooks/delivery-queue.js';
 export { enqueueWebhookEvent } from './features/webhooks/outbox.js';
 export { nextPageLink } from './routers/events/next-link.js';
