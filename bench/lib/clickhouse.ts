@@ -3,46 +3,12 @@
  * server's DATA_DIR while that server is stopped (chDB lets one process open a directory), with
  * the server's own client and migrations (`@partner/server/bench`).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { type Clickhouse, migrateClickhouse, openClickhouse } from '@partner/server/bench';
 import { log } from './log.js';
 
 export type { Clickhouse };
-
-const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../packages/server');
-let warned = false;
-
-/**
- * WORKAROUND (a server bug, reported, not fixed here): the compiled server resolves its ClickHouse
- * migrations (`new URL('./migrations', import.meta.url)` in db/clickhouse/migrate.ts) next to the
- * bundle, which is dist/migrations: PostgreSQL's, so a build with statistics fails to start
- * (ClickHouse error 62 on the first PostgreSQL file). While a build does that, the bench records
- * those files' names as applied in every statistics directory it prepares (the real schema is
- * applied from the sources), so the compiled server starts. Nothing once the build is fixed.
- */
-function strayMigrationNames(serverDir: string): string[] {
-  const dist = path.join(serverDir, 'dist');
-  if (!existsSync(dist)) return [];
-  const bundled = readdirSync(dist).filter((file) => file.endsWith('.js'));
-  const buggy = bundled.some((file) =>
-    /CLICKHOUSE_MIGRATIONS_DIR\w*\s*=\s*\w+\(new URL\("\.\/migrations"/.test(
-      readFileSync(path.join(dist, file), 'utf8'),
-    ),
-  );
-  if (!buggy) return [];
-  if (!warned) {
-    warned = true;
-    log(
-      "bench: WORKAROUND: the compiled server reads its ClickHouse migrations from dist/migrations (PostgreSQL's); their names are recorded as applied in each statistics directory the bench prepares, so the build starts",
-    );
-  }
-  return readdirSync(path.join(dist, 'migrations'))
-    .filter((file) => file.endsWith('.sql'))
-    .map((file) => path.basename(file, '.sql'));
-}
 
 /** The ClickHouse database of a PostgreSQL database's statistics: `pg_<name>`, as db/client.ts names it. */
 export function statsDatabaseOf(url: string): string {
@@ -50,22 +16,11 @@ export function statsDatabaseOf(url: string): string {
   return `pg_${name.replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 63);
 }
 
-/**
- * chDB at `dataDir/clickhouse` (as the server opens it: statsEngineOf), the server's migrations
- * applied (and the compiled server's stray ones recorded: strayMigrationNames).
- */
-export async function openStatsDir(dataDir: string, database: string, serverDir = SERVER_DIR): Promise<Clickhouse> {
+/** chDB at `dataDir/clickhouse` (as the server opens it: statsEngineOf), the server's migrations applied. */
+export async function openStatsDir(dataDir: string, database: string): Promise<Clickhouse> {
   const clickhouse = await openClickhouse({ kind: 'chdb', path: path.join(dataDir, 'clickhouse'), database });
   try {
     await migrateClickhouse(clickhouse);
-    const known = new Set(
-      (await clickhouse.query<{ name: string }>('SELECT name FROM schema_migrations')).map((row) => row.name),
-    );
-    const stray = strayMigrationNames(serverDir).filter((name) => !known.has(name));
-    await clickhouse.insert(
-      'schema_migrations',
-      stray.map((name) => ({ name })),
-    );
     return clickhouse;
   } catch (error) {
     await clickhouse.close();
@@ -82,12 +37,8 @@ export async function markLoaded(clickhouse: Clickhouse): Promise<void> {
  * Prepares a DATA_DIR's statistics for a server of `serverDir` (its schema), marked loaded unless
  * `loaded` is false (see apiServer in context.ts).
  */
-export async function prepareStatsDir(
-  dataDir: string,
-  database: string,
-  options: { loaded: boolean; serverDir?: string },
-): Promise<void> {
-  const clickhouse = await openStatsDir(dataDir, database, options.serverDir);
+export async function prepareStatsDir(dataDir: string, database: string, options: { loaded: boolean }): Promise<void> {
+  const clickhouse = await openStatsDir(dataDir, database);
   try {
     if (options.loaded) await markLoaded(clickhouse);
   } finally {

@@ -132,7 +132,7 @@ export async function startTarget(
     const dataDir = async () => {
       const dir = freshDataDir(`${section}-${side}`);
       if (existsSync(path.join(serverDir, 'src/db/clickhouse'))) {
-        await prepareStatsDir(dir, statsDatabaseOf(url), { loaded: true, serverDir });
+        await prepareStatsDir(dir, statsDatabaseOf(url), { loaded: true });
       }
       return { DATA_DIR: dir };
     };
