@@ -146,10 +146,11 @@ describe('the OpenAPI document: descriptions, examples, headers (every operation
     }
   });
 
-  it('declares text/plain on /v1/collect (navigator.sendBeacon)', () => {
-    const content = doc.paths['/v1/collect'].post.requestBody.content;
-    expect(Object.keys(content).sort()).toEqual(['application/json', 'text/plain']);
-    expect(JSON.parse(content['text/plain'].example)).toEqual(content['application/json'].example);
+  it('declares JSON bodies only, and 415 on every operation that reads a body', () => {
+    for (const { name, method, op } of operations) {
+      if (op.requestBody) expect(Object.keys(op.requestBody.content), name).toEqual(['application/json']);
+      if (method !== 'get') expect(Object.keys(op.responses), name).toContain('415');
+    }
   });
 
   it('describes the event stream with a referenced, valid StreamedEvent', () => {
