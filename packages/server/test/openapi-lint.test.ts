@@ -153,6 +153,18 @@ describe('the OpenAPI document: descriptions, examples, headers (every operation
     }
   });
 
+  it.each([
+    ['/v1/partners/events/stream', 'text/event-stream', 'StreamFrame'],
+    ['/v1/partners/events/export', 'application/x-ndjson', 'ExportLine'],
+  ])('describes %s as text, item by item (x-itemSchema)', (path, mediaType, item) => {
+    const media = doc.paths[path].get.responses['200'].content[mediaType];
+    // Never a JSON array: generic tools would parse the body as one.
+    expect(media.schema).toMatchObject({ type: 'string', contentMediaType: mediaType });
+    expect(media['x-itemSchema']).toEqual({ $ref: `#/components/schemas/${item}` });
+    expect(media.schema.contentSchema).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${item}` } });
+    expect(typeof media.example).toBe('string');
+  });
+
   it('describes the event stream with a referenced, valid StreamedEvent', () => {
     const ok = doc.paths['/v1/partners/events/stream'].get.responses['200'].content['text/event-stream'];
     const seen = new Set<string>();
@@ -167,7 +179,7 @@ describe('the OpenAPI document: descriptions, examples, headers (every operation
       }
       for (const value of Object.values(node as Json)) walk(value);
     };
-    walk(ok.schema);
+    walk(ok['x-itemSchema']);
     expect([...seen]).toContain('#/components/schemas/StreamedEvent');
     const event = {
       id: 'evt_1',
