@@ -30,15 +30,6 @@ const ORDER = ['rest-curl', 'trpc-client', 'sdk-quickstart', 'webhook-receiver']
 const available = readdirSync(path.join(root, 'examples'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
-const requested = process.argv.slice(2);
-const unknown = requested.filter((name) => !available.includes(name));
-if (unknown.length > 0) {
-  console.error(`examples-smoke: unknown example(s) ${unknown.join(', ')}; known: ${available.join(', ')}`);
-  process.exit(2);
-}
-const examples = (requested.length > 0 ? requested : available).sort(
-  (a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99),
-);
 
 const log = (line) => process.stdout.write(`[examples] ${line}\n`);
 
@@ -249,139 +240,166 @@ async function webhookReceiverStep({ baseUrl, apiKey, dnsPort }) {
   }
 }
 
-const started = Date.now();
-const work = mkdtempSync(path.join(tmpdir(), 'partner-examples-'));
-const dataDir = path.join(work, 'data');
-const partnerDomain = 'examples-partner.com';
-let server;
-const results = [];
-try {
-  const [httpPort, dnsPort] = await Promise.all([freePort(), freeUdpPort()]);
-  const baseUrl = `http://127.0.0.1:${httpPort}`;
-  const serverEnv = {
-    DATA_DIR: dataDir,
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.EXAMPLES_LOG_LEVEL ?? 'warn',
-    DATABASE_URL: '',
-  };
-
-  // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
-  // installed package would), which a fresh clone does not have.
-  if (
-    ['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard', 'merchant-admin', 'data-lifecycle'].some((name) =>
-      examples.includes(name),
-    )
-  ) {
-    log('building @partner/sdk (the SDK example imports its build)');
-    const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
-    if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
-  }
-  // The merchant admin serves the element's standalone bundle from @partner/elements' dist/.
-  if (examples.includes('merchant-admin')) {
-    log('building @partner/elements (the merchant admin page loads its bundle)');
-    const build = await run('pnpm', ['--silent', '--filter', '@partner/elements', 'build'], {
-      prefix: 'elements build',
-    });
-    if (build.code !== 0) throw new Error(`the elements build failed (exit ${build.code})`);
-  }
-
-  log(`onboarding a partner (${partnerDomain}) with \`partner onboard --json\` into ${dataDir}`);
-  const onboard = await run(
-    process.execPath,
-    [
-      path.join(serverDir, 'bin/partner.mjs'),
-      'onboard',
-      '--name',
-      'Examples Partner',
-      '--domain',
-      partnerDomain,
-      '--json',
-    ],
-    { cwd: serverDir, env: serverEnv },
+/**
+ * Runs the examples named in `requested` (all when empty) against a fresh server; resolves with one
+ * result per example. `front(baseUrl)`, when given, starts something in front of the server (a
+ * validating proxy: scripts/prism-check.mjs) and resolves with `{ url, stop }`: the examples then
+ * call `url` instead of the server.
+ */
+export async function runExamples({ requested = [], front } = {}) {
+  const unknown = requested.filter((name) => !available.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown example(s) ${unknown.join(', ')}; known: ${available.join(', ')}`);
+  const examples = (requested.length > 0 ? [...requested] : [...available]).sort(
+    (a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99),
   );
-  if (onboard.code !== 0) throw new Error(`onboarding failed (exit ${onboard.code})`);
-  const onboarding = JSON.parse(onboard.stdout);
-  log(`onboarded partner ${onboarding.partnerId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const onboardingFile = path.join(work, 'onboarding.json');
-  writeFileSync(onboardingFile, JSON.stringify(onboarding));
+  const started = Date.now();
+  const work = mkdtempSync(path.join(tmpdir(), 'partner-examples-'));
+  const dataDir = path.join(work, 'data');
+  const partnerDomain = 'examples-partner.com';
+  let server;
+  let proxy;
+  const results = [];
+  try {
+    const [httpPort, dnsPort] = await Promise.all([freePort(), freeUdpPort()]);
+    const serverUrl = `http://127.0.0.1:${httpPort}`;
+    const serverEnv = {
+      DATA_DIR: dataDir,
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.EXAMPLES_LOG_LEVEL ?? 'warn',
+      DATABASE_URL: '',
+    };
 
-  log(`starting the server on ${baseUrl} (embedded PGlite, DNS_SERVERS=127.0.0.1:${dnsPort})`);
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: {
-      ...process.env,
-      ...serverEnv,
-      PORT: String(httpPort),
-      HOST: '127.0.0.1',
-      DNS_SERVERS: `127.0.0.1:${dnsPort}`,
-      DNS_TIMEOUT_MS: '2000',
-      // The webhook receiver registers a loopback http URL; the monitor re-checks pending tags every
-      // second (the other examples verify by call, before or after the monitor: same effect).
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      TAG_RECHECK_SCHEDULE: '1s',
-      WEBHOOK_POLL_MS: '200',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => {
-      server?.kill('SIGKILL');
-      rmSync(work, { recursive: true, force: true });
-      process.exit(1);
-    });
-  }
-  await waitReady(baseUrl, server);
-  log(`server ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
-
-  for (const name of examples) {
-    const t0 = Date.now();
-    if (name === 'webhook-receiver') {
-      const ok = await webhookReceiverStep({ baseUrl, apiKey: onboarding.apiKey, dnsPort });
-      const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-      results.push({ name, ok, seconds });
-      log(`${ok ? 'PASS' : 'FAIL'} ${name} in ${seconds} s`);
-      continue;
+    // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
+    // installed package would), which a fresh clone does not have.
+    if (
+      ['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard', 'merchant-admin', 'data-lifecycle'].some((name) =>
+        examples.includes(name),
+      )
+    ) {
+      log('building @partner/sdk (the SDK example imports its build)');
+      const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
+      if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
     }
-    log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
-    // The dashboard and the admin serve until stopped; --check seeds, checks its page and exits.
-    const args = name === 'merchant-dashboard' || name === 'merchant-admin' ? ['--check'] : [];
-    const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
-      env: {
-        PARTNER_BASE_URL: baseUrl,
-        // The SDK example reads the onboarding output; the others take the key from env.
-        ...(name === 'sdk-quickstart'
-          ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '' }
-          : { PARTNER_API_KEY: onboarding.apiKey, PARTNER_TEST_API_KEY: onboarding.testApiKey ?? '' }),
-        PARTNER_DOMAIN: partnerDomain,
-        EXAMPLE_DNS_PORT: String(dnsPort),
-        CUSTOM_DOMAIN: '',
-      },
-      prefix: name,
-    });
-    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-    results.push({ name, ok: code === 0, seconds });
-    log(`${code === 0 ? 'PASS' : `FAIL (exit ${code})`} ${name} in ${seconds} s`);
-  }
-} catch (error) {
-  log(`error: ${error instanceof Error ? error.message : String(error)}`);
-  results.push({ name: 'setup', ok: false, seconds: '0' });
-} finally {
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => {
-      const force = setTimeout(() => server.kill('SIGKILL'), 10_000);
-      server.once('close', () => {
-        clearTimeout(force);
-        resolve();
+    // The merchant admin serves the element's standalone bundle from @partner/elements' dist/.
+    if (examples.includes('merchant-admin')) {
+      log('building @partner/elements (the merchant admin page loads its bundle)');
+      const build = await run('pnpm', ['--silent', '--filter', '@partner/elements', 'build'], {
+        prefix: 'elements build',
       });
+      if (build.code !== 0) throw new Error(`the elements build failed (exit ${build.code})`);
+    }
+
+    log(`onboarding a partner (${partnerDomain}) with \`partner onboard --json\` into ${dataDir}`);
+    const onboard = await run(
+      process.execPath,
+      [
+        path.join(serverDir, 'bin/partner.mjs'),
+        'onboard',
+        '--name',
+        'Examples Partner',
+        '--domain',
+        partnerDomain,
+        '--json',
+      ],
+      { cwd: serverDir, env: serverEnv },
+    );
+    if (onboard.code !== 0) throw new Error(`onboarding failed (exit ${onboard.code})`);
+    const onboarding = JSON.parse(onboard.stdout);
+    log(`onboarded partner ${onboarding.partnerId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const onboardingFile = path.join(work, 'onboarding.json');
+    writeFileSync(onboardingFile, JSON.stringify(onboarding));
+
+    log(`starting the server on ${serverUrl} (embedded PGlite, DNS_SERVERS=127.0.0.1:${dnsPort})`);
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: serverDir,
+      env: {
+        ...process.env,
+        ...serverEnv,
+        PORT: String(httpPort),
+        HOST: '127.0.0.1',
+        DNS_SERVERS: `127.0.0.1:${dnsPort}`,
+        DNS_TIMEOUT_MS: '2000',
+        // The webhook receiver registers a loopback http URL; the monitor re-checks pending tags every
+        // second (the other examples verify by call, before or after the monitor: same effect).
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        TAG_RECHECK_SCHEDULE: '1s',
+        WEBHOOK_POLL_MS: '200',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, () => {
+        server?.kill('SIGKILL');
+        void proxy?.stop();
+        rmSync(work, { recursive: true, force: true });
+        process.exit(1);
+      });
+    }
+    await waitReady(serverUrl, server);
+    log(`server ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    proxy = front ? await front(serverUrl) : undefined;
+    // What the examples call: the server, or what stands in front of it.
+    const baseUrl = proxy?.url ?? serverUrl;
+
+    for (const name of examples) {
+      const t0 = Date.now();
+      if (name === 'webhook-receiver') {
+        const ok = await webhookReceiverStep({ baseUrl, apiKey: onboarding.apiKey, dnsPort });
+        const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+        results.push({ name, ok, seconds });
+        log(`${ok ? 'PASS' : 'FAIL'} ${name} in ${seconds} s`);
+        continue;
+      }
+      log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
+      // The dashboard and the admin serve until stopped; --check seeds, checks its page and exits.
+      const args = name === 'merchant-dashboard' || name === 'merchant-admin' ? ['--check'] : [];
+      const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
+        env: {
+          PARTNER_BASE_URL: baseUrl,
+          // The SDK example reads the onboarding output; the others take the key from env.
+          ...(name === 'sdk-quickstart'
+            ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '' }
+            : { PARTNER_API_KEY: onboarding.apiKey, PARTNER_TEST_API_KEY: onboarding.testApiKey ?? '' }),
+          PARTNER_DOMAIN: partnerDomain,
+          EXAMPLE_DNS_PORT: String(dnsPort),
+          CUSTOM_DOMAIN: '',
+        },
+        prefix: name,
+      });
+      const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+      results.push({ name, ok: code === 0, seconds });
+      log(`${code === 0 ? 'PASS' : `FAIL (exit ${code})`} ${name} in ${seconds} s`);
+    }
+  } catch (error) {
+    log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    results.push({ name: 'setup', ok: false, seconds: '0' });
+  } finally {
+    await proxy?.stop();
+    if (server && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => {
+        const force = setTimeout(() => server.kill('SIGKILL'), 10_000);
+        server.once('close', () => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    }
+    rmSync(work, { recursive: true, force: true });
   }
-  rmSync(work, { recursive: true, force: true });
+
+  const failed = results.filter((r) => !r.ok);
+  log(
+    `${results.length - failed.length}/${results.length} passed in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+      (failed.length ? `; failed: ${failed.map((r) => r.name).join(', ')}` : ''),
+  );
+  return results;
 }
 
-const failed = results.filter((r) => !r.ok);
-log(
-  `${results.length - failed.length}/${results.length} passed in ${((Date.now() - started) / 1000).toFixed(1)} s` +
-    (failed.length ? `; failed: ${failed.map((r) => r.name).join(', ')}` : ''),
-);
-process.exit(failed.length === 0 && results.length > 0 ? 0 : 1);
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const results = await runExamples({ requested: process.argv.slice(2) }).catch((error) => {
+    console.error(`examples-smoke: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  });
+  process.exit(results.length > 0 && results.every((r) => r.ok) ? 0 : 1);
+}

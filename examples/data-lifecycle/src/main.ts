@@ -6,7 +6,7 @@
 //
 // PARTNER_DOMAIN is the partner's onboarded domain (tags under it are live at once). Without
 // PARTNER_TEST_API_KEY the test-mode part is skipped.
-import { type Erasure, NotFoundError, PartnerClient, UnprocessableEntityError } from '@partner/sdk';
+import { type Erasure, NotFoundError, PartnerClient, type TrackingEvent, UnprocessableEntityError } from '@partner/sdk';
 
 const step = (title: string) => console.log(`\n== ${title}`);
 
@@ -50,7 +50,9 @@ async function liveMode(client: PartnerClient, partnerDomain: string, runId: str
   );
 
   step("3. A visitor's access request: every event of muid_ada");
-  const ada = await client.events.list({ merchantId, muid: 'muid_ada' }).toArray({ limit: 100 });
+  // The export streams every matching event (NDJSON) in constant memory, however many there are.
+  const ada: TrackingEvent[] = [];
+  for await (const event of client.events.export({ merchantId, muid: 'muid_ada' })) ada.push(event);
   console.log(ada.map((event) => `${event.event_time}  ${event.event_name}  consent=${event.consent}`).join('\n'));
   check(ada.length === 2, `2 events of muid_ada, got ${ada.length}`);
 
