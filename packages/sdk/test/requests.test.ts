@@ -49,7 +49,11 @@ describe('request shapes', () => {
   });
 
   it.each([
-    ['webhooks.rotateSecret', '/v1/partners/webhooks/w1/rotate-secret', (c: PartnerClient) => c.webhooks.rotateSecret('w1')],
+    [
+      'webhooks.rotateSecret',
+      '/v1/partners/webhooks/w1/rotate-secret',
+      (c: PartnerClient) => c.webhooks.rotateSecret('w1'),
+    ],
     ['webhooks.test', '/v1/partners/webhooks/w1/test', (c: PartnerClient) => c.webhooks.test('w1')],
     [
       'webhooks.deliveries.retry',

@@ -22,7 +22,9 @@ export type ErrorCode =
   | 'LIMIT_EXCEEDED'
   | 'SESSION_SCOPE'
   | 'TEST_MODE_ONLY'
-  | 'TAG_STATE_CONFLICT';
+  | 'TAG_STATE_CONFLICT'
+  | 'CLICKHOUSE_URL_REQUIRED'
+  | 'STATS_OFF';
 
 import type { DnsCheckDetails } from '../resources/dns-check.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';
