@@ -5,7 +5,7 @@ import { defineConfig } from 'tsup';
 // of the server's own code and the workspace's shared schemas (their package exports TypeScript
 // source); every npm dependency stays external, loaded from node_modules (patched ones included).
 // Files the code reads next to itself by `import.meta.url` are copied beside the bundle: the SQL
-// migrations (`./migrations`) and the tag script (`./script/tag.js`).
+// migrations (`./migrations`, and ClickHouse's `./clickhouse/migrations`) and the tag script (`./script/tag.js`).
 export default defineConfig({
   entry: { main: 'src/main.ts' },
   format: ['esm'],
@@ -21,6 +21,8 @@ export default defineConfig({
   async onSuccess() {
     rmSync('dist/migrations', { recursive: true, force: true });
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
+    // The statistics' own (src/db/clickhouse/migrate.ts reads them there once bundled).
+    cpSync('src/db/clickhouse/migrations', 'dist/clickhouse/migrations', { recursive: true });
     cpSync('src/transport/collector/script', 'dist/script', { recursive: true });
   },
 });

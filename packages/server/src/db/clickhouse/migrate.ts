@@ -3,8 +3,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clickhouse } from './client.js';
 
-/** The numbered `.sql` files of the statistics' ClickHouse schema (copied beside the bundle by tsup). */
-export const CLICKHOUSE_MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
+/**
+ * The numbered `.sql` files of the statistics' ClickHouse schema: `./migrations` beside this file,
+ * or in the bundle (`dist/*.js`, where `./migrations` holds PostgreSQL's) `./clickhouse/migrations`,
+ * where tsup.config.ts copies them.
+ */
+export const CLICKHOUSE_MIGRATIONS_DIR = fileURLToPath(
+  new URL(import.meta.url.includes('/db/clickhouse/') ? './migrations' : './clickhouse/migrations', import.meta.url),
+);
 
 /** The statements of one migration file: separated by `;` at the end of a line, comments dropped. */
 export function statementsOf(text: string): string[] {
