@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Runs every example in examples/ against a real server, as CI's smoke test of the public API:
 //   node scripts/examples-smoke.mjs [name ...]      (pnpm examples:smoke)
-// 0. builds what the examples run (the SDK, which the SDK example imports as a package);
+// 0. builds nothing: each example's `start` runs the SDK from source and builds what it serves;
 // 1. onboards a partner with the real CLI (`partner onboard --json`) into a fresh embedded
 //    database (PGlite in a temp DATA_DIR);
 // 2. starts the real server (src/main.ts) on a free port, with DNS_SERVERS pointing at a free
 //    loopback UDP port where each example starts its own loopback DNS server for the
 //    custom-domain verification step;
 // 3. runs each example's one command (`pnpm --filter @partner/example-<name> start`) with
-//    PARTNER_BASE_URL, the onboarding output, PARTNER_DOMAIN and EXAMPLE_DNS_PORT set, and fails
-//    when any of them fails (an example exits non-zero on any unexpected answer);
+//    PARTNER_BASE_URL, a key, PARTNER_DOMAIN and EXAMPLE_DNS_PORT set, and fails when any of them
+//    fails (an example exits non-zero on any unexpected answer). Most get the test key, as a
+//    newcomer runs them after `pnpm start` (test mode: DNS simulated); rest-curl gets the
+//    onboarding output (the live key: verification through the loopback DNS server) and
+//    data-lifecycle both keys; the servers (dashboard, admin, demo shop) run with --check;
 // 4. webhook-receiver (a long-running receiver, not a one-shot walk): starts it, and drives a new
 //    custom tag pending -> verified -> active with no verify call: the CNAME is published on a
 //    loopback DNS server and the server's monitor (TAG_RECHECK_SCHEDULE=1s here) verifies it, then
@@ -18,7 +21,7 @@
 //    and `tag.activated` of that tag, and the tag reads back `active`.
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +30,8 @@ import { freePort } from '../packages/server/src/testing/net.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const serverDir = path.join(root, 'packages/server');
 const ORDER = ['rest-curl', 'trpc-client', 'sdk-quickstart', 'webhook-receiver'];
+/** The examples that serve pages until stopped: run with --check. */
+const SERVERS = ['merchant-dashboard', 'merchant-admin', 'demo-shop'];
 const available = readdirSync(path.join(root, 'examples'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
@@ -159,15 +164,18 @@ async function api(baseUrl, apiKey, method, route, body, want) {
 
 /**
  * examples/webhook-receiver, driven end to end (see the header): the receiver runs as printed in its
- * README (tsx src/main.ts); the lifecycle is driven over REST; no verify call is made.
+ * package's `start` (tsx, the SDK from source); the lifecycle is driven over REST; no verify call is made.
  */
 async function webhookReceiverStep({ baseUrl, apiKey, dnsPort }) {
   const prefix = 'webhook-receiver';
   const call = (method, route, body, want) => api(baseUrl, apiKey, method, route, body, want);
   const receiverPort = await freePort();
   const receiverDir = path.join(root, 'examples/webhook-receiver');
-  log(`--- ${prefix}: tsx src/main.ts (RECEIVER_PORT=${receiverPort}), then a tag pending -> verified -> active`);
-  const receiver = spawnLines(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  log(`--- ${prefix}: its start (RECEIVER_PORT=${receiverPort}), then a tag pending -> verified -> active`);
+  // Its `start` without pnpm in between, so that SIGTERM reaches it (it removes its webhook then).
+  const start = JSON.parse(readFileSync(path.join(receiverDir, 'package.json'), 'utf8')).scripts.start;
+  const [bin, ...args] = start.split(' ');
+  const receiver = spawnLines(path.join(receiverDir, 'node_modules/.bin', bin), args, {
     cwd: receiverDir,
     env: { PARTNER_BASE_URL: baseUrl, PARTNER_API_KEY: apiKey, RECEIVER_PORT: String(receiverPort) },
     prefix,
@@ -269,26 +277,6 @@ export async function runExamples({ requested = [], front } = {}) {
       DATABASE_URL: '',
     };
 
-    // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
-    // installed package would), which a fresh clone does not have.
-    if (
-      ['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard', 'merchant-admin', 'data-lifecycle'].some((name) =>
-        examples.includes(name),
-      )
-    ) {
-      log('building @partner/sdk (the SDK example imports its build)');
-      const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
-      if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
-    }
-    // The merchant admin serves the element's standalone bundle from @partner/elements' dist/.
-    if (examples.includes('merchant-admin')) {
-      log('building @partner/elements (the merchant admin page loads its bundle)');
-      const build = await run('pnpm', ['--silent', '--filter', '@partner/elements', 'build'], {
-        prefix: 'elements build',
-      });
-      if (build.code !== 0) throw new Error(`the elements build failed (exit ${build.code})`);
-    }
-
     log(`onboarding a partner (${partnerDomain}) with \`partner onboard --json\` into ${dataDir}`);
     const onboard = await run(
       process.execPath,
@@ -351,15 +339,16 @@ export async function runExamples({ requested = [], front } = {}) {
         continue;
       }
       log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
-      // The dashboard and the admin serve until stopped; --check seeds, checks its page and exits.
-      const args = name === 'merchant-dashboard' || name === 'merchant-admin' ? ['--check'] : [];
+      // The servers run until stopped; --check makes each check its pages and exit.
+      const args = SERVERS.includes(name) ? ['--check'] : [];
       const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
         env: {
           PARTNER_BASE_URL: baseUrl,
-          // The SDK example reads the onboarding output; the others take the key from env.
-          ...(name === 'sdk-quickstart'
-            ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '' }
-            : { PARTNER_API_KEY: onboarding.apiKey, PARTNER_TEST_API_KEY: onboarding.testApiKey ?? '' }),
+          ...(name === 'rest-curl'
+            ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '', PARTNER_TEST_API_KEY: '' }
+            : name === 'data-lifecycle'
+              ? { PARTNER_API_KEY: onboarding.apiKey, PARTNER_TEST_API_KEY: onboarding.testApiKey }
+              : { PARTNER_API_KEY: onboarding.testApiKey, PARTNER_TEST_API_KEY: '' }),
           PARTNER_DOMAIN: partnerDomain,
           EXAMPLE_DNS_PORT: String(dnsPort),
           CUSTOM_DOMAIN: '',
