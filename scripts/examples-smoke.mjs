@@ -252,9 +252,9 @@ async function webhookReceiverStep({ baseUrl, apiKey, dnsPort }) {
  * Runs the examples named in `requested` (all when empty) against a fresh server; resolves with one
  * result per example. `front(baseUrl)`, when given, starts something in front of the server (a
  * validating proxy: scripts/prism-check.mjs) and resolves with `{ url, stop }`: the examples then
- * call `url` instead of the server.
+ * call `url` instead of the server, but for those named in `direct`.
  */
-export async function runExamples({ requested = [], front } = {}) {
+export async function runExamples({ requested = [], front, direct = [] } = {}) {
   const unknown = requested.filter((name) => !available.includes(name));
   if (unknown.length > 0) throw new Error(`unknown example(s) ${unknown.join(', ')}; known: ${available.join(', ')}`);
   const examples = (requested.length > 0 ? [...requested] : [...available]).sort(
@@ -331,8 +331,9 @@ export async function runExamples({ requested = [], front } = {}) {
 
     for (const name of examples) {
       const t0 = Date.now();
+      const apiUrl = direct.includes(name) ? serverUrl : baseUrl;
       if (name === 'webhook-receiver') {
-        const ok = await webhookReceiverStep({ baseUrl, apiKey: onboarding.apiKey, dnsPort });
+        const ok = await webhookReceiverStep({ baseUrl: apiUrl, apiKey: onboarding.apiKey, dnsPort });
         const seconds = ((Date.now() - t0) / 1000).toFixed(1);
         results.push({ name, ok, seconds });
         log(`${ok ? 'PASS' : 'FAIL'} ${name} in ${seconds} s`);
@@ -343,7 +344,10 @@ export async function runExamples({ requested = [], front } = {}) {
       const args = SERVERS.includes(name) ? ['--check'] : [];
       const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
         env: {
-          PARTNER_BASE_URL: baseUrl,
+          PARTNER_BASE_URL: apiUrl,
+          // The demo shop's stand-in collector host talks to the server itself (collector hosts are
+          // routed by Host, which a proxy in front does not keep).
+          SHOP_COLLECTOR_URL: serverUrl,
           ...(name === 'rest-curl'
             ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '', PARTNER_TEST_API_KEY: '' }
             : name === 'data-lifecycle'

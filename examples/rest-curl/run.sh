@@ -196,8 +196,9 @@ case "$STATUS:$(jq -r .code <<<"$BODY")" in
   404:MERCHANT_NOT_FOUND) echo "unknown merchant -> HTTP 404 MERCHANT_NOT_FOUND: $(jq -r .message <<<"$BODY")" ;;
   *) echo "expected 404 MERCHANT_NOT_FOUND, got $STATUS $BODY" >&2; exit 1 ;;
 esac
-api GET "/v1/partners/events?merchantId=$merchant_id&limit=500"
+# A range that ends before it starts: well-formed parameters the server refuses with 400.
+api GET "/v1/partners/events?merchantId=$merchant_id&startDate=2026-02-01&endDate=2026-01-01"
 expect 400
-echo "limit=500 -> HTTP 400 $(jq -r '"\(.code): \(.message)"' <<<"$BODY")"
+echo "startDate after endDate -> HTTP 400 $(jq -r '"\(.code): \(.message)"' <<<"$BODY")"
 
 printf '\nDone: the REST flow works end to end.\n'

@@ -8,7 +8,8 @@
 // collector host resolves nowhere locally, so this server forwards the collector's paths to the API
 // under that host name (src/shop-server.ts). With --check it loads the page, the tag script and one
 // batch of events as the tag sends it, waits for them in the event list and the statistics, and
-// exits (CI's smoke run). Environment: see ../README.md; also SHOP_PORT (3300), SHOP_HOST (127.0.0.1).
+// exits (CI's smoke run). Environment: see ../README.md; also SHOP_PORT (3300), SHOP_HOST (127.0.0.1),
+// SHOP_COLLECTOR_URL (where the API serves collector hosts; default PARTNER_BASE_URL).
 import { readFileSync } from 'node:fs';
 import { PartnerClient } from '@partner/sdk';
 import { PRODUCTS, startShopServer } from './shop-server.js';
@@ -90,13 +91,16 @@ async function main(): Promise<void> {
   const domain = `shop.${partnerDomain}`;
   const tag = await client.tags.generate({ merchantId, domain });
   const snippet = await client.tags.snippet(tag.tagId);
+  // Where collector hosts are served: the API's port, or its COLLECTOR_PORT listener when it has one.
+  const collectorUrl = process.env.SHOP_COLLECTOR_URL || client.baseURL;
   console.log(`merchant ${merchantId}, tag ${tag.tagId} (${tag.status}${tag.livemode ? '' : ', test mode'})`);
-  console.log(`collector host ${snippet.collectorHost}: forwarded to ${client.baseURL} by this server`);
+  console.log(`collector host ${snippet.collectorHost}: forwarded to ${collectorUrl} by this server`);
   const server = await startShopServer({
     client,
     merchantId,
     tagId: tag.tagId,
     collectorHost: snippet.collectorHost,
+    collectorUrl,
     snippetHtml: snippet.html,
     scriptUrl: snippet.scriptUrl,
     siteOrigin: `https://${domain}`,

@@ -35,6 +35,8 @@ export interface ShopOptions {
   tagId: string;
   /** The tag's collector host, as `client.tags.snippet` names it. */
   collectorHost: string;
+  /** Where the API answers collector hosts: its own URL, or its COLLECTOR_PORT listener. */
+  collectorUrl: string;
   /** The snippet's `html`, to put in every page (its script URL is pointed at this server). */
   snippetHtml: string;
   scriptUrl: string;
@@ -145,7 +147,7 @@ async function serveFile(res: http.ServerResponse, name: string, type: string): 
 }
 
 export async function startShopServer(options: ShopOptions): Promise<ShopServer> {
-  const api = new URL(options.client.baseURL);
+  const api = new URL(options.collectorUrl);
   const scriptPath = `/t/${options.tagId}.js`;
   const server = http.createServer((req, res) => {
     const pathname = new URL(req.url ?? '/', 'http://shop.invalid').pathname;

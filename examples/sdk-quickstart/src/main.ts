@@ -234,11 +234,12 @@ async function main(): Promise<void> {
     console.log(`events of an unknown merchant: NotFoundError ${error.status}, ${whatToDo(error)}`);
   }
   try {
-    await client.events.list({ merchantId, limit: 500 });
+    // Well-formed dates that cannot be a range: the server names the mistake.
+    await client.events.list({ merchantId, startDate: new Date('2026-02-01'), endDate: new Date('2026-01-01') });
     throw new Error('expected BadRequestError');
   } catch (error) {
     if (!(error instanceof BadRequestError)) throw error;
-    console.log(`limit 500: BadRequestError ${error.status}, ${whatToDo(error)}`);
+    console.log(`startDate after endDate: BadRequestError ${error.status}, ${whatToDo(error)}`);
   }
   // Transient failures are retried with backoff before an error reaches you: here a server that
   // does not answer (a closed port) -> APIConnectionError after 1 retry.
