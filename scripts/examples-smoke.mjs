@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // Runs every example in examples/ against a real server, as CI's smoke test of the public API:
 //   node scripts/examples-smoke.mjs [name ...]      (pnpm examples:smoke)
-// 0. builds what the examples run (the SDK, which the SDK example imports as a package);
+// 0. builds nothing: each example's `start` runs the SDK from source and builds what it serves;
 // 1. onboards a partner with the real CLI (`partner onboard --json`) into a fresh embedded
 //    database (PGlite in a temp DATA_DIR);
 // 2. starts the real server (src/main.ts) on a free port, with DNS_SERVERS pointing at a free
 //    loopback UDP port where each example starts its own loopback DNS server for the
 //    custom-domain verification step;
 // 3. runs each example's one command (`pnpm --filter @partner/example-<name> start`) with
-//    PARTNER_BASE_URL, the onboarding output, PARTNER_DOMAIN and EXAMPLE_DNS_PORT set, and fails
-//    when any of them fails (an example exits non-zero on any unexpected answer);
+//    PARTNER_BASE_URL, a key, PARTNER_DOMAIN and EXAMPLE_DNS_PORT set, and fails when any of them
+//    fails (an example exits non-zero on any unexpected answer). Most get the test key, as a
+//    newcomer runs them after `pnpm start` (test mode: DNS simulated); rest-curl gets the
+//    onboarding output (the live key: verification through the loopback DNS server) and
+//    data-lifecycle both keys; the servers (dashboard, admin, demo shop) run with --check;
 // 4. webhook-receiver (a long-running receiver, not a one-shot walk): starts it, and drives a new
 //    custom tag pending -> verified -> active with no verify call: the CNAME is published on a
 //    loopback DNS server and the server's monitor (TAG_RECHECK_SCHEDULE=1s here) verifies it, then
@@ -18,7 +21,7 @@
 //    and `tag.activated` of that tag, and the tag reads back `active`.
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,18 +30,11 @@ import { freePort } from '../packages/server/src/testing/net.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const serverDir = path.join(root, 'packages/server');
 const ORDER = ['rest-curl', 'trpc-client', 'sdk-quickstart', 'webhook-receiver'];
+/** The examples that serve pages until stopped: run with --check. */
+const SERVERS = ['merchant-dashboard', 'merchant-admin', 'demo-shop'];
 const available = readdirSync(path.join(root, 'examples'), { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
-const requested = process.argv.slice(2);
-const unknown = requested.filter((name) => !available.includes(name));
-if (unknown.length > 0) {
-  console.error(`examples-smoke: unknown example(s) ${unknown.join(', ')}; known: ${available.join(', ')}`);
-  process.exit(2);
-}
-const examples = (requested.length > 0 ? requested : available).sort(
-  (a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99),
-);
 
 const log = (line) => process.stdout.write(`[examples] ${line}\n`);
 
@@ -168,15 +164,18 @@ async function api(baseUrl, apiKey, method, route, body, want) {
 
 /**
  * examples/webhook-receiver, driven end to end (see the header): the receiver runs as printed in its
- * README (tsx src/main.ts); the lifecycle is driven over REST; no verify call is made.
+ * package's `start` (tsx, the SDK from source); the lifecycle is driven over REST; no verify call is made.
  */
 async function webhookReceiverStep({ baseUrl, apiKey, dnsPort }) {
   const prefix = 'webhook-receiver';
   const call = (method, route, body, want) => api(baseUrl, apiKey, method, route, body, want);
   const receiverPort = await freePort();
   const receiverDir = path.join(root, 'examples/webhook-receiver');
-  log(`--- ${prefix}: tsx src/main.ts (RECEIVER_PORT=${receiverPort}), then a tag pending -> verified -> active`);
-  const receiver = spawnLines(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  log(`--- ${prefix}: its start (RECEIVER_PORT=${receiverPort}), then a tag pending -> verified -> active`);
+  // Its `start` without pnpm in between, so that SIGTERM reaches it (it removes its webhook then).
+  const start = JSON.parse(readFileSync(path.join(receiverDir, 'package.json'), 'utf8')).scripts.start;
+  const [bin, ...args] = start.split(' ');
+  const receiver = spawnLines(path.join(receiverDir, 'node_modules/.bin', bin), args, {
     cwd: receiverDir,
     env: { PARTNER_BASE_URL: baseUrl, PARTNER_API_KEY: apiKey, RECEIVER_PORT: String(receiverPort) },
     prefix,
@@ -249,139 +248,151 @@ async function webhookReceiverStep({ baseUrl, apiKey, dnsPort }) {
   }
 }
 
-const started = Date.now();
-const work = mkdtempSync(path.join(tmpdir(), 'partner-examples-'));
-const dataDir = path.join(work, 'data');
-const partnerDomain = 'examples-partner.com';
-let server;
-const results = [];
-try {
-  const [httpPort, dnsPort] = await Promise.all([freePort(), freeUdpPort()]);
-  const baseUrl = `http://127.0.0.1:${httpPort}`;
-  const serverEnv = {
-    DATA_DIR: dataDir,
-    NODE_ENV: 'test',
-    LOG_LEVEL: process.env.EXAMPLES_LOG_LEVEL ?? 'warn',
-    DATABASE_URL: '',
-  };
-
-  // Build what the examples run: the SDK example imports @partner/sdk, i.e. its dist/ (as an
-  // installed package would), which a fresh clone does not have.
-  if (
-    ['sdk-quickstart', 'webhook-receiver', 'merchant-dashboard', 'merchant-admin', 'data-lifecycle'].some((name) =>
-      examples.includes(name),
-    )
-  ) {
-    log('building @partner/sdk (the SDK example imports its build)');
-    const build = await run('pnpm', ['--silent', '--filter', '@partner/sdk', 'build'], { prefix: 'sdk build' });
-    if (build.code !== 0) throw new Error(`the SDK build failed (exit ${build.code})`);
-  }
-  // The merchant admin serves the element's standalone bundle from @partner/elements' dist/.
-  if (examples.includes('merchant-admin')) {
-    log('building @partner/elements (the merchant admin page loads its bundle)');
-    const build = await run('pnpm', ['--silent', '--filter', '@partner/elements', 'build'], {
-      prefix: 'elements build',
-    });
-    if (build.code !== 0) throw new Error(`the elements build failed (exit ${build.code})`);
-  }
-
-  log(`onboarding a partner (${partnerDomain}) with \`partner onboard --json\` into ${dataDir}`);
-  const onboard = await run(
-    process.execPath,
-    [
-      path.join(serverDir, 'bin/partner.mjs'),
-      'onboard',
-      '--name',
-      'Examples Partner',
-      '--domain',
-      partnerDomain,
-      '--json',
-    ],
-    { cwd: serverDir, env: serverEnv },
+/**
+ * Runs the examples named in `requested` (all when empty) against a fresh server; resolves with one
+ * result per example. `front(baseUrl)`, when given, starts something in front of the server (a
+ * validating proxy: scripts/prism-check.mjs) and resolves with `{ url, stop }`: the examples then
+ * call `url` instead of the server, but for those named in `direct`.
+ */
+export async function runExamples({ requested = [], front, direct = [] } = {}) {
+  const unknown = requested.filter((name) => !available.includes(name));
+  if (unknown.length > 0) throw new Error(`unknown example(s) ${unknown.join(', ')}; known: ${available.join(', ')}`);
+  const examples = (requested.length > 0 ? [...requested] : [...available]).sort(
+    (a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99),
   );
-  if (onboard.code !== 0) throw new Error(`onboarding failed (exit ${onboard.code})`);
-  const onboarding = JSON.parse(onboard.stdout);
-  log(`onboarded partner ${onboarding.partnerId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  const onboardingFile = path.join(work, 'onboarding.json');
-  writeFileSync(onboardingFile, JSON.stringify(onboarding));
+  const started = Date.now();
+  const work = mkdtempSync(path.join(tmpdir(), 'partner-examples-'));
+  const dataDir = path.join(work, 'data');
+  const partnerDomain = 'examples-partner.com';
+  let server;
+  let proxy;
+  const results = [];
+  try {
+    const [httpPort, dnsPort] = await Promise.all([freePort(), freeUdpPort()]);
+    const serverUrl = `http://127.0.0.1:${httpPort}`;
+    const serverEnv = {
+      DATA_DIR: dataDir,
+      NODE_ENV: 'test',
+      LOG_LEVEL: process.env.EXAMPLES_LOG_LEVEL ?? 'warn',
+      DATABASE_URL: '',
+    };
 
-  log(`starting the server on ${baseUrl} (embedded PGlite, DNS_SERVERS=127.0.0.1:${dnsPort})`);
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: serverDir,
-    env: {
-      ...process.env,
-      ...serverEnv,
-      PORT: String(httpPort),
-      HOST: '127.0.0.1',
-      DNS_SERVERS: `127.0.0.1:${dnsPort}`,
-      DNS_TIMEOUT_MS: '2000',
-      // The webhook receiver registers a loopback http URL; the monitor re-checks pending tags every
-      // second (the other examples verify by call, before or after the monitor: same effect).
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      TAG_RECHECK_SCHEDULE: '1s',
-      WEBHOOK_POLL_MS: '200',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (const signal of ['SIGINT', 'SIGTERM']) {
-    process.once(signal, () => {
-      server?.kill('SIGKILL');
-      rmSync(work, { recursive: true, force: true });
-      process.exit(1);
-    });
-  }
-  await waitReady(baseUrl, server);
-  log(`server ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    log(`onboarding a partner (${partnerDomain}) with \`partner onboard --json\` into ${dataDir}`);
+    const onboard = await run(
+      process.execPath,
+      [
+        path.join(serverDir, 'bin/partner.mjs'),
+        'onboard',
+        '--name',
+        'Examples Partner',
+        '--domain',
+        partnerDomain,
+        '--json',
+      ],
+      { cwd: serverDir, env: serverEnv },
+    );
+    if (onboard.code !== 0) throw new Error(`onboarding failed (exit ${onboard.code})`);
+    const onboarding = JSON.parse(onboard.stdout);
+    log(`onboarded partner ${onboarding.partnerId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const onboardingFile = path.join(work, 'onboarding.json');
+    writeFileSync(onboardingFile, JSON.stringify(onboarding));
 
-  for (const name of examples) {
-    const t0 = Date.now();
-    if (name === 'webhook-receiver') {
-      const ok = await webhookReceiverStep({ baseUrl, apiKey: onboarding.apiKey, dnsPort });
-      const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-      results.push({ name, ok, seconds });
-      log(`${ok ? 'PASS' : 'FAIL'} ${name} in ${seconds} s`);
-      continue;
-    }
-    log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
-    // The dashboard and the admin serve until stopped; --check seeds, checks its page and exits.
-    const args = name === 'merchant-dashboard' || name === 'merchant-admin' ? ['--check'] : [];
-    const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
+    log(`starting the server on ${serverUrl} (embedded PGlite, DNS_SERVERS=127.0.0.1:${dnsPort})`);
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: serverDir,
       env: {
-        PARTNER_BASE_URL: baseUrl,
-        // The SDK example reads the onboarding output; the others take the key from env.
-        ...(name === 'sdk-quickstart'
-          ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '' }
-          : { PARTNER_API_KEY: onboarding.apiKey, PARTNER_TEST_API_KEY: onboarding.testApiKey ?? '' }),
-        PARTNER_DOMAIN: partnerDomain,
-        EXAMPLE_DNS_PORT: String(dnsPort),
-        CUSTOM_DOMAIN: '',
+        ...process.env,
+        ...serverEnv,
+        PORT: String(httpPort),
+        HOST: '127.0.0.1',
+        DNS_SERVERS: `127.0.0.1:${dnsPort}`,
+        DNS_TIMEOUT_MS: '2000',
+        // The webhook receiver registers a loopback http URL; the monitor re-checks pending tags every
+        // second (the other examples verify by call, before or after the monitor: same effect).
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        TAG_RECHECK_SCHEDULE: '1s',
+        WEBHOOK_POLL_MS: '200',
       },
-      prefix: name,
+      stdio: ['ignore', 'ignore', 'inherit'],
     });
-    const seconds = ((Date.now() - t0) / 1000).toFixed(1);
-    results.push({ name, ok: code === 0, seconds });
-    log(`${code === 0 ? 'PASS' : `FAIL (exit ${code})`} ${name} in ${seconds} s`);
-  }
-} catch (error) {
-  log(`error: ${error instanceof Error ? error.message : String(error)}`);
-  results.push({ name: 'setup', ok: false, seconds: '0' });
-} finally {
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((resolve) => {
-      const force = setTimeout(() => server.kill('SIGKILL'), 10_000);
-      server.once('close', () => {
-        clearTimeout(force);
-        resolve();
+    for (const signal of ['SIGINT', 'SIGTERM']) {
+      process.once(signal, () => {
+        server?.kill('SIGKILL');
+        void proxy?.stop();
+        rmSync(work, { recursive: true, force: true });
+        process.exit(1);
       });
-    });
+    }
+    await waitReady(serverUrl, server);
+    log(`server ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    proxy = front ? await front(serverUrl) : undefined;
+    // What the examples call: the server, or what stands in front of it.
+    const baseUrl = proxy?.url ?? serverUrl;
+
+    for (const name of examples) {
+      const t0 = Date.now();
+      const apiUrl = direct.includes(name) ? serverUrl : baseUrl;
+      if (name === 'webhook-receiver') {
+        const ok = await webhookReceiverStep({ baseUrl: apiUrl, apiKey: onboarding.apiKey, dnsPort });
+        const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+        results.push({ name, ok, seconds });
+        log(`${ok ? 'PASS' : 'FAIL'} ${name} in ${seconds} s`);
+        continue;
+      }
+      log(`--- ${name}: pnpm --filter @partner/example-${name} start`);
+      // The servers run until stopped; --check makes each check its pages and exit.
+      const args = SERVERS.includes(name) ? ['--check'] : [];
+      const { code } = await run('pnpm', ['--silent', '--filter', `@partner/example-${name}`, 'start', ...args], {
+        env: {
+          PARTNER_BASE_URL: apiUrl,
+          // The demo shop's stand-in collector host talks to the server itself (collector hosts are
+          // routed by Host, which a proxy in front does not keep).
+          SHOP_COLLECTOR_URL: serverUrl,
+          ...(name === 'rest-curl'
+            ? { PARTNER_ONBOARDING_FILE: onboardingFile, PARTNER_API_KEY: '', PARTNER_TEST_API_KEY: '' }
+            : name === 'data-lifecycle'
+              ? { PARTNER_API_KEY: onboarding.apiKey, PARTNER_TEST_API_KEY: onboarding.testApiKey }
+              : { PARTNER_API_KEY: onboarding.testApiKey, PARTNER_TEST_API_KEY: '' }),
+          PARTNER_DOMAIN: partnerDomain,
+          EXAMPLE_DNS_PORT: String(dnsPort),
+          CUSTOM_DOMAIN: '',
+        },
+        prefix: name,
+      });
+      const seconds = ((Date.now() - t0) / 1000).toFixed(1);
+      results.push({ name, ok: code === 0, seconds });
+      log(`${code === 0 ? 'PASS' : `FAIL (exit ${code})`} ${name} in ${seconds} s`);
+    }
+  } catch (error) {
+    log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    results.push({ name: 'setup', ok: false, seconds: '0' });
+  } finally {
+    await proxy?.stop();
+    if (server && server.exitCode === null) {
+      server.kill('SIGTERM');
+      await new Promise((resolve) => {
+        const force = setTimeout(() => server.kill('SIGKILL'), 10_000);
+        server.once('close', () => {
+          clearTimeout(force);
+          resolve();
+        });
+      });
+    }
+    rmSync(work, { recursive: true, force: true });
   }
-  rmSync(work, { recursive: true, force: true });
+
+  const failed = results.filter((r) => !r.ok);
+  log(
+    `${results.length - failed.length}/${results.length} passed in ${((Date.now() - started) / 1000).toFixed(1)} s` +
+      (failed.length ? `; failed: ${failed.map((r) => r.name).join(', ')}` : ''),
+  );
+  return results;
 }
 
-const failed = results.filter((r) => !r.ok);
-log(
-  `${results.length - failed.length}/${results.length} passed in ${((Date.now() - started) / 1000).toFixed(1)} s` +
-    (failed.length ? `; failed: ${failed.map((r) => r.name).join(', ')}` : ''),
-);
-process.exit(failed.length === 0 && results.length > 0 ? 0 : 1);
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const results = await runExamples({ requested: process.argv.slice(2) }).catch((error) => {
+    console.error(`examples-smoke: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(2);
+  });
+  process.exit(results.length > 0 && results.every((r) => r.ok) ? 0 : 1);
+}

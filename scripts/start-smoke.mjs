@@ -2,7 +2,8 @@
 // The README's first command as a newcomer runs it: `pnpm start` on a fresh embedded database
 // (whatever `pnpm start` does: build, then run), wait for the start banner, run the curl the banner
 // prints exactly as printed (only `-w` added to read the status) and expect 201, check that the
-// /docs the banner points at answers, then stop it with Ctrl-C (SIGINT to its process group) within a deadline.
+// /docs the banner points at answers, run `pnpm example:sdk` after the banner's `export` line (the
+// quick start's second terminal), then stop it with Ctrl-C (SIGINT to its process group) within a deadline.
 //   node scripts/start-smoke.mjs        (.ci/run, right after `pnpm install`, before any build)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -69,6 +70,22 @@ try {
   const docs = docsUrl ? await fetch(docsUrl) : null;
   if (docs?.status !== 200) throw new Error(`the banner's /docs (${docsUrl}) answered ${docs?.status}`);
   log(`${docsUrl} answered 200`);
+  // The quick start's next step, in another terminal: the banner's export line, then an example,
+  // on a clone with nothing built (the example runs the SDK from source, the key is the test key).
+  const exportLine = output.text.split('\n').find((line) => line.trim().startsWith('export PARTNER_API_KEY='));
+  if (!exportLine) throw new Error('the banner prints no `export PARTNER_API_KEY=...` line');
+  log(`${exportLine.trim().replace(/mp_test_\S+/, 'mp_test_...')} && pnpm example:sdk`);
+  const example = spawnSync('bash', ['-c', `${exportLine.trim()} && pnpm --silent example:sdk`], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  if (example.status !== 0) {
+    throw new Error(
+      `pnpm example:sdk exited ${example.status}:\n${example.stdout.slice(-3000)}${example.stderr.slice(-3000)}`,
+    );
+  }
+  log('pnpm example:sdk passed');
 } catch (error) {
   failure = error;
 } finally {

@@ -2,11 +2,12 @@
 // request and erasure, a merchant moving domain, offboarding a merchant, and test mode's
 // simulated outcomes.
 //
-//   PARTNER_API_KEY=mp_live_... PARTNER_TEST_API_KEY=mp_test_... PARTNER_BASE_URL=http://localhost:3000 pnpm example:lifecycle
+//   PARTNER_API_KEY=mp_test_... pnpm example:lifecycle   # the test key the first `pnpm start` printed
+//   PARTNER_API_KEY=mp_live_... PARTNER_TEST_API_KEY=mp_test_... pnpm example:lifecycle
 //
-// PARTNER_DOMAIN is the partner's onboarded domain (tags under it are live at once). Without
-// PARTNER_TEST_API_KEY the test-mode part is skipped.
-import { type Erasure, NotFoundError, PartnerClient, UnprocessableEntityError } from '@partner/sdk';
+// PARTNER_DOMAIN is the partner's onboarded domain (tags under it are live at once). The test-mode
+// part runs with PARTNER_TEST_API_KEY, or with PARTNER_API_KEY when that is a test key.
+import { type Erasure, NotFoundError, PartnerClient, type TrackingEvent, UnprocessableEntityError } from '@partner/sdk';
 
 const step = (title: string) => console.log(`\n== ${title}`);
 
@@ -50,7 +51,9 @@ async function liveMode(client: PartnerClient, partnerDomain: string, runId: str
   );
 
   step("3. A visitor's access request: every event of muid_ada");
-  const ada = await client.events.list({ merchantId, muid: 'muid_ada' }).toArray({ limit: 100 });
+  // The export streams every matching event (NDJSON) in constant memory, however many there are.
+  const ada: TrackingEvent[] = [];
+  for await (const event of client.events.export({ merchantId, muid: 'muid_ada' })) ada.push(event);
   console.log(ada.map((event) => `${event.event_time}  ${event.event_name}  consent=${event.consent}`).join('\n'));
   check(ada.length === 2, `2 events of muid_ada, got ${ada.length}`);
 
@@ -115,13 +118,13 @@ async function testMode(testClient: PartnerClient, runId: string): Promise<void>
 
 const apiKey = process.env.PARTNER_API_KEY;
 if (!apiKey) {
-  console.error('Set PARTNER_API_KEY (the demo key printed at the first `pnpm start`).');
+  console.error('Set PARTNER_API_KEY: the test key (mp_test_...) the first `pnpm start` printed, or a key of yours.');
   process.exit(1);
 }
 const baseURL = process.env.PARTNER_BASE_URL || 'http://localhost:3000';
 const runId = Date.now().toString(36);
 await liveMode(new PartnerClient({ apiKey, baseURL }), process.env.PARTNER_DOMAIN || 'demo-partner.example', runId);
-const testKey = process.env.PARTNER_TEST_API_KEY;
+const testKey = process.env.PARTNER_TEST_API_KEY || (apiKey.startsWith('mp_test_') ? apiKey : undefined);
 if (testKey) await testMode(new PartnerClient({ apiKey: testKey, baseURL }), runId);
 else console.log('\n(no PARTNER_TEST_API_KEY: test mode skipped)');
 console.log('\ndone');

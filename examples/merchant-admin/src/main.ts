@@ -2,7 +2,7 @@
 // page, on its own origin, that embeds <partner-tags-dashboard> from @partner/elements. The page
 // fetches its session from POST /api/session; the element renews it there before it expires.
 //
-//   PARTNER_API_KEY=mp_live_... PARTNER_BASE_URL=http://localhost:3000 pnpm example:admin
+//   PARTNER_API_KEY=mp_test_... pnpm example:admin   # the test key the first `pnpm start` printed
 //   MERCHANT_ID=<uuid> pnpm example:admin       # an existing merchant instead of demo data
 //
 // Without MERCHANT_ID (or with --seed) it first creates a demo merchant with a preverified tag and

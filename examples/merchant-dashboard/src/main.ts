@@ -2,7 +2,7 @@
 // the SDK and serves one page that shows them (summary against the previous 30 days, a daily
 // chart, top pages and sources). The API key stays here; the page reads /api/dashboard.
 //
-//   PARTNER_API_KEY=mp_live_... PARTNER_BASE_URL=http://localhost:3000 pnpm example:dashboard
+//   PARTNER_API_KEY=mp_test_... pnpm example:dashboard   # the test key the first `pnpm start` printed
 //   MERCHANT_ID=<uuid> pnpm example:dashboard       # an existing merchant instead of demo data
 //
 // Without MERCHANT_ID (or with --seed) it first creates a demo merchant with a preverified tag

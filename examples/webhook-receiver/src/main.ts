@@ -4,7 +4,7 @@
 // a `webhook.test` event right after registering, so the wiring is proven at once; Ctrl-C removes
 // the registration.
 //
-//   PARTNER_API_KEY=mp_live_... PARTNER_BASE_URL=http://localhost:3000 pnpm example:webhooks
+//   PARTNER_API_KEY=mp_test_... pnpm example:webhooks   # server started with WEBHOOK_ALLOW_PRIVATE_URLS=true
 //
 // A loopback URL (http://127.0.0.1:...) is refused by the API unless the server runs with
 // WEBHOOK_ALLOW_PRIVATE_URLS=true (development only): production endpoints are https on a public

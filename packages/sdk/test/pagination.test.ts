@@ -1,6 +1,6 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { Page, PagePromise, PartnerError, type TrackingEvent } from '../src/index.js';
+import { Page, PagePromise, type PartnerClient, PartnerError, type TrackingEvent } from '../src/index.js';
 import { BASE_URL, type Captured, capture, makeClient, reply, server, useMsw, useRecordedSleep } from './helpers.js';
 
 useMsw();
@@ -62,6 +62,50 @@ function serveEvents(items: TrackingEvent[], envelope: Envelope, opts: { key?: s
 }
 
 const all = Array.from({ length: 7 }, (_, i) => event(i + 1));
+
+/** Every list method of the client, with its path, the body key of its items and their id field. */
+const LIST_METHODS: Array<[string, string, string, string, (c: PartnerClient) => PagePromise<unknown>]> = [
+  ['merchants.list', '/v1/partners/merchant', 'merchants', 'merchantId', (c) => c.merchants.list({ limit: 1 })],
+  ['events.list', '/v1/partners/events', 'events', 'id', (c) => c.events.list({ merchantId: MERCHANT_ID, limit: 1 })],
+  ['webhooks.list', '/v1/partners/webhooks', 'webhooks', 'webhookId', (c) => c.webhooks.list({ limit: 1 })],
+  [
+    'webhooks.deliveries.list',
+    '/v1/partners/webhooks/w1/deliveries',
+    'deliveries',
+    'deliveryId',
+    (c) => c.webhooks.deliveries.list('w1', { limit: 1 }),
+  ],
+];
+
+describe('one pagination shape for every list method', () => {
+  it.each(LIST_METHODS)('%s', async (_, path, key, idField, list) => {
+    server.use(
+      http.get(`${BASE_URL}${path}`, ({ request }) => {
+        const page = Number(new URL(request.url).searchParams.get('page') ?? 1);
+        const pagination = { currentPage: page, itemsPerPage: 1, totalItems: 2, totalPages: 2 };
+        return reply({ [key]: [{ [idField]: `item-${page}` }], pagination });
+      }),
+    );
+    const client = makeClient({ prefetchPages: false });
+    const ids = (items: unknown[]) => items.map((item) => (item as Record<string, string>)[idField]);
+    // The call is a promise of the first page...
+    const promise = list(client);
+    expect(promise).toBeInstanceOf(PagePromise);
+    const first = await promise;
+    expect(first).toBeInstanceOf(Page);
+    expect([ids(first.data), first.hasNextPage()]).toEqual([['item-1'], true]);
+    const second = await first.getNextPage();
+    expect([ids(second.data), second.hasNextPage()]).toEqual([['item-2'], false]);
+    // ...that is also async-iterable over every item of every page.
+    const items: unknown[] = [];
+    for await (const item of list(client)) items.push(item);
+    expect(ids(items)).toEqual(['item-1', 'item-2']);
+    const pages: unknown[][] = [];
+    for await (const page of first.iterPages()) pages.push(ids(page.data));
+    expect(pages).toEqual([['item-1'], ['item-2']]);
+    expect(ids(await list(client).toArray({ limit: 10 }))).toEqual(['item-1', 'item-2']);
+  });
+});
 
 describe('pagination', () => {
   it.each<Envelope>(['primary', 'alternative', 'no-flags', 'none'])(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import pkg from '../package.json' with { type: 'json' };
-import { VERSION } from '../src/index.js';
+import { type PartnerClient, VERSION } from '../src/index.js';
 import { API_KEY, type Captured, makeClient, reply, sequence, server, UUID_V4, useMsw } from './helpers.js';
 
 useMsw();
@@ -46,6 +46,28 @@ describe('request shapes', () => {
     server.use(handler);
     await makeClient().merchants.list();
     expect(seen[0]?.url.search).toBe('');
+  });
+
+  it.each([
+    [
+      'webhooks.rotateSecret',
+      '/v1/partners/webhooks/w1/rotate-secret',
+      (c: PartnerClient) => c.webhooks.rotateSecret('w1'),
+    ],
+    ['webhooks.test', '/v1/partners/webhooks/w1/test', (c: PartnerClient) => c.webhooks.test('w1')],
+    [
+      'webhooks.deliveries.retry',
+      '/v1/partners/webhooks/w1/deliveries/d1/retry',
+      (c: PartnerClient) => c.webhooks.deliveries.retry('w1', 'd1'),
+    ],
+  ])('%s POSTs no body and no Content-Type (the operation has no body)', async (_, path, call) => {
+    const { handler, seen } = sequence('post', path, [() => reply({}, { status: 202 })]);
+    server.use(handler);
+    await call(makeClient());
+    const req = seen[0] as Captured;
+    expect(req.body).toBeUndefined();
+    expect(req.headers.get('content-type')).toBeNull();
+    expect(req.headers.get('idempotency-key')).toMatch(UUID_V4);
   });
 
   it('merchants.create sends POST with {name} and returns {merchantId}', async () => {

@@ -17,11 +17,13 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.DnsCheckDetails>().toEqualTypeOf<Schemas.DnsCheckDetails>();
     expectTypeOf<Sdk.DnsCheckReason>().toEqualTypeOf<Schemas.DnsCheckReason>();
     expectTypeOf<NonNullable<Sdk.APIError['details']>>().toEqualTypeOf<NonNullable<Schemas.ErrorBody['details']>>();
-    expectTypeOf<Sdk.TrackingEvent>().toEqualTypeOf<Schemas.TrackingEvent>();
+    // `data` is the SDK's own (raw_data parsed): the rest is the wire's.
+    expectTypeOf<Omit<Sdk.TrackingEvent, 'data'>>().toEqualTypeOf<Schemas.TrackingEvent>();
+    expectTypeOf<Sdk.TrackingEvent['data']>().toEqualTypeOf<unknown>();
     expectTypeOf<Sdk.Erasure>().toEqualTypeOf<Schemas.Erasure>();
     expectTypeOf<Sdk.EventConsent>().toEqualTypeOf<Schemas.EventConsent>();
     expectTypeOf<Sdk.TagConsentMode>().toEqualTypeOf<Schemas.TagConsentMode>();
-    expectTypeOf<Sdk.StreamedEvent>().toEqualTypeOf<Schemas.StreamedEvent>();
+    expectTypeOf<Omit<Sdk.StreamedEvent, 'data'>>().toEqualTypeOf<Schemas.StreamedEvent>();
     expectTypeOf<Sdk.StatsSummary>().toEqualTypeOf<Schemas.StatsSummaryResponse>();
     expectTypeOf<Sdk.StatsTimeseries>().toEqualTypeOf<Schemas.StatsTimeseriesResponse>();
     expectTypeOf<Sdk.StatsBreakdown>().toEqualTypeOf<Schemas.StatsBreakdownResponse>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError, NotFoundError, type StatsSummary, type StatsTimeseries } from '../src/index.js';
+import { BadRequestError, NotFoundError, PartnerError, type StatsSummary, type StatsTimeseries } from '../src/index.js';
 import { makeClient, reply, sequence, server, useMsw } from './helpers.js';
 
 useMsw();
@@ -92,5 +92,65 @@ describe('client.stats', () => {
       .catch((e) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error.message).toContain('timezone');
+  });
+
+  it.each([
+    // After the clocks went back on 1 November: 03:30 UTC is 22:30 the evening before in New York.
+    ['America/New_York', '2026-11-02T03:30:00Z', '2026-11-08T12:00:00Z', '2026-11-01', '2026-11-08'],
+    // Tokyo is ahead: 20:00 UTC on 31 October is already 1 November there.
+    ['Asia/Tokyo', '2026-10-31T20:00:00Z', '2026-11-07T14:59:59Z', '2026-11-01', '2026-11-07'],
+    ['UTC', '2026-11-01T00:00:00Z', '2026-11-07T23:59:59.999Z', '2026-11-01', '2026-11-07'],
+  ])('sends a Date as its calendar date in the call’s zone (%s)', async (timezone, start, end, startDate, endDate) => {
+    const { handler, seen } = sequence('get', '/v1/partners/stats/timeseries', [
+      () => reply({ range: RANGE, interval: 'day', points: [] }),
+    ]);
+    server.use(handler);
+    await makeClient().stats.timeseries({
+      merchantId: MERCHANT_ID,
+      startDate: new Date(start),
+      endDate: new Date(end),
+      timezone,
+    });
+    expect(Object.fromEntries(seen[0]?.url.searchParams ?? [])).toEqual({
+      merchantId: MERCHANT_ID,
+      startDate,
+      endDate,
+      timezone,
+    });
+  });
+
+  it('reads a Date in UTC when no zone is given, as the server reads the dates, and mixes with strings', async () => {
+    const { handler, seen } = sequence('get', '/v1/partners/stats/summary', [
+      () => reply({ range: RANGE, totals: TOTALS, previous: null }),
+    ]);
+    server.use(handler);
+    // 23:30 in New York on 1 November is 04:30 UTC on the 2nd.
+    await makeClient().stats.summary({
+      merchantId: MERCHANT_ID,
+      startDate: '2026-10-26',
+      endDate: new Date('2026-11-01T23:30:00-05:00'),
+    });
+    expect(Object.fromEntries(seen[0]?.url.searchParams ?? [])).toEqual({
+      merchantId: MERCHANT_ID,
+      startDate: '2026-10-26',
+      endDate: '2026-11-02',
+    });
+  });
+
+  it('rejects an invalid Date, or a Date with a zone Intl does not know, before sending anything', async () => {
+    const { handler, seen } = sequence('get', '/v1/partners/stats/summary', [() => reply({})]);
+    server.use(handler);
+    const client = makeClient();
+    const invalid = await client.stats
+      .summary({ merchantId: MERCHANT_ID, startDate: new Date('nope'), endDate: '2026-11-07' })
+      .catch((e) => e);
+    expect(invalid).toBeInstanceOf(PartnerError);
+    expect(invalid.message).toContain('startDate');
+    const zone = await client.stats
+      .summary({ merchantId: MERCHANT_ID, startDate: new Date(), endDate: new Date(), timezone: 'Mars/Olympus' })
+      .catch((e) => e);
+    expect(zone).toBeInstanceOf(PartnerError);
+    expect(zone.message).toContain('Mars/Olympus');
+    expect(seen).toHaveLength(0);
   });
 });

@@ -80,7 +80,10 @@ describe('client.events.stream', () => {
       got.push(e);
       if (got.length === 2) controller.abort();
     }
-    expect(got).toEqual([event(1), event(2, 'Purchase')]);
+    expect(got).toEqual([
+      { ...event(1), data: {} },
+      { ...event(2, 'Purchase'), data: {} },
+    ]);
     expect(stream.lastEventId).toBe('2');
     expect(seen).toHaveLength(1);
     const url = new URL(seen[0]?.url ?? '');

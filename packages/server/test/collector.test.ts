@@ -289,6 +289,13 @@ describe('POST /e', () => {
     }
     const form = await postEvents(server.url, host, 'a=b', { 'content-type': 'application/x-www-form-urlencoded' });
     expect(form.status).toBe(415);
+    expect(form.json).toEqual({
+      message: 'Content-Type must be application/json or text/plain',
+      code: 'VALIDATION_ERROR',
+    });
+    // The tag always sends a type (text/plain, from fetch or sendBeacon with a string body): none is refused.
+    const untyped = await rawRequest(server.url, { method: 'POST', path: '/e', host, body: '{}' });
+    expect(untyped.status).toBe(415);
     expect((await rawRequest(server.url, { method: 'GET', path: '/e', host })).status).toBe(404);
   });
 

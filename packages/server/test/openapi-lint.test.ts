@@ -146,10 +146,23 @@ describe('the OpenAPI document: descriptions, examples, headers (every operation
     }
   });
 
-  it('declares text/plain on /v1/collect (navigator.sendBeacon)', () => {
-    const content = doc.paths['/v1/collect'].post.requestBody.content;
-    expect(Object.keys(content).sort()).toEqual(['application/json', 'text/plain']);
-    expect(JSON.parse(content['text/plain'].example)).toEqual(content['application/json'].example);
+  it('declares JSON bodies only, and 415 on every operation that reads a body', () => {
+    for (const { name, method, op } of operations) {
+      if (op.requestBody) expect(Object.keys(op.requestBody.content), name).toEqual(['application/json']);
+      if (method !== 'get') expect(Object.keys(op.responses), name).toContain('415');
+    }
+  });
+
+  it.each([
+    ['/v1/partners/events/stream', 'text/event-stream', 'StreamFrame'],
+    ['/v1/partners/events/export', 'application/x-ndjson', 'ExportLine'],
+  ])('describes %s as text, item by item (x-itemSchema)', (path, mediaType, item) => {
+    const media = doc.paths[path].get.responses['200'].content[mediaType];
+    // Never a JSON array: generic tools would parse the body as one.
+    expect(media.schema).toMatchObject({ type: 'string', contentMediaType: mediaType });
+    expect(media['x-itemSchema']).toEqual({ $ref: `#/components/schemas/${item}` });
+    expect(media.schema.contentSchema).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${item}` } });
+    expect(typeof media.example).toBe('string');
   });
 
   it('describes the event stream with a referenced, valid StreamedEvent', () => {
@@ -166,7 +179,7 @@ describe('the OpenAPI document: descriptions, examples, headers (every operation
       }
       for (const value of Object.values(node as Json)) walk(value);
     };
-    walk(ok.schema);
+    walk(ok['x-itemSchema']);
     expect([...seen]).toContain('#/components/schemas/StreamedEvent');
     const event = {
       id: 'evt_1',

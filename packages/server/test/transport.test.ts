@@ -150,17 +150,19 @@ describe('request bodies', () => {
     expect(res.text).not.toMatch(/Unexpected token|position \d+/);
   });
 
-  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8'])(
-    'accepts Content-Type %s',
-    async (contentType) => {
-      const res = await api(server, key()).post(
-        '/v1/partners/merchant',
-        { name: 'Typed' },
-        { 'content-type': contentType },
-      );
-      expect(res.status).toBe(201);
-    },
-  );
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON;charset=UTF-8',
+    'application/vnd.api+json; charset=utf-8',
+  ])('accepts Content-Type %s', async (contentType) => {
+    const res = await api(server, key()).post(
+      '/v1/partners/merchant',
+      { name: 'Typed' },
+      { 'content-type': contentType },
+    );
+    expect(res.status).toBe(201);
+  });
 
   it('reads UTF-8 names intact', async () => {
     const name = 'Café Zürich 東京 🛒';
@@ -179,10 +181,32 @@ describe('request bodies', () => {
       () => ({ body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
     ],
     ['application/xml', () => ({ body: '<name>x</name>', headers: { 'content-type': 'application/xml' } })],
+    // JSON sent as text (what fetch sends for a string body without a type): refused, as the document says.
+    ['text/plain JSON', () => ({ body: '{"name":"x"}', headers: { 'content-type': 'text/plain;charset=UTF-8' } })],
   ])('answers %s with 415 { message, code }', async (_, init) => {
     const res = await api(server, key()).request('POST', '/v1/partners/merchant', init());
     expect(res.status).toBe(415);
-    expect(res.body).toEqual({ message: expect.any(String), code: expect.any(String) });
+    expect(res.body).toEqual({ message: 'Content-Type must be application/json', code: 'VALIDATION_ERROR' });
+  });
+
+  it.each([
+    ['POST', '/v1/partners/merchant'],
+    ['PATCH', '/v1/partners/settings'],
+    ['POST', '/v1/collect'],
+  ])('answers a %s %s body without Content-Type, and text/plain, with 415', async (method, path) => {
+    const body = path === '/v1/collect' ? `{"tagId":"${randomUUID()}","events":[]}` : '{"name":"x"}';
+    const auth = { authorization: `Bearer ${key()}` };
+    const untyped = await rawJson(method, path, body, auth);
+    expect(untyped.status).toBe(415);
+    expect(JSON.parse(untyped.text)).toEqual({ message: expect.any(String), code: 'VALIDATION_ERROR' });
+    const text = await rawJson(method, path, body, { ...auth, 'content-type': 'text/plain' });
+    expect(text.status).toBe(415);
+  });
+
+  it('reads a request without a body and without Content-Type as an empty JSON object', async () => {
+    const res = await rawJson('POST', '/v1/partners/merchant', undefined, { authorization: `Bearer ${key()}` });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text)).toEqual({ message: expect.stringContaining('name'), code: 'VALIDATION_ERROR' });
   });
 
   it('answers a body over 1 MB with 413 { message, code }', async () => {
@@ -323,3 +347,25 @@ describe('database failure', () => {
     expect(leaksInternals(clientError.message)).toBe(false);
   });
 });
+
+/** One request with exactly the headers given (fetch would add a text/plain type to a string body). */
+function rawJson(
+  method: string,
+  path: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(path, server.url), { method, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.setHeader('content-length', Buffer.byteLength(body));
+    req.end(body);
+  });
+}

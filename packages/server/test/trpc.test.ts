@@ -61,6 +61,7 @@ describe('through createCaller', () => {
       domain: partner.domain,
       record: { type: 'CNAME', name: expect.stringMatching(/^edge-/), value: server.dns.targetHost, ttl: 300 },
       status: 'active',
+      livemode: true,
       message: 'New tag created successfully',
       consentMode: 'none',
       respectGpc: true,

@@ -111,6 +111,7 @@ export const GenerateTagResponse = z
     }),
     record: DnsRecord,
     status: TagStatus,
+    livemode: Livemode,
     message: z.enum([TAG_CREATED_MESSAGE, TAG_EXISTING_MESSAGE]),
     ...TagConsentFields,
   })

@@ -23,7 +23,8 @@ export type ErrorCode =
   | 'SESSION_SCOPE'
   | 'TEST_MODE_ONLY'
   | 'TAG_STATE_CONFLICT'
-  | 'CLICKHOUSE_URL_REQUIRED';
+  | 'CLICKHOUSE_URL_REQUIRED'
+  | 'STATS_OFF';
 
 import type { DnsCheckDetails } from '../resources/dns-check.js';
 import { parseRateLimit, type RateLimit } from './rate-limit.js';

@@ -56,6 +56,8 @@ export interface PageSource<T> {
   limit: number;
   /** A stable identifier of an item, used to notice a page that repeats the previous one. */
   idOf(item: T): string;
+  /** Completes each item as it is read (events: `data` beside `raw_data`). */
+  prepare?(item: T): T;
 }
 
 function itemsOf<T>(body: unknown, key: string): T[] {
@@ -85,7 +87,9 @@ function fetchPage<T>(
 /** Wraps the body of page `page`. */
 function pageFrom<T>(source: PageSource<T>, page: number, fetched: Fetched, previousKey: string | null): Page<T> {
   const { body } = fetched;
-  const data = itemsOf<T>(body, source.itemsKey);
+  const items = itemsOf<T>(body, source.itemsKey);
+  const { prepare } = source;
+  const data = prepare ? items.map((item) => prepare(item)) : items;
   const raw = body !== null && typeof body === 'object' ? (body as Record<string, unknown>).pagination : undefined;
   const pagination = normalizePagination(raw, { page, limit: source.limit, itemCount: data.length });
   const { response, receivedAt } = fetched.raw;

@@ -3,7 +3,7 @@ import { makeAPIError } from '../core/make-error.js';
 import { callHeaders, type RequestOptions, type Transport } from '../core/request.js';
 import { isRetryableStatus, retryDelayMs } from '../core/retry.js';
 import { buildQuery } from '../internal/query.js';
-import type { TrackingEvent } from './tracking-event.js';
+import { type TrackingEvent, withData } from './tracking-event.js';
 
 export interface EventExportParams {
   merchantId: string;
@@ -138,7 +138,7 @@ export class EventExport implements AsyncIterable<TrackingEvent> {
             throw this.#cut((value as { error?: { message?: string } }).error?.message);
           }
           this.#lastId = value.id;
-          yield value;
+          yield withData(value);
         }
         buffer = buffer.slice(start);
       }

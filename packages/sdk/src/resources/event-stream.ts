@@ -1,7 +1,7 @@
 import { callHeaders, type RequestOptions, type Transport } from '../core/request.js';
 import { reconnectingSSE } from '../core/sse.js';
 import { buildQuery } from '../internal/query.js';
-import type { TrackingEvent } from './tracking-event.js';
+import { type TrackingEvent, withData } from './tracking-event.js';
 
 /** A streamed event: the event list's fields plus `seq`, its ingestion-order id. */
 export interface StreamedEvent extends TrackingEvent {
@@ -78,7 +78,7 @@ export class EventStream implements AsyncIterable<StreamedEvent> {
     );
     for await (const message of messages) {
       if (message.event !== 'event') continue;
-      const event = JSON.parse(message.data) as StreamedEvent;
+      const event = withData(JSON.parse(message.data) as StreamedEvent);
       if (message.id !== undefined) this.#lastEventId = message.id;
       yield event;
     }

@@ -5,7 +5,7 @@ import { makeIdempotencyKey } from '../internal/idempotency.js';
 import { buildQuery } from '../internal/query.js';
 import { EventExport, type EventExportOptions, type EventExportParams } from './event-export.js';
 import { EventStream, type EventStreamOptions, type EventStreamParams } from './event-stream.js';
-import type { TrackingEvent } from './tracking-event.js';
+import { type TrackingEvent, withData } from './tracking-event.js';
 
 export interface EventListParams {
   merchantId: string;
@@ -123,6 +123,7 @@ export class Events {
         itemsKey: 'events',
         limit: params.limit ?? DEFAULT_LIMIT,
         idOf: (event) => event.id,
+        prepare: withData,
         prefetch: this.#transport.prefetchPages,
         fetch: (page, cursor, hooks) =>
           this.#transport.getPage(

@@ -1,17 +1,22 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { RequestOptions, Transport } from '../core/request.js';
+import { calendarDate } from '../internal/dates.js';
 import { buildQuery } from '../internal/query.js';
 
 export type StatsInterval = 'hour' | 'day' | 'week' | 'month';
 export type StatsDimension = 'event_name' | 'path' | 'referrer' | 'utm_source' | 'utm_medium' | 'utm_campaign';
 
-/** The range and filter every stats call takes. */
+/**
+ * The range and filter every stats call takes. The dates are local dates in `timezone`: a string
+ * `YYYY-MM-DD` is sent as given; a `Date` is sent as the calendar date it falls on in `timezone`
+ * (default UTC), so `new Date()` means "today" where the merchant is.
+ */
 export interface StatsParams {
   merchantId: string;
-  /** First day, inclusive, `YYYY-MM-DD` in `timezone`. */
-  startDate: string;
-  /** Last day, inclusive, `YYYY-MM-DD` in `timezone`; at most 400 days counting both ends. */
-  endDate: string;
+  /** First day, inclusive: `YYYY-MM-DD` in `timezone`, or a `Date` (its calendar date there). */
+  startDate: Date | string;
+  /** Last day, inclusive, as `startDate`; at most 400 days counting both ends. */
+  endDate: Date | string;
   /** IANA zone the dates and intervals are read in (server default `UTC`). */
   timezone?: string;
   /** Event names to count (all when absent). */
@@ -121,10 +126,12 @@ export class Stats {
   ): APIPromise<T> {
     let query: URLSearchParams;
     try {
+      // The server's default zone is UTC: a Date without a zone is read there too.
+      const zone = params.timezone ?? 'UTC';
       query = buildQuery({
         merchantId: params.merchantId,
-        startDate: params.startDate,
-        endDate: params.endDate,
+        startDate: calendarDate(params.startDate, zone, 'startDate'),
+        endDate: calendarDate(params.endDate, zone, 'endDate'),
         timezone: params.timezone,
         events: typeof params.events === 'string' ? params.events.split(',') : params.events,
         ...extra,

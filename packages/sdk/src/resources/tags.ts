@@ -68,6 +68,8 @@ export interface TagGenerateResponse extends TagConsentSettings {
   record: DnsRecord;
   /** `active` on a preverified domain, `inactive` on a custom domain until verified. */
   status: TagStatus;
+  /** `false` in test mode (reached with an `mp_test_` key), as on the tag itself. */
+  livemode: boolean;
   message: 'New tag created successfully' | 'Existing tag retrieved';
 }
 

@@ -338,7 +338,7 @@ export class WebhookDeliveries {
   retry(webhookId: string, deliveryId: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
     return this.#transport.post(
       `${endpointPath(webhookId)}/deliveries/${encodeURIComponent(deliveryId)}/retry`,
-      {},
+      undefined,
       options,
     );
   }
@@ -393,12 +393,13 @@ export class Webhooks {
 
   /** `POST /v1/partners/webhooks/{webhookId}/rotate-secret`: a new secret; the old one signs too for 24 h. */
   rotateSecret(webhookId: string, options?: RequestOptions): APIPromise<WebhookRotateSecretResponse> {
-    return this.#transport.post(`${endpointPath(webhookId)}/rotate-secret`, {}, options);
+    // No body: the operation has none (a body there is undocumented).
+    return this.#transport.post(`${endpointPath(webhookId)}/rotate-secret`, undefined, options);
   }
 
   /** `POST /v1/partners/webhooks/{webhookId}/test`: queues a `webhook.test` event (202) and answers its delivery. */
   test(webhookId: string, options?: RequestOptions): APIPromise<WebhookDelivery> {
-    return this.#transport.post(`${endpointPath(webhookId)}/test`, {}, options);
+    return this.#transport.post(`${endpointPath(webhookId)}/test`, undefined, options);
   }
 
   /**

@@ -12,7 +12,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   UNAUTHORIZED: 'missing, malformed, unknown or revoked API key',
   BEARER_TOKEN_MISSING: 'no bearer token',
   VALIDATION_ERROR: 'invalid request parameters or body',
-  UNSUPPORTED_MEDIA_TYPE: 'the body is not JSON',
+  UNSUPPORTED_MEDIA_TYPE: 'the body is not sent as JSON (`Content-Type: application/json`, parameters allowed)',
   DNS_VERIFICATION_FAILED: 'the CNAME record is missing or points elsewhere',
   TAG_CONFIGURATION_INCOMPLETE: 'tag configuration incomplete',
   PAYLOAD_TOO_LARGE: 'body over 1 MB',
@@ -55,7 +55,8 @@ const BODY_REASONS: ErrorReason[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARG
  */
 function layerReasons(method: string, isPartnerOperation: boolean): ErrorReason[] {
   const reasons: ErrorReason[] = ['RATE_LIMITED', 'DATABASE_UNAVAILABLE'];
-  if (method === 'post') reasons.push(...BODY_REASONS);
+  // Every method but GET has its body read (transport/rest/rest-handler.ts): a wrong type or size answers.
+  if (method !== 'get') reasons.push(...BODY_REASONS);
   if (method === 'post' && isPartnerOperation) reasons.push('IDEMPOTENCY_KEY_REUSED');
   // Any partner operation answers a merchant session token beyond its scope with 403.
   if (isPartnerOperation) reasons.push('SESSION_SCOPE');
@@ -328,7 +329,7 @@ function addComponents(doc: Doc): void {
   };
 }
 
-/** One procedure's operation as the API answers it: success status, error responses, idempotency, text/plain body, security. */
+/** One procedure's operation as the API answers it: success status, error responses, idempotency, security. */
 function completeProcedureOperation(doc: Doc, meta: Meta): void {
   const openapi = meta.openapi;
   if (!openapi) return;
@@ -346,19 +347,6 @@ function completeProcedureOperation(doc: Doc, meta: Meta): void {
   if (idempotent) {
     operation.parameters = [...((operation.parameters as unknown[] | undefined) ?? []), IDEMPOTENCY_KEY_PARAMETER];
   }
-  if (method === 'post' && meta.acceptsTextPlain) {
-    const body = operation.requestBody as { content: Record<string, Record<string, unknown>> };
-    const json = body.content['application/json'];
-    body.content['text/plain'] = {
-      schema: {
-        type: 'string',
-        description:
-          'The same JSON document as `application/json`, sent as `text/plain` (what `navigator.sendBeacon` and CORS-simple requests can send).',
-        contentMediaType: 'application/json',
-        contentSchema: json?.schema,
-      },
-    };
-  }
   operation.responses = {
     // 204: no body (the generator always describes one).
     [successStatus]: successStatus === '204' ? { description: 'No content.' } : success,
@@ -366,12 +354,6 @@ function completeProcedureOperation(doc: Doc, meta: Meta): void {
   };
   finishOperation(doc, operation, { rateLimited: true, idempotent, public: !isPartnerOperation });
   if (meta.sessionAccess) operation.security = [{ Authorization: [] }, { MerchantSession: [] }];
-  const textPlain = (operation.requestBody as { content: Record<string, Record<string, unknown>> } | undefined)
-    ?.content?.['text/plain'];
-  if (textPlain)
-    textPlain.example = JSON.stringify(
-      exampleFor((textPlain.schema as Record<string, unknown>).contentSchema, doc as never),
-    );
 }
 
 /** The tags the operations use, sorted, with their descriptions. */

@@ -24,8 +24,6 @@ export interface Meta extends OpenApiMeta {
   errors?: ErrorReason[];
   /** The description of the success response in the OpenAPI document (default "Successful response"). */
   successDescription?: string;
-  /** The REST body may also be sent as `text/plain` JSON (declared in the document; e.g. for `sendBeacon`). */
-  acceptsTextPlain?: boolean;
   /** The success response carries `Link: <...>; rel="next"` when another page follows (declared in the document). */
   nextLink?: boolean;
   /**

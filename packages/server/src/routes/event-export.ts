@@ -64,12 +64,18 @@ export const EVENT_EXPORT_ROUTE = declareRoute({
       },
       content: {
         'application/x-ndjson': {
+          // Text, read line by line. `x-itemSchema` is OpenAPI 3.2's `itemSchema` (one line), prefixed
+          // while the document is 3.1 (docs/decisions/transport-rest-trpc-openapi.md); `contentSchema`
+          // says the same in 3.1's terms, the lines in order.
           schema: {
-            type: 'array',
-            description: 'The lines of the body, in order (each one JSON document followed by a newline).',
-            items: { $ref: '#/components/schemas/ExportLine' },
+            type: 'string',
+            description:
+              'Newline-delimited JSON: one JSON document per line, each an `ExportLine` (`x-itemSchema`), the last one the `ExportSummary`.',
+            contentMediaType: 'application/x-ndjson',
+            contentSchema: { type: 'array', items: { $ref: '#/components/schemas/ExportLine' } },
           },
-          example: EXAMPLE_LINES,
+          'x-itemSchema': { $ref: '#/components/schemas/ExportLine' },
+          example: `${EXAMPLE_LINES.map((line) => JSON.stringify(line)).join('\n')}\n`,
         },
       },
     },

@@ -13,12 +13,17 @@ const EXAMPLE_EVENT = {
 
 const SEQ_PATTERN = '^\\d{1,15}$';
 
+/** An event frame as it is written on the wire. */
+const frameText = (id: string, event: string, data: unknown) =>
+  `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+
 /**
  * `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription
- * (trpc-to-openapi cannot describe subscriptions). OpenAPI 3.1 has no schema for the items of a
- * `text/event-stream` (3.2's `itemSchema`), so the stream is described as what it carries: a
- * sequence of SSE frames (`StreamFrame`, an event frame whose `data` is a `StreamedEvent`, or the
- * final error frame), which a generator can type.
+ * (trpc-to-openapi cannot describe subscriptions). The body is text (`contentSchema`: its frames in
+ * order); each frame is described by `x-itemSchema` (OpenAPI 3.2's `itemSchema`, prefixed while
+ * the document is 3.1; see event-export.ts): a `StreamFrame`
+ * as 3.2 models an SSE event, fields `id`, `event` and `data`, whose text is a `StreamedEvent` (or
+ * the final error frame's `Error`) as JSON.
  */
 export const EVENT_STREAM_ROUTE = declareRoute({
   name: 'event stream',
@@ -84,11 +89,13 @@ export const EVENT_STREAM_ROUTE = declareRoute({
       content: {
         'text/event-stream': {
           schema: {
-            type: 'array',
-            description: 'The frames of the stream, in order.',
-            items: { $ref: '#/components/schemas/StreamFrame' },
+            type: 'string',
+            description: 'Server-Sent Events: frames separated by a blank line, each a `StreamFrame` (`x-itemSchema`).',
+            contentMediaType: 'text/event-stream',
+            contentSchema: { type: 'array', items: { $ref: '#/components/schemas/StreamFrame' } },
           },
-          example: [{ id: '1042', event: 'event', data: EXAMPLE_EVENT }],
+          'x-itemSchema': { $ref: '#/components/schemas/StreamFrame' },
+          example: `: ping\n\n${frameText('1042', 'event', EXAMPLE_EVENT)}`,
         },
       },
     },
@@ -112,8 +119,14 @@ export const EVENT_STREAM_ROUTE = declareRoute({
                 'The `seq` of the event: send it back as `Last-Event-ID` (or `lastEventId`) to resume after it.',
             },
             event: { type: 'string', const: 'event' },
-            data: { $ref: '#/components/schemas/StreamedEvent' },
+            data: {
+              type: 'string',
+              description: 'The event as JSON.',
+              contentMediaType: 'application/json',
+              contentSchema: { $ref: '#/components/schemas/StreamedEvent' },
+            },
           },
+          example: { id: '1042', event: 'event', data: JSON.stringify(EXAMPLE_EVENT) },
         },
       },
       StreamErrorFrame: {
@@ -124,13 +137,19 @@ export const EVENT_STREAM_ROUTE = declareRoute({
           required: ['event', 'data'],
           properties: {
             event: { type: 'string', const: 'error' },
-            data: { $ref: '#/components/schemas/Error' },
+            data: {
+              type: 'string',
+              description: 'The error as JSON.',
+              contentMediaType: 'application/json',
+              contentSchema: { $ref: '#/components/schemas/Error' },
+            },
           },
         },
       },
       StreamFrame: {
         json: {
-          description: 'One Server-Sent Events frame of the event stream.',
+          description:
+            'One Server-Sent Events frame of the event stream, as OpenAPI 3.2 models an SSE event (`data` is the text of the `data:` lines).',
           oneOf: [{ $ref: '#/components/schemas/StreamEventFrame' }, { $ref: '#/components/schemas/StreamErrorFrame' }],
         },
       },

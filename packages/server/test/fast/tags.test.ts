@@ -45,11 +45,23 @@ describe('tag.generate', () => {
       domain,
       record: { type: 'CNAME', name: expect.stringMatching(/^edge-/), value: app.dns.targetHost, ttl: 300 },
       status: 'active',
+      livemode: true,
       message: 'New tag created successfully',
       consentMode: 'none',
       respectGpc: true,
       cookieless: false,
     });
+  });
+
+  it('says livemode: false to a test key, on a new tag and on the existing one, as the tag itself does', async () => {
+    const partner = await app.createPartner();
+    const test = app.caller(partner.testApiKey);
+    const { merchantId } = await test.merchant.create({ name: 'Test shop' });
+    const domain = `shop.${partner.domain}`;
+    const created = await test.tag.generate({ merchantId, domain });
+    const again = await test.tag.generate({ merchantId, domain });
+    expect([created.livemode, again.livemode]).toEqual([false, false]);
+    expect((await test.tag.get({ tagId: created.tagId })).livemode).toBe(false);
   });
 
   it('makes another registrable domain custom: inactive, with its own target under the target host', async () => {

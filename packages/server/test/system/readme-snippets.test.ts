@@ -77,9 +77,21 @@ const SKIPPED: { file: string; firstLine: string; reason: string }[] = [
     reason: "the SDK's development commands (build, typecheck, its suite, publint): pnpm test and .ci/run run them",
   },
   {
+    file: 'README.md',
+    firstLine: 'export PARTNER_API_KEY=mp_test_...',
+    reason:
+      "an example in the quick start's second terminal: scripts/start-smoke.mjs runs these lines after `pnpm start`",
+  },
+  {
     file: 'examples/README.md',
-    firstLine: 'pnpm install && pnpm build',
-    reason: 'starts the server and the examples: pnpm examples:smoke runs the same in .ci/run',
+    firstLine: 'pnpm install && pnpm start',
+    reason: 'starts the server: .ci/run runs it on a fresh clone (scripts/start-smoke.mjs)',
+  },
+  {
+    file: 'examples/README.md',
+    firstLine: 'export PARTNER_API_KEY=mp_test_...',
+    reason:
+      'runs an example: scripts/start-smoke.mjs runs these lines after `pnpm start`, pnpm examples:smoke every example',
   },
   {
     file: 'examples/README.md',

@@ -79,15 +79,22 @@ export async function generateTag(
         });
   const tag = created ?? (await existing())[0];
   if (!tag) throw new Error('tag vanished between insert and select');
-  return generated(tag, config, created !== undefined);
+  return generated(tag, partner, config, created !== undefined);
 }
 
-function generated(tag: TagRow, config: GenerateTagConfig, created: boolean): GenerateTagResponse {
+function generated(
+  tag: TagRow,
+  partner: Pick<AuthenticatedPartner, 'livemode'>,
+  config: GenerateTagConfig,
+  created: boolean,
+): GenerateTagResponse {
   return {
     tagId: tag.id,
     domain: tag.domain,
     record: cnameRecord(tag.recordName, targetOf(tag, config.tagTargetHost)),
     status: tag.status,
+    // The mode of the key that reached it: a tag belongs to the live partner or its test twin.
+    livemode: partner.livemode,
     message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
     ...consentOf(tag),
   };
@@ -125,7 +132,7 @@ async function existingOwnTag(
       ),
     )
     .limit(1);
-  return row ? generated(row.tag, config, false) : undefined;
+  return row ? generated(row.tag, partner, config, false) : undefined;
 }
 
 /**

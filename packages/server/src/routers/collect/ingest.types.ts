@@ -9,8 +9,9 @@ export const ingestMeta: Meta = {
     summary: 'Send tracking events',
     description:
       'Public collection endpoint (no partner token): stores 1..500 events for a live tag. Events ' +
-      'are keyed by id per merchant, so a retried batch is stored once. The body is JSON, sent as ' +
-      '`application/json` or as `text/plain` (what `navigator.sendBeacon` sends). 202 means stored, ' +
+      'are keyed by id per merchant, so a retried batch is stored once. The body is `application/json` ' +
+      '(any other type is 415; the tag script in browsers sends its `text/plain` beacons to its collector ' +
+      "host's `POST /e` instead). 202 means stored, " +
       'or, on a deployment with the durable event log, held by the log (replicated) and stored shortly; ' +
       '503 SERVICE_UNAVAILABLE with `Retry-After` when the events cannot be taken durably right now: retry ' +
       'the same events (same ids) after that many seconds. 429 RATE_LIMITED with `Retry-After` past a ' +
@@ -21,8 +22,6 @@ export const ingestMeta: Meta = {
   },
   successStatus: 202,
   successDescription: 'Accepted: the events are stored, or durable in the event log (each id stored once).',
-  // navigator.sendBeacon cannot send application/json without a CORS preflight.
-  acceptsTextPlain: true,
   errors: ['VALIDATION_ERROR', 'TAG_NOT_FOUND', 'TAG_NOT_LIVE', 'DATABASE_ERROR', 'SERVICE_UNAVAILABLE'],
 };
 

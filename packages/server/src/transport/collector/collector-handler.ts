@@ -144,7 +144,7 @@ class FirstPartyCollector implements Collector {
     const { deps } = this;
     const client = clientOf(req, res);
     await deps.limits.limitCollector(client); // the collector policy of every way in (runtime/rate-limits.ts)
-    const body = await readJsonBody(req);
+    const body = await readJsonBody(req, { textPlain: true });
     await deps.limits.chargeReadBytes(client, bodyBytesRead(req));
     const input = TagBatchInput.parse(body);
     const tag = await this.directory.tag(input.tagId.toLowerCase());

@@ -2,11 +2,19 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../kernel/errors.js';
 import { jsonInputProblem, MAX_BODY_BYTES, TOO_DEEP_MESSAGE } from '../../kernel/request-limits.js';
 
-/** Content types read as JSON: none at all, `application/json` (any parameters), `*+json` and `text/plain`. */
-function isJsonContentType(header: string | undefined): boolean {
-  if (!header) return true;
+/**
+ * Whether a body's `Content-Type` declares JSON: `application/json` (any parameters, e.g.
+ * `charset=utf-8`) or a `+json` type; `text/plain` only where `textPlain` allows it.
+ */
+function isJsonContentType(header: string, textPlain: boolean): boolean {
   const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
-  return type === 'application/json' || type.endsWith('+json') || type === 'text/plain';
+  return type === 'application/json' || type.endsWith('+json') || (textPlain && type === 'text/plain');
+}
+
+/** A request that announces no body: no Transfer-Encoding and no (or a zero) Content-Length. */
+function announcesNoBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] === undefined && (length === undefined || Number(length) === 0);
 }
 
 /** Bytes of each body read by `readBody` (the collectors charge a chunked body's size once read). */
@@ -48,11 +56,30 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
   });
 }
 
-/** Reads and parses a JSON body. Empty body -> `{}` so missing fields are reported by name. */
-export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
-  if (!isJsonContentType(req.headers['content-type'])) {
+export interface JsonBodyOptions {
+  limit?: number;
+  /**
+   * Also read a `text/plain` body as JSON: only the collector's `POST /e`, which the tag sends with
+   * `fetch` or `navigator.sendBeacon` and a string body (text/plain: no CORS preflight).
+   */
+  textPlain?: boolean;
+}
+
+/**
+ * Reads and parses a JSON body. Empty body -> `{}` so missing fields are reported by name. A body
+ * must say it is JSON (415 otherwise, as the document says); a request without one needs no type.
+ */
+export async function readJsonBody(
+  req: IncomingMessage,
+  { limit = MAX_BODY_BYTES, textPlain = false }: JsonBodyOptions = {},
+): Promise<unknown> {
+  const header = req.headers['content-type'];
+  if (header ? !isJsonContentType(header, textPlain) : !announcesNoBody(req)) {
     req.resume();
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+    throw new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      textPlain ? 'Content-Type must be application/json or text/plain' : 'Content-Type must be application/json',
+    );
   }
   const text = await readBody(req, limit);
   if (text.trim() === '') return {};
