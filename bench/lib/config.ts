@@ -62,7 +62,7 @@ export interface Settings {
 }
 
 /** From this many events the stats section seeds ClickHouse straight (100M events need about 75 GB in PostgreSQL). */
-export const SEED_CLICKHOUSE_FROM = 50_000_000;
+const SEED_CLICKHOUSE_FROM = 50_000_000;
 
 const USAGE = `pnpm bench [--section=lists,stats,merchants,ingestion,log,stream,export,webhooks,load] [--quick] [--events N] [--small-events N] [--merchants N]
   [--reps N] [--duration S] [--ingest N] [--keep] [--out DIR] [--baseline-ref REF] [--current-ref REF] [--load-seconds S] [--load-routes] [--load-from-sources] [--load-processes N] [--load-rounds N]

@@ -53,7 +53,7 @@ export interface BenchContext {
 }
 
 /** The server's environment for bench runs: production mode, rate limits off, background jobs off, the bench's pool. */
-export function serverEnv(settings: Settings, url: string): Record<string, string> {
+function serverEnv(settings: Settings, url: string): Record<string, string> {
   return {
     DATABASE_URL: url,
     NODE_ENV: 'production',

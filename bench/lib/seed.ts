@@ -41,7 +41,7 @@ export const MULBERRY_STEP = 0x6d2b79f5;
 export const MERCHANT_SPREAD = 0x9e3779b1;
 
 /** mulberry32's output function of a state (mod 2^32), as an unsigned 32-bit integer. */
-export function mulberryMix(state: number): number {
+function mulberryMix(state: number): number {
   let t = Math.imul(state ^ (state >>> 15), state | 1);
   t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
   return (t ^ (t >>> 14)) >>> 0;
@@ -52,7 +52,7 @@ export function mulberryMix(state: number): number {
  * depends on what ran before it (two databases seeded alike hold the same events, and
  * lib/clickhouse-seed.ts generates them in SQL).
  */
-export function eventDraws(m: number, n: number, count: number): number[] {
+function eventDraws(m: number, n: number, count: number): number[] {
   const seed = (Math.imul(m + 1, MERCHANT_SPREAD) ^ n) >>> 0;
   return Array.from({ length: count }, (_, k) => mulberryMix((seed + (k + 1) * MULBERRY_STEP) >>> 0));
 }

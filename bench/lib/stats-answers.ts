@@ -90,7 +90,7 @@ export interface Totals {
   eur: string;
 }
 
-export interface Counted {
+interface Counted {
   value: string;
   events: number;
   visitors: number;
