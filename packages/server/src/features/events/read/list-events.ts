@@ -8,7 +8,7 @@ import {
   parseDateBound,
 } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
-import type { ReadDb } from '../../../db/read-routing.js';
+import type { PrimaryCheck, ReadDb } from '../../../db/read-routing.js';
 import { type Row, readRows, toQuery } from '../../../db/read-rows.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../../partners/authenticate.js';
@@ -107,6 +107,27 @@ function eventWhere(
  */
 export function ownedMerchant(partnerId: string, merchantId: string): SQL {
   return sql`exists (select 1 from merchants where merchants.id = ${merchantId}::uuid and merchants.partner_id = ${partnerId}::uuid and merchants.deleted_at is null)`;
+}
+
+/**
+ * What a replica may not decide alone for a read of the merchant's events (db/read-routing.ts): on
+ * the primary, that the merchant is still the partner's (a DELETE answered a moment ago is not on
+ * the replica yet), and whether an erasure of the partner that covers it completed within
+ * `recentMs` (then the replica must first replay it).
+ */
+export function merchantOnPrimary(partnerId: string, merchantId: string): PrimaryCheck {
+  return async (primary, recentMs) => {
+    const [rows = []] = await readRows(primary, [
+      sql`select ${ownedMerchant(partnerId, merchantId)} as owned,
+        exists (select 1 from erasures where partner_id = ${partnerId}::uuid and completed_at is not null
+          and completed_at > now() - make_interval(secs => ${recentMs / 1000})
+          and (merchant_id = ${merchantId}::uuid or merchant_id is null)) as erased`,
+    ]);
+    if (rows[0]?.owned !== true) {
+      throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${merchantId} under this partner`);
+    }
+    return rows[0]?.erased === true;
+  };
 }
 
 const countWhere = (where: SQL) => sql`(select count(*) from events where ${where})`;
@@ -368,13 +389,17 @@ export async function listEvents(
 ): Promise<ListEventsResponse> {
   const plan = planEventList(partner.id, params, cursorKey);
   // On a replica when one is healthy; a 404 there is checked on the primary (db/read-routing.ts).
-  return reads.run('events_list', async (db) => {
-    const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
-    const [access] = countRows ?? [];
-    if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
-    if (!access.tagged) {
-      throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
-    }
-    return eventListResponse(plan, params.limit, dataRows ?? [], Number(access.total ?? 0), cursorKey);
-  });
+  return reads.run(
+    'events_list',
+    async (db) => {
+      const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
+      const [access] = countRows ?? [];
+      if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
+      if (!access.tagged) {
+        throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
+      }
+      return eventListResponse(plan, params.limit, dataRows ?? [], Number(access.total ?? 0), cursorKey);
+    },
+    { primaryCheck: merchantOnPrimary(partner.id, params.merchantId) },
+  );
 }
