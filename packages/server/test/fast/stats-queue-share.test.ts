@@ -89,5 +89,4 @@ describe('the statistics queue', () => {
     expect(await store.recover()).toBe(1);
     expect([await summary(flooding), await outbox(flooding)]).toEqual([6, 0]);
   });
-
 });

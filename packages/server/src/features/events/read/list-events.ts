@@ -200,14 +200,25 @@ type RowShape = 'fields' | 'line';
 
 function selectList(shape: RowShape, prefix: '' | 'e.' | 'r.'): SQL {
   const col = (name: string) => sql.raw(`${prefix}${name}`);
-  const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
   if (shape === 'fields') {
+    const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
     return sql`${col('id')}, ${col('muid')}, ${col('event_name')}, ${time} as event_time, ${col('raw_data')}, ${col('consent')}`;
   }
+  return sql`${eventJson(prefix)} as line`;
+}
+
+/**
+ * `JSON.stringify` of the event as the list gives it, written by PostgreSQL from the columns of
+ * `events` (its string escaping is JSON.stringify's); `seq` first when given (the stream's event).
+ */
+export function eventJson(prefix: '' | 'e.' | 'r.', seq?: SQL): SQL {
+  const col = (name: string) => sql.raw(`${prefix}${name}`);
+  const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
+  const start = seq ? sql`'{"seq":' || ${seq}::text || ',"id":'` : sql`'{"id":'`;
   // The consent values are plain ASCII words: no escaping.
-  return sql`'{"id":' || to_json(${col('id')})::text || ',"muid":' || to_json(${col('muid')})::text
+  return sql`${start} || to_json(${col('id')})::text || ',"muid":' || to_json(${col('muid')})::text
     || ',"event_name":' || to_json(${col('event_name')})::text || ',"event_time":"' || ${time}
-    || '","raw_data":' || to_json(${col('raw_data')})::text || ',"consent":"' || ${col('consent')}::text || '"}' as line`;
+    || '","raw_data":' || to_json(${col('raw_data')})::text || ',"consent":"' || ${col('consent')}::text || '"}'`;
 }
 
 export function dataQuery(
