@@ -35,7 +35,7 @@ const MIB = 1_048_576;
  * the server's). A GROUP BY past half the memory bound goes on on disk; a read past the bound
  * fails alone instead of taking the process's memory.
  */
-export const READ_LIMITS: ClickHouseSettings = {
+const READ_LIMITS: ClickHouseSettings = {
   max_threads: 2,
   max_memory_usage: String(1024 * MIB),
   max_bytes_before_external_group_by: String(512 * MIB),
