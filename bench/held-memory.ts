@@ -5,7 +5,8 @@
  * then 6 exports that never read. RSS (VmRSS of the process) before, after each step, and the
  * peak (VmHWM). Sockets are raw and paused: nothing is read past the kernel's buffers.
  *
- *   node --import tsx bench/held-memory.ts [--mb 17] [--server-dir <packages/server of another checkout>]
+ *   node --import tsx bench/held-memory.ts [--mb 17] [--stream-bytes N] [--held-bytes N]
+ *     [--server-dir <packages/server of another checkout>]
  *
  * `--server-dir` measures another tree (e.g. a worktree of the commit before the fix) with this
  * script. Exports of one partner are capped (EXPORT_MAX_PER_PARTNER, 4 by default): the run sets
@@ -19,7 +20,15 @@ import { parseArgs } from 'node:util';
 import { createScratchDatabase, SERVER_DIR, spawnServer } from '@partner/server/bench';
 import postgres from 'postgres';
 
-const { values } = parseArgs({ options: { 'server-dir': { type: 'string' }, mb: { type: 'string', default: '17' } } });
+const { values } = parseArgs({
+  options: {
+    'server-dir': { type: 'string' },
+    mb: { type: 'string', default: '17' },
+    // STREAM_BUFFER_BYTES and HELD_BYTES of the server (default: its own defaults).
+    'stream-bytes': { type: 'string' },
+    'held-bytes': { type: 'string' },
+  },
+});
 const EVENT_BYTES = 16_000;
 const MERCHANT_BYTES = Number(values.mb) * 1_000_000;
 const METRICS_TOKEN = 'held-memory-bench-token-0123456789';
@@ -75,15 +84,18 @@ try {
       WEBHOOK_DELIVERY: 'off',
       EXPORT_MAX_PER_PARTNER: '8',
       METRICS_TOKEN,
+      ...(values['stream-bytes'] ? { STREAM_BUFFER_BYTES: values['stream-bytes'] } : {}),
+      ...(values['held-bytes'] ? { HELD_BYTES: values['held-bytes'] } : {}),
     },
   });
-  /** The held-bytes gauge (a server without it: n/a). */
+  /** The held-bytes gauge (a server without it: n/a) and the V8 heap in use. */
   const held = async () => {
     const text = await (
       await fetch(`${server?.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
     ).text();
     const value = /^partner_tags_held_bytes (\S+)$/m.exec(text)?.[1];
-    return value === undefined ? 'n/a' : mb(Number(value));
+    const heap = /^partner_tags_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1];
+    return `${value === undefined ? 'n/a' : mb(Number(value))}, heap used ${heap === undefined ? 'n/a' : mb(Number(heap))}`;
   };
   const pid = server.child.pid as number;
   // Onboarded by the measured tree's own CLI: this tree's code could migrate the database further.
@@ -120,7 +132,7 @@ try {
   ).text();
   await sleep(1000);
   const before = status(pid);
-  console.log(`server ${server.url} pid ${pid}; RSS at rest ${mb(before.rss)}`);
+  console.log(`server ${server.url} pid ${pid}; RSS at rest ${mb(before.rss)}; held ${await held()}`);
 
   for (let i = 0; i < STREAMS; i++) {
     const s = await stalled(server.url, `/v1/partners/events/stream?merchantId=${merchantId}`, partner.apiKey);
@@ -129,14 +141,22 @@ try {
   }
   await sleep(500);
   const count = Math.ceil(MERCHANT_BYTES / EVENT_BYTES);
-  // Inserted in statements of 50 (as ingestion commits them): each wakes the streams.
+  // Inserted in statements of 50 (as ingestion commits them): each wakes the streams. Ids through
+  // event_ids first and seq left to the trigger (from the writing transaction: above the streams'
+  // start), as ingestion stores them.
   for (let from = 1; from <= count; from += 50) {
     const to = Math.min(count, from + 49);
     await sql`
-      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
-      select ${merchantId}::uuid, 'big-' || g, ${tagId}::uuid, 'u' || (g % 97), 'PageView',
-        now() - (g || ' seconds')::interval, '{"pad":"' || repeat('x', ${EVENT_BYTES - 10}) || '"}', g
-      from generate_series(${from}::int, ${to}::int) g`;
+      with ids as (
+        insert into event_ids (merchant_id, id, event_time)
+        select ${merchantId}::uuid, 'big-' || g, now() - (g || ' seconds')::interval
+        from generate_series(${from}::int, ${to}::int) g
+        returning id, event_time
+      )
+      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data)
+      select ${merchantId}::uuid, ids.id, ${tagId}::uuid, 'u' || (substr(ids.id, 5)::int % 97), 'PageView',
+        ids.event_time, '{"pad":"' || repeat('x', ${EVENT_BYTES - 10}) || '"}'
+      from ids order by substr(ids.id, 5)::int`;
   }
   await sleep(3000);
   const withStreams = status(pid);

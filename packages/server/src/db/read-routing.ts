@@ -17,12 +17,22 @@ const ROUTES: readonly ReadRoute[] = ['events_list', 'events_export', 'stats'];
 type FallbackReason = 'down' | 'lagging' | 'behind' | 'error' | 'confirm';
 const REASONS: readonly FallbackReason[] = ['down', 'lagging', 'behind', 'error', 'confirm'];
 
+/**
+ * What only the primary may decide for a read a replica serves, asked there first: throws the
+ * refusal that is the answer (a merchant deleted a moment ago), or answers true when the replica
+ * must first replay what the primary has committed (`caughtUp`: something the read shows was
+ * deleted less than `recentMs` ago, so a replica in use may not have replayed it yet).
+ */
+export type PrimaryCheck = (primary: Database, recentMs: number) => Promise<boolean>;
+
 export interface ReadOptions {
   /**
    * The replica must have replayed everything the primary committed before this call; it is given
    * CATCH_UP_WAIT_MS, else the primary answers.
    */
   caughtUp?: boolean;
+  /** Asked on the primary before a replica read (not without a replica: the read is the primary's). */
+  primaryCheck?: PrimaryCheck;
 }
 
 /** Where a read runs: `run` picks the replica or the primary per call; `primary` is for what must be the primary. */
@@ -43,6 +53,8 @@ const CATCH_UP_WAIT_MS = 200;
 const CATCH_UP_POLL_MS = 5;
 /** Primary WAL positions kept for the lag in seconds (one per check). */
 const SAMPLES = 120;
+/** Beside the lag bound, for a commit's time read from the clock its transaction started on. */
+const RECENT_MARGIN_MS = 1_000;
 
 /** A WAL position `X/Y` (hex) as a number of bytes. */
 export function lsnBytes(lsn: string): bigint {
@@ -133,10 +145,16 @@ export class ReplicaReads implements ReadDb {
   private stopped = false;
   private readonly reads;
   private readonly fallbacks;
+  /**
+   * A commit older than this is on the replica whenever it is used: it was at most `maxLagMs`
+   * behind when last measured, and a measurement is used for at most 3 intervals + 2 probes.
+   */
+  private readonly recentMs: number;
 
   constructor(private readonly options: ReplicaReadsOptions) {
     this.primary = options.primary;
     this.replica = options.replica;
+    this.recentMs = options.maxLagMs + 3 * options.checkIntervalMs + 2 * PROBE_TIMEOUT_MS + RECENT_MARGIN_MS;
     const { metrics } = options;
     this.reads = metrics.counter({
       name: 'partner_tags_db_reads_total',
@@ -201,8 +219,10 @@ export class ReplicaReads implements ReadDb {
   async run<T>(route: ReadRoute, read: (db: Database) => Promise<T>, options: ReadOptions = {}): Promise<T> {
     const chosen = this.choose();
     if (chosen !== 'replica') return this.onPrimary(route, read, chosen);
-    // The primary's position first, outside the replica's try: a primary failure is not the replica's.
-    const target = options.caughtUp ? await this.primaryLsn() : null;
+    // Before the replica's read, and outside its try: a refusal there is the answer, a failure the primary's.
+    const recent = options.primaryCheck ? await options.primaryCheck(this.primary, this.recentMs) : false;
+    // The primary's position after the check: every commit the check saw is at or before it.
+    const target = options.caughtUp || recent ? await this.primaryLsn() : null;
     try {
       if (target !== null && !(await this.replayed(target))) return this.onPrimary(route, read, 'behind');
       const result = await read(this.replica);

@@ -5,7 +5,7 @@ import type { Database } from './client.js';
 export type Row = Record<string, unknown>;
 
 interface PostgresJsClient {
-  unsafe(query: string, params?: unknown[]): Promise<Row[]>;
+  unsafe(query: string, params?: unknown[]): Promise<Row[]> & { raw(): Promise<(Buffer | null)[][]> };
 }
 interface PgliteClient {
   query(query: string, params?: unknown[]): Promise<{ rows: Row[] }>;
@@ -48,4 +48,21 @@ export function readRows(db: Database, statements: (SQL | Query)[]): Promise<Row
     for (const q of queries) results.push((await client.query(q.sql, q.params).catch(wrap(q))).rows);
     return results;
   })();
+}
+
+/**
+ * The rows of one read-only statement as the bytes PostgreSQL sent (postgres.js `raw()`): each
+ * value a Buffer that is a view of the connection's read buffer, in column order, no string made.
+ * A caller that keeps a value copies it (the view keeps the whole read buffer alive). Null on
+ * PGlite: the caller reads rows with `db.execute`.
+ */
+export async function readRawRows(db: Database, statement: SQL): Promise<(Buffer | null)[][] | null> {
+  const client = (db as unknown as { $client: PostgresJsClient | PgliteClient }).$client;
+  if (!('unsafe' in client)) return null;
+  const q = toQuery(statement);
+  try {
+    return await client.unsafe(q.sql, q.params).raw();
+  } catch (cause) {
+    throw new DrizzleQueryError(q.sql, q.params, cause instanceof Error ? cause : new Error(String(cause)));
+  }
 }

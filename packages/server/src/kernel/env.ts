@@ -189,7 +189,7 @@ export const EnvSchema = z.object({
   STREAM_BUFFER_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
   /** Event stream: interval of the keep-alive `: ping` comments (ms). */
   STREAM_PING_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(300_000).default(15_000)),
-  /** Event stream: bytes of events a connection may hold unsent before it is cut off as too slow (8 MiB). */
+  /** Event stream: bytes held for a connection's unsent events (each twice its JSON) before it is cut off as too slow (8 MiB). */
   STREAM_BUFFER_BYTES: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().min(65_536).max(1_073_741_824).default(8_388_608),

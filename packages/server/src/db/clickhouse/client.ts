@@ -28,14 +28,27 @@ export type ClickhouseOptions =
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const MIB = 1_048_576;
 
-function withDeadline(options: CallOptions | undefined) {
+/**
+ * A read statement's share of the machine (chDB runs in this process: its threads and memory are
+ * the server's). A GROUP BY past half the memory bound goes on on disk; a read past the bound
+ * fails alone instead of taking the process's memory.
+ */
+const READ_LIMITS: ClickHouseSettings = {
+  max_threads: 2,
+  max_memory_usage: String(1024 * MIB),
+  max_bytes_before_external_group_by: String(512 * MIB),
+};
+
+function withDeadline(options: CallOptions | undefined, limits: ClickHouseSettings = {}) {
   const timeoutMs = options?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return {
     abort_signal: AbortSignal.timeout(timeoutMs),
     clickhouse_settings: {
       max_execution_time: Math.max(1, Math.ceil(timeoutMs / 1000)),
       session_timezone: 'UTC',
+      ...limits,
       ...options?.settings,
     },
   };
@@ -54,7 +67,7 @@ function wrap(kind: Clickhouse['kind'], database: string, writer: ClickHouseClie
         query: sql,
         query_params: params,
         format: 'JSONEachRow',
-        ...withDeadline(options),
+        ...withDeadline(options, READ_LIMITS),
       });
       return result.json<T>();
     },

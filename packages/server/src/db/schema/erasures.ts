@@ -31,6 +31,7 @@ export const erasures = pgTable(
   (t) => [
     index('erasures_muid_idx').on(t.muid),
     index('erasures_open_idx').on(t.createdAt).where(sql`${t.status} <> 'completed'`),
+    index('erasures_completed_idx').on(t.partnerId, t.completedAt).where(sql`${t.completedAt} IS NOT NULL`),
   ],
 );
 

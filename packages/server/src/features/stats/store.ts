@@ -59,18 +59,21 @@ export class StatsStore {
   }
 
   points(principal: string, query: PointsQuery, edges?: readonly number[]): Promise<PointTotals> {
-    return this.read(principal, () => readPoints(this.clickhouse, query, edges));
+    return this.read(principal, query.merchantId, () => readPoints(this.clickhouse, query, edges));
   }
 
   topValues(principal: string, query: TopValuesQuery) {
-    return this.read(principal, () => readTopValues(this.clickhouse, query));
+    return this.read(principal, query.merchantId, () => readTopValues(this.clickhouse, query));
   }
 
-  /** A read through the gate (per key or session, and per process), after this process's own writes. */
-  private async read<T>(principal: string, run: () => Promise<T>): Promise<T> {
+  /**
+   * A read through the gate (per key or session, and per process), after this process's own
+   * writes of the merchant (only its own: another merchant's insert never holds it up).
+   */
+  private async read<T>(principal: string, merchantId: string, run: () => Promise<T>): Promise<T> {
     try {
       return await this.gate.run(principal, async () => {
-        await this.transfer.flush();
+        await this.transfer.flushed(merchantId);
         return run();
       });
     } catch (error) {

@@ -17,8 +17,10 @@ export interface OutboxRange {
 export interface TransferOptions {
   /** How soon queued events are sent (ms). */
   flushMs?: number;
-  /** Events held in memory at most; past it they wait in PostgreSQL for the recovery. */
+  /** Events held in memory at most (queued or being sent); past it they wait in PostgreSQL for the recovery. */
   maxQueued?: number;
+  /** Of those, events of one merchant at most (default half): one merchant's flood leaves room for the others. */
+  maxQueuedPerMerchant?: number;
   /** Deadline of one ClickHouse insert (ms): well within the storing process's claim (30 s). */
   insertTimeoutMs?: number;
 }
@@ -35,12 +37,15 @@ const LIVEMODE_CACHE_MAX = 100_000;
  */
 export class StatsTransfer {
   private queue: { events: StoredEvent[]; ranges: OutboxRange[] }[] = [];
-  private queued = 0;
+  /** Events queued or being sent, in all and per merchant: counted until their insert ends. */
+  private held = 0;
+  private readonly heldBy = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly livemode = new Map<string, boolean>();
   private readonly flushMs: number;
   private readonly maxQueued: number;
+  private readonly maxPerMerchant: number;
   private readonly insertTimeoutMs: number;
 
   constructor(
@@ -51,17 +56,41 @@ export class StatsTransfer {
   ) {
     this.flushMs = options.flushMs ?? 200;
     this.maxQueued = options.maxQueued ?? 50_000;
+    this.maxPerMerchant = options.maxQueuedPerMerchant ?? Math.ceil(this.maxQueued / 2);
     this.insertTimeoutMs = options.insertTimeoutMs ?? 10_000;
   }
 
-  /** Queues events just stored (their outbox rows claimed by this process); sent within `flushMs`. */
+  /**
+   * Queues events just stored (their outbox rows claimed by this process); sent within `flushMs`.
+   * A merchant whose events would pass its share, or all events past the bound, are left to the
+   * recovery: their outbox rows stay in PostgreSQL.
+   */
   record(events: StoredEvent[], ranges: OutboxRange[]): void {
     if (ranges.length === 0) return;
-    // Over the bound the events are left to the recovery: their outbox rows stay in PostgreSQL.
-    if (this.queued + events.length > this.maxQueued) return;
-    this.queue.push({ events, ranges });
-    this.queued += events.length;
+    const counts = new Map<string, number>();
+    for (const event of events) counts.set(event.merchantId, (counts.get(event.merchantId) ?? 0) + 1);
+    const taken = new Set<string>();
+    let total = this.held;
+    for (const [merchantId, n] of counts) {
+      if ((this.heldBy.get(merchantId) ?? 0) + n > this.maxPerMerchant || total + n > this.maxQueued) continue;
+      taken.add(merchantId);
+      total += n;
+    }
+    if (taken.size === 0) return;
+    const mine = taken.size === counts.size ? events : events.filter((event) => taken.has(event.merchantId));
+    const theirRanges = taken.size === counts.size ? ranges : ranges.filter((range) => taken.has(range.merchantId));
+    this.queue.push({ events: mine, ranges: theirRanges });
+    this.hold(mine, 1);
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+  }
+
+  private hold(events: readonly StoredEvent[], sign: 1 | -1): void {
+    this.held += sign * events.length;
+    for (const event of events) {
+      const n = (this.heldBy.get(event.merchantId) ?? 0) + sign;
+      if (n > 0) this.heldBy.set(event.merchantId, n);
+      else this.heldBy.delete(event.merchantId);
+    }
   }
 
   /** Sends what is queued now; resolves when every queued event is in ClickHouse or left to the recovery. */
@@ -70,9 +99,16 @@ export class StatsTransfer {
     this.timer = undefined;
     const batch = this.queue;
     this.queue = [];
-    this.queued = 0;
     this.flushing = this.flushing.then(() => (batch.length > 0 ? this.send(batch) : undefined));
     return this.flushing;
+  }
+
+  /**
+   * Resolves once the events of `merchantId` that this process holds are sent (or left to the
+   * recovery); at once when it holds none, so a read never waits on another merchant's insert.
+   */
+  flushed(merchantId: string): Promise<void> {
+    return this.heldBy.has(merchantId) ? this.flush() : Promise.resolve();
   }
 
   private async send(batch: { events: StoredEvent[]; ranges: OutboxRange[] }[]): Promise<void> {
@@ -84,6 +120,8 @@ export class StatsTransfer {
     } catch (error) {
       // The outbox rows stay claimed until their claim runs out; the recovery sends them then.
       this.logger.warn({ err: error, events: events.length }, 'statistics: events not sent to ClickHouse yet');
+    } finally {
+      this.hold(events, -1);
     }
   }
 

@@ -1,6 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import type { AppDeps } from '../../context.js';
 import { openEventStream } from '../../features/events/stream/open-stream.js';
-import type { StreamedEvent } from '../../features/events/stream/subscription.js';
+import type { SerializedEvent } from '../../features/events/stream/subscription.js';
 import { errorResponse, toAppError } from '../../kernel/errors.js';
 import type { EVENT_STREAM_ROUTE } from '../../routes/event-stream.js';
 import { drained } from '../http/drained.js';
@@ -9,9 +10,17 @@ import type { RouteContext } from '../routes/run-route.js';
 /** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
 
-/** One SSE frame for an event: `id` is its `seq`, the resume position. */
-function eventFrame(event: StreamedEvent): string {
-  return `id: ${event.seq}\nevent: event\ndata: ${JSON.stringify(event)}\n\n`;
+/**
+ * One SSE frame for an event (`id` is its `seq`, the resume position), its JSON written as the
+ * subscription holds it (no copy); false when the socket is full.
+ */
+function writeEvent(res: ServerResponse, event: SerializedEvent): boolean {
+  res.cork();
+  res.write(`id: ${event.seq}\nevent: event\ndata: `);
+  res.write(event.json);
+  const more = res.write('\n\n');
+  res.uncork();
+  return more;
 }
 
 /**
@@ -54,10 +63,10 @@ export async function streamEvents(
     if (res.writableLength === 0) res.write(': ping\n\n');
   }, deps.env.STREAM_PING_MS);
   try {
-    for await (const event of subscription) {
+    for await (const event of subscription.serialized()) {
       if (res.destroyed) break;
       // A full socket: wait until it drains, or until the subscription ends (overflow, shutdown).
-      if (!res.write(eventFrame(event))) await Promise.race([drained(res, res), subscription.ended]);
+      if (!writeEvent(res, event)) await Promise.race([drained(res, res), subscription.ended]);
     }
   } catch (error) {
     const appError = toAppError(error);

@@ -11,6 +11,7 @@ import {
   countQuery,
   dataQuery,
   type ListEventsParams,
+  merchantOnPrimary,
   ownedMerchant,
   parseEventFilters,
 } from './list-events.js';
@@ -104,8 +105,10 @@ export async function openEventExport(
   const cursorPosition = params.cursor ? decodeCursor(cursorKey, binding, params.cursor) : null;
   // The database that answers the checks reads every batch: a replica that fails mid-way ends the
   // body unfinished, and `afterId` resumes it (on the primary while the replica is down).
-  return reads.run('events_export', (db) =>
-    openOn(db, partner, params, cursorKey, options, { filters, binding, cursorPosition }),
+  return reads.run(
+    'events_export',
+    (db) => openOn(db, partner, params, cursorKey, options, { filters, binding, cursorPosition }),
+    { primaryCheck: merchantOnPrimary(partner.id, params.merchantId) },
   );
 }
 

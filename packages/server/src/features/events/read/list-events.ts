@@ -8,7 +8,7 @@ import {
   parseDateBound,
 } from '@partner/shared-schemas';
 import { type Query, type SQL, sql } from 'drizzle-orm';
-import type { ReadDb } from '../../../db/read-routing.js';
+import type { PrimaryCheck, ReadDb } from '../../../db/read-routing.js';
 import { type Row, readRows, toQuery } from '../../../db/read-rows.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../../partners/authenticate.js';
@@ -109,6 +109,27 @@ export function ownedMerchant(partnerId: string, merchantId: string): SQL {
   return sql`exists (select 1 from merchants where merchants.id = ${merchantId}::uuid and merchants.partner_id = ${partnerId}::uuid and merchants.deleted_at is null)`;
 }
 
+/**
+ * What a replica may not decide alone for a read of the merchant's events (db/read-routing.ts): on
+ * the primary, that the merchant is still the partner's (a DELETE answered a moment ago is not on
+ * the replica yet), and whether an erasure of the partner that covers it completed within
+ * `recentMs` (then the replica must first replay it).
+ */
+export function merchantOnPrimary(partnerId: string, merchantId: string): PrimaryCheck {
+  return async (primary, recentMs) => {
+    const [rows = []] = await readRows(primary, [
+      sql`select ${ownedMerchant(partnerId, merchantId)} as owned,
+        exists (select 1 from erasures where partner_id = ${partnerId}::uuid and completed_at is not null
+          and completed_at > now() - make_interval(secs => ${recentMs / 1000})
+          and (merchant_id = ${merchantId}::uuid or merchant_id is null)) as erased`,
+    ]);
+    if (rows[0]?.owned !== true) {
+      throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${merchantId} under this partner`);
+    }
+    return rows[0]?.erased === true;
+  };
+}
+
 const countWhere = (where: SQL) => sql`(select count(*) from events where ${where})`;
 
 /**
@@ -179,14 +200,25 @@ type RowShape = 'fields' | 'line';
 
 function selectList(shape: RowShape, prefix: '' | 'e.' | 'r.'): SQL {
   const col = (name: string) => sql.raw(`${prefix}${name}`);
-  const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
   if (shape === 'fields') {
+    const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
     return sql`${col('id')}, ${col('muid')}, ${col('event_name')}, ${time} as event_time, ${col('raw_data')}, ${col('consent')}`;
   }
+  return sql`${eventJson(prefix)} as line`;
+}
+
+/**
+ * `JSON.stringify` of the event as the list gives it, written by PostgreSQL from the columns of
+ * `events` (its string escaping is JSON.stringify's); `seq` first when given (the stream's event).
+ */
+export function eventJson(prefix: '' | 'e.' | 'r.', seq?: SQL): SQL {
+  const col = (name: string) => sql.raw(`${prefix}${name}`);
+  const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
+  const start = seq ? sql`'{"seq":' || ${seq}::text || ',"id":'` : sql`'{"id":'`;
   // The consent values are plain ASCII words: no escaping.
-  return sql`'{"id":' || to_json(${col('id')})::text || ',"muid":' || to_json(${col('muid')})::text
+  return sql`${start} || to_json(${col('id')})::text || ',"muid":' || to_json(${col('muid')})::text
     || ',"event_name":' || to_json(${col('event_name')})::text || ',"event_time":"' || ${time}
-    || '","raw_data":' || to_json(${col('raw_data')})::text || ',"consent":"' || ${col('consent')}::text || '"}' as line`;
+    || '","raw_data":' || to_json(${col('raw_data')})::text || ',"consent":"' || ${col('consent')}::text || '"}'`;
 }
 
 export function dataQuery(
@@ -368,13 +400,17 @@ export async function listEvents(
 ): Promise<ListEventsResponse> {
   const plan = planEventList(partner.id, params, cursorKey);
   // On a replica when one is healthy; a 404 there is checked on the primary (db/read-routing.ts).
-  return reads.run('events_list', async (db) => {
-    const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
-    const [access] = countRows ?? [];
-    if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
-    if (!access.tagged) {
-      throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
-    }
-    return eventListResponse(plan, params.limit, dataRows ?? [], Number(access.total ?? 0), cursorKey);
-  });
+  return reads.run(
+    'events_list',
+    async (db) => {
+      const [countRows, dataRows] = await readRows(db, [plan.count, plan.data]);
+      const [access] = countRows ?? [];
+      if (!access) throw new AppError('MERCHANT_NOT_FOUND', `No merchant ${params.merchantId} under this partner`);
+      if (!access.tagged) {
+        throw new AppError('MERCHANT_NOT_FOUND', `Merchant ${params.merchantId} has no tag integration yet`);
+      }
+      return eventListResponse(plan, params.limit, dataRows ?? [], Number(access.total ?? 0), cursorKey);
+    },
+    { primaryCheck: merchantOnPrimary(partner.id, params.merchantId) },
+  );
 }

@@ -1,18 +1,25 @@
 import type { StreamedEvent } from '@partner/shared-schemas';
 import { inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
-import { rowsOf } from '../../../db/read-rows.js';
+import { readRawRows, rowsOf } from '../../../db/read-rows.js';
 import { events } from '../../../db/schema/index.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { HeldAccount, HeldBytes, HeldLimit } from '../../../runtime/held-bytes.js';
+import { eventJson } from '../read/list-events.js';
 
 /** Rows read per query while catching up. */
 const PAGE_SIZE = 500;
 /**
- * Bytes a stream counts for an event besides its text fields (event_time, seq, the object): an
- * estimate, so a queue of small events is not counted as nothing.
+ * Bytes a queued event costs besides its JSON: the Buffer and its backing store, the queue's entry
+ * (an estimate, so a queue of small events is not counted as nothing).
  */
-const EVENT_OVERHEAD_BYTES = 96;
+const EVENT_OVERHEAD_BYTES = 160;
+/**
+ * A queued event is counted at twice its JSON: its copy, and the bytes it was read from (the
+ * driver's read buffer or a string), which stay resident until a garbage collection, and V8 runs
+ * one only after tens of MB of such garbage.
+ */
+const READ_COPIES = 2;
 /** The size assumed for rows before the first read: the largest event (16 KB of data). */
 const LARGEST_EVENT_BYTES = 17_000;
 /** A read fills at most this part of the stream's byte limit (pages sized by the last read's average). */
@@ -27,9 +34,31 @@ const HELD_BACK_MAX_MS = 1000;
 /** Rows already committed above the horizon when a stream opens, remembered so they are not sent. */
 const START_SKIP_MAX = 500;
 
-/** The bytes an event is counted for while it waits in a stream's queue (its text, about its frame). */
-function heldSizeOf(event: StreamedEvent): number {
-  return event.raw_data.length + event.id.length + event.muid.length + event.event_name.length + EVENT_OVERHEAD_BYTES;
+/**
+ * An event as a stream holds it: its JSON (`seq`, then the list's fields), written by PostgreSQL
+ * and kept as bytes of its own outside the JavaScript heap, where a parsed row held about twice
+ * its text and grew the heap by as much again before a collection.
+ */
+export interface SerializedEvent {
+  seq: number;
+  json: Buffer;
+}
+
+/** The bytes an event is counted for while it waits in a stream's queue. */
+const heldSizeOf = (event: SerializedEvent) => READ_COPIES * event.json.byteLength + EVENT_OVERHEAD_BYTES;
+
+/** A Buffer of its own (never a slice of the shared pool, which a small Buffer would keep alive). */
+function bufferOf(text: string): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(Buffer.byteLength(text));
+  buffer.write(text);
+  return buffer;
+}
+
+/** The bytes of a view in a Buffer of their own (the view keeps its whole read buffer alive). */
+function copyOf(view: Buffer): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(view.length);
+  view.copy(buffer);
+  return buffer;
 }
 
 /** A stream's byte budget: its own limit (STREAM_BUFFER_BYTES) in the process's (HELD_BYTES). */
@@ -66,7 +95,7 @@ export type SubscriptionState = 'pending' | 'catching-up' | 'live' | 'ended';
 export class EventSubscription implements AsyncIterable<StreamedEvent> {
   private state: SubscriptionState = 'pending';
   /** Events read and not yet taken by the consumer. */
-  private readonly queue: StreamedEvent[] = [];
+  private readonly queue: SerializedEvent[] = [];
   /** The seq of the last row read: the next read starts after it. */
   private lastSeq = 0;
   /** Rows newer than `lastSeq` may exist (a notification, or the last read filled its page). */
@@ -101,7 +130,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     bytes?: StreamByteBudget,
   ) {
     this.account = bytes ? bytes.held.open(bytes.limit, (limit) => this.fail(tooSlowError(limit, bytes.limit))) : null;
-    this.pageRows = this.account ? this.rowsPerRead(LARGEST_EVENT_BYTES) : PAGE_SIZE;
+    this.pageRows = this.account ? this.rowsPerRead(READ_COPIES * LARGEST_EVENT_BYTES) : PAGE_SIZE;
   }
 
   /** Rows of `averageBytes` that fill a read's share of the byte limit (1 to PAGE_SIZE). */
@@ -260,53 +289,50 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
    * The next rows after `lastSeq` below the horizon, the horizon, and the newest seq committed (all
    * names), in one statement: the rows and the horizon come from one snapshot.
    */
-  private async read(limit: number): Promise<{ rows: StreamedEvent[]; horizon: number; newest: number }> {
+  private async read(limit: number): Promise<{ rows: SerializedEvent[]; horizon: number; newest: number }> {
     const names = this.names.length > 0 ? sql`and ${inArray(events.eventName, [...this.names])}` : sql``;
-    const result = rowsOf<{
-      horizon: string;
-      newest: string | null;
-      seq: string | null;
-      id: string;
-      muid: string;
-      event_name: string;
-      event_time: string;
-      raw_data: string;
-      consent: StreamedEvent['consent'];
-    }>(
-      await this.db.execute(sql`
-        select h.horizon::text as horizon, h.newest::text as newest, e.seq::text as seq, e.id, e.muid, e.event_name,
-          to_char(e.event_time at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as event_time, e.raw_data, e.consent
-        from (
-          select events_horizon_seq() as horizon,
-            (select max(seq) from events where merchant_id = ${this.merchantId}::uuid) as newest
-        ) h
-        left join lateral (
-          select seq, id, muid, event_name, event_time, raw_data, consent from events
-          where merchant_id = ${this.merchantId}::uuid and seq > ${this.lastSeq} and seq < h.horizon ${names}
-          order by seq
-          limit ${limit}
-        ) e on true
-        order by e.seq`),
-    );
-    const first = result[0];
-    const rows: StreamedEvent[] = [];
-    for (const row of result) {
-      if (row.seq === null) continue;
-      rows.push({
-        seq: Number(row.seq),
-        id: row.id,
-        muid: row.muid,
-        event_name: row.event_name,
-        event_time: row.event_time,
-        raw_data: row.raw_data,
-        consent: row.consent,
-      });
+    const statement = sql`
+      select h.horizon::text as horizon, h.newest::text as newest, e.seq::text as seq, e.json
+      from (
+        select events_horizon_seq() as horizon,
+          (select max(seq) from events where merchant_id = ${this.merchantId}::uuid) as newest
+      ) h
+      left join lateral (
+        select seq, ${eventJson('', sql`seq`)} as json from events
+        where merchant_id = ${this.merchantId}::uuid and seq > ${this.lastSeq} and seq < h.horizon ${names}
+        order by seq
+        limit ${limit}
+      ) e on true
+      order by e.seq`;
+    const rows: SerializedEvent[] = [];
+    // On postgres.js the JSON is copied from the bytes read, never made a string in the heap.
+    const raw = await readRawRows(this.db, statement);
+    if (raw) {
+      for (const [, , seq, json] of raw)
+        if (seq && json) rows.push({ seq: Number(seq.toString('latin1')), json: copyOf(json) });
+      const [horizon, newest] = raw[0] ?? [];
+      return {
+        rows,
+        horizon: Number(horizon?.toString('latin1') ?? 0),
+        newest: Number(newest?.toString('latin1') ?? 0),
+      };
     }
-    return { rows, horizon: Number(first?.horizon ?? 0), newest: Number(first?.newest ?? 0) };
+    const result = rowsOf<{ horizon: string; newest: string | null; seq: string | null; json: string | null }>(
+      await this.db.execute(statement),
+    );
+    for (const row of result)
+      if (row.seq !== null && row.json !== null) rows.push({ seq: Number(row.seq), json: bufferOf(row.json) });
+    return { rows, horizon: Number(result[0]?.horizon ?? 0), newest: Number(result[0]?.newest ?? 0) };
   }
 
   /** The next event; `null` once the stream ended. Throws the failure that ended it, once. */
   async next(): Promise<StreamedEvent | null> {
+    const event = await this.nextSerialized();
+    return event && (JSON.parse(event.json.toString('utf8')) as StreamedEvent);
+  }
+
+  /** The next event as held (its JSON); `null` once the stream ended. Throws the failure that ended it, once. */
+  async nextSerialized(): Promise<SerializedEvent | null> {
     for (;;) {
       const event = this.queue.shift();
       if (event) {
@@ -343,13 +369,26 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
       this.close();
     }
   }
+
+  /** The events as held, for a transport that writes their JSON as it is (the REST stream). */
+  async *serialized(): AsyncGenerator<SerializedEvent> {
+    try {
+      for (;;) {
+        const event = await this.nextSerialized();
+        if (!event) return;
+        yield event;
+      }
+    } finally {
+      this.close();
+    }
+  }
 }
 
 /** The ending of a stream whose unsent events passed its byte limit or the process's budget. */
 function tooSlowError(limit: HeldLimit, ownLimit: number): AppError {
   const why =
     limit === 'own'
-      ? `The consumer fell more than ${ownLimit} bytes of events behind`
+      ? `The consumer fell behind by more than the ${ownLimit} bytes this server holds for one stream`
       : 'The server holds too much for slow consumers and this stream went longest without reading';
   return new AppError('STREAM_CONSUMER_TOO_SLOW', `${why}; reconnect with the last event id to resume`);
 }
