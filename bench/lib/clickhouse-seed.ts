@@ -3,11 +3,10 @@
  * this disk (`--seed-clickhouse`; 100M events are about 75 GB in PostgreSQL): the events of
  * lib/seed.ts (`seededEvent`: the same draws, names, visitors, times, paths and values), generated
  * by `INSERT INTO events SELECT ... FROM numbers(...)` and typed as the server types a stored event
- * (features/stats/rows.ts): page views with their path and `(none)` referrer and utm values,
- * purchases with their value in EUR (scale 1), the visitor the first 8 bytes of SHA-256 of the
- * muid as a big-endian UInt64 (`visitorOf`). `seq` numbers each merchant's events from 1.
+ * (features/stats/insert.ts): page views with their path and `(none)` referrer and utm values,
+ * purchases with their value in EUR (scale 1), the visitor `sipHash64(muid)` as the server's
+ * insert makes it. `seq` numbers each merchant's events from 1.
  */
-import { visitorOf } from '@partner/server/bench';
 import { STATS_NONE_VALUE } from '@partner/shared-schemas';
 import type { Clickhouse } from './clickhouse.js';
 import { log } from './log.js';
@@ -61,7 +60,7 @@ function rowsSql(source: string): string {
     {merchants:Array(UUID)}[m + 1] AS merchant_id,
     fromUnixTimestamp64Milli(toInt64({start:Int64} + floor((toFloat64(j) + r0 / 4294967296) * {span:Float64} / {total:Float64})), 'UTC') AS event_time,
     concat('u', toString(toUInt32(floor(r2 / 4294967296 * ${MUIDS})))) AS muid,
-    reinterpretAsUInt64(reverse(substring(SHA256(muid), 1, 8))) AS visitor,
+    sipHash64(muid) AS visitor,
     n + 1 AS seq,
     ${nameSql} AS event_name,
     event_name = 'PageView' AS page_view,
@@ -84,7 +83,7 @@ const COLUMNS =
 
 /**
  * Checks the SQL generator against lib/seed.ts on `sample` events spread over the seed: merchant,
- * time, name, visitor (`visitorOf`) and path each equal, else throws.
+ * time, name, muid and path each equal, else throws.
  */
 async function checkAgainstSeed(
   clickhouse: Clickhouse,
@@ -101,11 +100,10 @@ async function checkAgainstSeed(
     merchant_id: string;
     ms: string;
     event_name: string;
-    visitor: string;
     path: string;
     muid: string;
   }>(
-    `SELECT j, merchant_id, toUnixTimestamp64Milli(event_time) AS ms, event_name, toString(visitor) AS visitor, path, muid
+    `SELECT j, merchant_id, toUnixTimestamp64Milli(event_time) AS ms, event_name, path, muid
      FROM (${rowsSql('(SELECT arrayJoin({sample:Array(UInt64)}) AS number)')}) ORDER BY j`,
     { ...params, sample: indexes },
     { timeoutMs: 60_000 },
@@ -117,7 +115,6 @@ async function checkAgainstSeed(
       merchant_id: merchants[e.m],
       ms: String(e.time),
       event_name: e.name,
-      visitor: visitorOf(e.muid),
       path: e.name === 'PageView' ? e.path : '',
       muid: e.muid,
     };
@@ -137,7 +134,7 @@ async function checkAgainstSeed(
 export interface ClickhouseSeed {
   events: number;
   seconds: number;
-  /** Events checked equal to lib/seed.ts's (merchant, time, name, visitor, path). */
+  /** Events checked equal to lib/seed.ts's (merchant, time, name, muid, path). */
   checked: number;
 }
 

@@ -12,7 +12,6 @@ export { encodeCursor } from './features/events/read/cursor.js';
 export { eventListQueries, eventListResponse, type ListEventsParams } from './features/events/read/list-events.js';
 export { merchantListSql } from './features/merchants/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './features/partners/onboard-partner.js';
-export { visitorOf } from './features/stats/rows.js';
 export { claimDueDeliveries, releaseClaims } from './features/webhooks/delivery-queue.js';
 export { enqueueWebhookEvent } from './features/webhooks/outbox.js';
 export { nextPageLink } from './routers/events/next-link.js';

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { type ClickHouseClient, type ClickHouseSettings, createClient } from '@clickhouse/client';
 
 type ClickhouseParams = Record<string, unknown>;
@@ -18,6 +19,8 @@ export interface Clickhouse {
   query<T>(sql: string, params?: ClickhouseParams, options?: CallOptions): Promise<T[]>;
   command(sql: string, params?: ClickhouseParams, options?: CallOptions): Promise<void>;
   insert(table: string, rows: readonly object[], options?: CallOptions): Promise<void>;
+  /** Rows already written as TabSeparated text, into `table`. */
+  insertTsv(table: string, body: string, options?: CallOptions): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -77,6 +80,11 @@ function wrap(kind: Clickhouse['kind'], database: string, writer: ClickHouseClie
     async insert(table, rows, options) {
       if (rows.length === 0) return;
       await writer.insert({ table, values: rows as object[], format: 'JSONEachRow', ...withDeadline(options) });
+    },
+    async insertTsv(table, body, options) {
+      if (body === '') return;
+      const values = Readable.from([Buffer.from(body)], { objectMode: false });
+      await writer.insert({ table, values, format: 'TabSeparated', ...withDeadline(options) });
     },
     async close() {
       await Promise.allSettled([writer, ...readers].map((client) => client.close()));

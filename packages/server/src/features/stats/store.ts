@@ -6,9 +6,9 @@ import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
 import { ReadGate } from './gate.js';
+import type { StoredEvent } from './insert.js';
 import { type LoadProgress, loadStoredEvents } from './load.js';
 import { type PointsQuery, type PointTotals, readPoints } from './points.js';
-import { type StoredEvent, visitorOf } from './rows.js';
 import { readTopValues, type TopValuesQuery } from './top-values.js';
 import { type OutboxRange, StatsTransfer, type TransferOptions } from './transfer.js';
 
@@ -111,8 +111,8 @@ export class StatsStore {
     if (merchantIds.length === 0) return true;
     if (!(await this.settled(merchantIds))) return false;
     await this.clickhouse.command(
-      'DELETE FROM events WHERE merchant_id IN {merchants:Array(UUID)} AND visitor = {visitor:UInt64}',
-      { merchants: merchantIds, visitor: visitorOf(muid) },
+      'DELETE FROM events WHERE merchant_id IN {merchants:Array(UUID)} AND visitor = sipHash64({muid:String})',
+      { merchants: merchantIds, muid },
       { timeoutMs: 120_000 },
     );
     return true;

@@ -5,7 +5,7 @@ import type { Clickhouse } from '../../db/clickhouse/client.js';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import type { Logger } from '../../kernel/logger.js';
-import { type EventRow, eventRowOf, type StoredEvent } from './rows.js';
+import { eventsTsv, type StoredEvent } from './insert.js';
 
 /** An outbox row's key: a merchant's seq range stored by one statement (`stats_outbox`). */
 export interface OutboxRange {
@@ -15,8 +15,10 @@ export interface OutboxRange {
 }
 
 export interface TransferOptions {
-  /** How soon queued events are sent (ms). */
+  /** How soon queued events are sent (ms): one insert per flush, so larger is cheaper per event. */
   flushMs?: number;
+  /** Events queued that are sent at once, without waiting for `flushMs`. */
+  flushEvents?: number;
   /** Events held in memory at most (queued or being sent); past it they wait in PostgreSQL for the recovery. */
   maxQueued?: number;
   /** Of those, events of one merchant at most (default half): one merchant's flood leaves room for the others. */
@@ -44,6 +46,8 @@ export class StatsTransfer {
   private flushing: Promise<void> = Promise.resolve();
   private readonly livemode = new Map<string, boolean>();
   private readonly flushMs: number;
+  private readonly flushEvents: number;
+  private queued = 0;
   private readonly maxQueued: number;
   private readonly maxPerMerchant: number;
   private readonly insertTimeoutMs: number;
@@ -54,8 +58,9 @@ export class StatsTransfer {
     private readonly logger: Logger,
     options: TransferOptions = {},
   ) {
-    this.flushMs = options.flushMs ?? 200;
-    this.maxQueued = options.maxQueued ?? 50_000;
+    this.flushMs = options.flushMs ?? 1_000;
+    this.flushEvents = options.flushEvents ?? 20_000;
+    this.maxQueued = options.maxQueued ?? 100_000;
     this.maxPerMerchant = options.maxQueuedPerMerchant ?? Math.ceil(this.maxQueued / 2);
     this.insertTimeoutMs = options.insertTimeoutMs ?? 10_000;
   }
@@ -81,7 +86,9 @@ export class StatsTransfer {
     const theirRanges = taken.size === counts.size ? ranges : ranges.filter((range) => taken.has(range.merchantId));
     this.queue.push({ events: mine, ranges: theirRanges });
     this.hold(mine, 1);
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
+    this.queued += mine.length;
+    if (this.queued >= this.flushEvents) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs);
   }
 
   private hold(events: readonly StoredEvent[], sign: 1 | -1): void {
@@ -99,6 +106,7 @@ export class StatsTransfer {
     this.timer = undefined;
     const batch = this.queue;
     this.queue = [];
+    this.queued = 0;
     this.flushing = this.flushing.then(() => (batch.length > 0 ? this.send(batch) : undefined));
     return this.flushing;
   }
@@ -115,7 +123,7 @@ export class StatsTransfer {
     const events = batch.flatMap((part) => part.events);
     const ranges = batch.flatMap((part) => part.ranges);
     try {
-      await this.clickhouse.insert('events', await this.rowsOf(events), { timeoutMs: this.insertTimeoutMs });
+      await this.insert(events);
       await this.forgetRanges(ranges);
     } catch (error) {
       // The outbox rows stay claimed until their claim runs out; the recovery sends them then.
@@ -125,7 +133,8 @@ export class StatsTransfer {
     }
   }
 
-  private async rowsOf(events: StoredEvent[]): Promise<EventRow[]> {
+  /** Inserts events (typed by ClickHouse on their way from `events_in` to `events`); returns how many it sent. */
+  private async insert(events: readonly StoredEvent[]): Promise<number> {
     const unknown = [...new Set(events.map((event) => event.merchantId))].filter((id) => !this.livemode.has(id));
     if (unknown.length > 0) {
       if (this.livemode.size + unknown.length > LIVEMODE_CACHE_MAX) this.livemode.clear();
@@ -135,12 +144,9 @@ export class StatsTransfer {
       );
       for (const row of rows) this.livemode.set(row.id, row.livemode);
     }
-    const rows: EventRow[] = [];
-    for (const event of events) {
-      // A merchant deleted since: its purge removes whatever of it arrives.
-      const row = eventRowOf(event, this.livemode.get(event.merchantId) ?? true);
-      if (row) rows.push(row);
-    }
+    // A merchant deleted since has no row: its purge removes whatever of it arrives.
+    const { body, rows } = eventsTsv(events, (id) => this.livemode.get(id) ?? true);
+    await this.clickhouse.insertTsv('events_in', body, { timeoutMs: this.insertTimeoutMs });
     return rows;
   }
 
@@ -184,18 +190,15 @@ export class StatsTransfer {
       await this.db.execute(sql`select seq::text, muid, event_name, event_time, raw_data, consent from events
         where merchant_id = ${range.merchantId}::uuid and seq between ${range.firstSeq} and ${range.lastSeq}`),
     );
-    const rows = await this.rowsOf(
-      stored.map((row) => ({
-        merchantId: range.merchantId,
-        seq: Number(row.seq),
-        muid: row.muid,
-        eventName: row.event_name,
-        eventTime:
-          row.event_time instanceof Date ? row.event_time.toISOString() : new Date(row.event_time).toISOString(),
-        rawData: row.raw_data,
-        consent: row.consent,
-      })),
-    );
+    const events = stored.map((row) => ({
+      merchantId: range.merchantId,
+      seq: Number(row.seq),
+      muid: row.muid,
+      eventName: row.event_name,
+      eventTime: row.event_time instanceof Date ? row.event_time.toISOString() : new Date(row.event_time).toISOString(),
+      rawData: row.raw_data,
+      consent: row.consent,
+    }));
     const bounds = { m: range.merchantId, first: range.firstSeq, last: range.lastSeq };
     const where = 'merchant_id = {m:UUID} AND seq BETWEEN {first:UInt64} AND {last:UInt64}';
     const [present] = await this.clickhouse.query<{ n: string }>(
@@ -203,9 +206,9 @@ export class StatsTransfer {
       bounds,
     );
     const have = Number(present?.n ?? 0);
-    if (have === rows.length) return;
+    if (have === eventsTsv(events, () => true).rows) return;
     if (have > 0) await this.clickhouse.command(`DELETE FROM events WHERE ${where}`, bounds, { timeoutMs: 60_000 });
-    await this.clickhouse.insert('events', rows, { timeoutMs: this.insertTimeoutMs });
+    await this.insert(events);
   }
 
   /**
