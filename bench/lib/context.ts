@@ -60,6 +60,7 @@ function serverEnv(settings: Settings, url: string): Record<string, string> {
     LOG_LEVEL: 'error',
     DB_POOL_MAX: String(settings.poolMax),
     RATE_LIMIT_PER_MINUTE: '0',
+    SESSION_RATE_LIMIT_PER_MINUTE: '0',
     COLLECT_RATE_LIMIT_PER_MINUTE: '0',
     // The collector volume quotas off: the ingestion sections send far more than a store.
     COLLECT_TAG_EVENTS_PER_MINUTE: '0',

@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Child } from './children.js';
 import { apiServer, type BenchContext, freshDataDir, removeDataDir } from './context.js';
-import { request } from './http.js';
+import { request, requestJson } from './http.js';
 import { log } from './log.js';
 import { runSenders } from './senders.js';
 import { int, type Latency, latency, ms, quantile, since } from './stats.js';
@@ -156,6 +156,22 @@ export async function measureCollectorBesideReads(
       senders,
       seconds: ctx.settings.durationSeconds,
     });
+  // Each reader a dashboard of its own: a merchant session (a key reads at most 2 at a time).
+  const sessions = await Promise.all(
+    Array.from({ length: READERS }, async (_, r) => {
+      const merchantId = ctx.merchants[r % ctx.merchants.length]?.merchantId as string;
+      const session = await requestJson<{ token: string }>(
+        `${server.url}/v1/partners/merchant/${merchantId}/sessions`,
+        {
+          method: 'POST',
+          headers: ctx.auth,
+          body: { allowedOrigins: ['https://admin.bench.example'] },
+          expect: 201,
+        },
+      );
+      return { merchantId, auth: { authorization: `Bearer ${session.token}` } };
+    }),
+  );
   const alone: Awaited<ReturnType<typeof send>>[] = [];
   const beside: Awaited<ReturnType<typeof send>>[] = [];
   const reads: number[] = [];
@@ -168,9 +184,9 @@ export async function measureCollectorBesideReads(
       while (reading) {
         const i = k++ + r;
         const shape = TARGET_SHAPES[i % TARGET_SHAPES.length] as Shape;
-        const merchant = ctx.merchants[i % ctx.merchants.length]?.merchantId as string;
+        const { merchantId, auth } = sessions[r] as (typeof sessions)[number];
         const started = process.hrtime.bigint();
-        const res = await request(`${server.url}${apiPath(shape, merchant, d)}`, { headers: ctx.auth });
+        const res = await request(`${server.url}${apiPath(shape, merchantId, d)}`, { headers: auth });
         if (res.status !== 200) throw new Error(`stats read beside /e: ${res.status} ${res.body.slice(0, 200)}`);
         if (reading) reads.push(since(started));
       }
