@@ -1,4 +1,4 @@
--- One row per stored event, typed at write time (features/stats/rows.ts). The statistics read this
+-- One row per stored event, typed at write time (0002_events_in.sql). The statistics read this
 -- table only: its projections are the rollups, kept by ClickHouse per part, so a delete (erasure,
 -- purge, retention) rebuilds them with the rows it removes.
 CREATE TABLE IF NOT EXISTS events
