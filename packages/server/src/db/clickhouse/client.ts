@@ -7,6 +7,8 @@ interface CallOptions {
   /** Deadline of the call (ms): the client gives up, and the engine stops at `max_execution_time`. */
   timeoutMs?: number;
   settings?: ClickHouseSettings;
+  /** A read of the write path: on the writers' session, never queued behind the reads'. */
+  writer?: boolean;
 }
 
 /**
@@ -66,7 +68,7 @@ function wrap(kind: Clickhouse['kind'], database: string, writer: ClickHouseClie
     kind,
     database,
     async query<T>(sql: string, params?: ClickhouseParams, options?: CallOptions) {
-      const result = await reader().query({
+      const result = await (options?.writer ? writer : reader()).query({
         query: sql,
         query_params: params,
         format: 'JSONEachRow',

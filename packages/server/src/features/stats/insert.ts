@@ -1,17 +1,5 @@
-import type { EventConsent } from '@partner/shared-schemas';
-
-/** A stored event as the statistics take it: what ingestion committed, with its `seq`. */
-export interface StoredEvent {
-  merchantId: string;
-  seq: number;
-  muid: string;
-  eventName: string;
-  /** ISO 8601 instant. */
-  eventTime: string;
-  /** The event's `data` as stored (JSON text). */
-  rawData: string;
-  consent: EventConsent;
-}
+import type { StoredEvent } from './stored-event.js';
+import type { Visit } from './visits.js';
 
 /** The instants ClickHouse's DateTime64 holds; an event dated outside is not counted. */
 const EARLIEST = Date.UTC(1900, 0, 1);
@@ -27,16 +15,23 @@ const tsv = (value: string) =>
  */
 export function eventsTsv(
   events: readonly StoredEvent[],
+  visits: readonly Visit[] | undefined,
   livemodeOf: (merchantId: string) => boolean,
 ): { body: string; rows: number } {
   let body = '';
   let rows = 0;
-  for (const event of events) {
+  events.forEach((event, i) => {
     const at = Date.parse(event.eventTime);
-    if (!(at >= EARLIEST && at < LATEST)) continue;
-    const time = new Date(at).toISOString();
-    body += `${event.merchantId}\t${time.slice(0, 10)} ${time.slice(11, 23)}\t${tsv(event.muid)}\t${event.seq}\t${tsv(event.eventName)}\t${tsv(event.rawData)}\t${event.consent}\t${livemodeOf(event.merchantId) ? 1 : 0}\n`;
+    if (!(at >= EARLIEST && at < LATEST)) return;
+    const visit = visits?.[i];
+    const client = event.client ?? {};
+    body += `${event.merchantId}\t${time(at)}\t${tsv(event.muid)}\t${event.seq}\t${visit?.id ?? 0}\t${time(visit?.start ?? at)}\t${tsv(event.eventName)}\t${tsv(event.rawData)}\t${tsv(visit?.referrer ?? '')}\t${tsv(visit?.utmSource ?? '')}\t${tsv(visit?.utmMedium ?? '')}\t${tsv(visit?.utmCampaign ?? '')}\t${visit?.channel ?? ''}\t${tsv(client.country ?? '')}\t${client.device ?? ''}\t${tsv(client.browser ?? '')}\t${tsv(client.os ?? '')}\t${event.consent}\t${livemodeOf(event.merchantId) ? 1 : 0}\n`;
     rows += 1;
-  }
+  });
   return { body, rows };
 }
+
+const time = (ms: number) => {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`;
+};

@@ -6,9 +6,9 @@ import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
 import { ReadGate } from './gate.js';
-import type { StoredEvent } from './insert.js';
 import { type LoadProgress, loadStoredEvents } from './load.js';
 import { type PointsQuery, type PointTotals, readPoints } from './points.js';
+import type { StoredEvent } from './stored-event.js';
 import { readTopValues, type TopValuesQuery } from './top-values.js';
 import { type OutboxRange, StatsTransfer, type TransferOptions } from './transfer.js';
 

@@ -5,7 +5,9 @@ import type { Clickhouse } from '../../db/clickhouse/client.js';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import type { Logger } from '../../kernel/logger.js';
-import { eventsTsv, type StoredEvent } from './insert.js';
+import { eventsTsv } from './insert.js';
+import type { StoredEvent } from './stored-event.js';
+import { VisitAssigner } from './visits.js';
 
 /** An outbox row's key: a merchant's seq range stored by one statement (`stats_outbox`). */
 export interface OutboxRange {
@@ -45,6 +47,7 @@ export class StatsTransfer {
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private readonly livemode = new Map<string, boolean>();
+  private readonly visits: VisitAssigner;
   private readonly flushMs: number;
   private readonly flushEvents: number;
   private queued = 0;
@@ -63,6 +66,7 @@ export class StatsTransfer {
     this.maxQueued = options.maxQueued ?? 100_000;
     this.maxPerMerchant = options.maxQueuedPerMerchant ?? Math.ceil(this.maxQueued / 2);
     this.insertTimeoutMs = options.insertTimeoutMs ?? 10_000;
+    this.visits = new VisitAssigner(clickhouse, clickhouse.kind === 'chdb');
   }
 
   /**
@@ -144,8 +148,9 @@ export class StatsTransfer {
       );
       for (const row of rows) this.livemode.set(row.id, row.livemode);
     }
+    const visits = await this.visits.assign(events);
     // A merchant deleted since has no row: its purge removes whatever of it arrives.
-    const { body, rows } = eventsTsv(events, (id) => this.livemode.get(id) ?? true);
+    const { body, rows } = eventsTsv(events, visits, (id) => this.livemode.get(id) ?? true);
     await this.clickhouse.insertTsv('events_in', body, { timeoutMs: this.insertTimeoutMs });
     return rows;
   }
@@ -206,7 +211,7 @@ export class StatsTransfer {
       bounds,
     );
     const have = Number(present?.n ?? 0);
-    if (have === eventsTsv(events, () => true).rows) return;
+    if (have === eventsTsv(events, undefined, () => true).rows) return;
     if (have > 0) await this.clickhouse.command(`DELETE FROM events WHERE ${where}`, bounds, { timeoutMs: 60_000 });
     await this.insert(events);
   }

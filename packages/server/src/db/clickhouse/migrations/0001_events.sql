@@ -9,12 +9,22 @@ CREATE TABLE IF NOT EXISTS events
     visitor UInt64 CODEC(ZSTD(1)),
     -- PostgreSQL's seq: a transfer checks what of a range is already here.
     seq UInt64 CODEC(Delta, ZSTD(1)),
+    -- The visit (features/stats/visits.ts): its id and when it began, as the event found it.
+    visit UInt64 CODEC(ZSTD(1)),
+    visit_start DateTime64(3, 'UTC') CODEC(Delta, ZSTD(1)),
     event_name LowCardinality(String),
     path LowCardinality(String),
+    -- The visit's source, from its first page: every event of a visit carries it.
     referrer LowCardinality(String),
     utm_source LowCardinality(String),
     utm_medium LowCardinality(String),
     utm_campaign LowCardinality(String),
+    channel LowCardinality(String),
+    -- The client's, from the request that brought the event (never its address).
+    country LowCardinality(String),
+    device LowCardinality(String),
+    browser LowCardinality(String),
+    os LowCardinality(String),
     currency LowCardinality(String),
     revenue Decimal(76, 30) CODEC(ZSTD(1)),
     revenue_scale UInt8,
@@ -34,9 +44,17 @@ CREATE TABLE IF NOT EXISTS events
     ),
     PROJECTION sources_daily
     (
-        SELECT merchant_id, toDate(event_time), event_name, referrer, utm_source, utm_medium, utm_campaign,
+        SELECT merchant_id, toDate(event_time), event_name, referrer, utm_source, utm_medium, utm_campaign, channel,
             count(), uniq(visitor)
-        GROUP BY merchant_id, toDate(event_time), event_name, referrer, utm_source, utm_medium, utm_campaign
+        GROUP BY merchant_id, toDate(event_time), event_name, referrer, utm_source, utm_medium, utm_campaign, channel
+    ),
+    -- One row per visit and day (a visit past midnight has two): what the visit metrics need.
+    PROJECTION visits_daily
+    (
+        SELECT merchant_id, toDate(event_time), visit, min(event_time), max(event_time), any(visitor),
+            countIf(event_name = 'PageView'), countIf(event_name NOT IN ('PageView', 'Engagement')),
+            argMinIf(path, event_time, event_name = 'PageView'), argMaxIf(path, event_time, event_name = 'PageView')
+        GROUP BY merchant_id, toDate(event_time), visit
     )
 )
 ENGINE = MergeTree

@@ -1,0 +1,25 @@
+import type { EventConsent } from '@partner/shared-schemas';
+
+/** A stored event as the statistics take it: what ingestion committed, with its `seq`. */
+export interface StoredEvent {
+  merchantId: string;
+  seq: number;
+  muid: string;
+  eventName: string;
+  /** ISO 8601 instant. */
+  eventTime: string;
+  /** The event's `data` as stored (JSON text). */
+  rawData: string;
+  consent: EventConsent;
+  /** The client's, from the request that brought it (absent: unknown). */
+  client?: EventClient | undefined;
+}
+
+/** What the request that brought an event tells of its client: never its address. */
+interface EventClient {
+  /** ISO 3166-1 alpha-2. */
+  country?: string | undefined;
+  device?: 'desktop' | 'mobile' | 'tablet' | undefined;
+  browser?: string | undefined;
+  os?: string | undefined;
+}
