@@ -138,7 +138,15 @@ export async function runChromiumRow({ app, server }) {
     const { chromium } = createRequire(path.join(root, 'packages/server/package.json'))('playwright-core');
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+      // Headless Chromium's own user agent names HeadlessChrome: the collectors drop it as a bot's.
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--user-agent=Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36',
+      ],
     });
     const tab = await browser.newPage();
     const errors = [];

@@ -142,6 +142,7 @@ const CALLS: Record<string, Call<PartnerClient>> = {
   'stats.summary': (c, o) => c.stats.summary(STATS, o),
   'stats.timeseries': (c, o) => c.stats.timeseries(STATS, o),
   'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
+  'stats.realtime': (c, o) => c.stats.realtime({ merchantId: STATS.merchantId }, o),
   'settings.retrieve': (c, o) => c.settings.retrieve(o),
   'settings.update': (c, o) => c.settings.update({ defaultRetentionDays: 30 }, o),
   'erasures.create': (c, o) => c.erasures.create({ muid: 'visitor-1' }, o),
@@ -156,6 +157,7 @@ const MERCHANT_CALLS: Record<string, Call<MerchantClient>> = {
   'stats.summary': (c, o) => c.stats.summary(STATS, o),
   'stats.timeseries': (c, o) => c.stats.timeseries(STATS, o),
   'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
+  'stats.realtime': (c, o) => c.stats.realtime({ merchantId: STATS.merchantId }, o),
   'tags.retrieve': (c, o) => c.tags.retrieve('t', o),
 };
 const STATS = { merchantId: 'm', startDate: '2026-11-01', endDate: '2026-11-07' };

@@ -16,7 +16,18 @@ afterEach(() => vi.restoreAllMocks());
 const MERCHANT_ID = '6f1c1f2e-0c5b-4d52-9a3a-1f1f5b0c2d11';
 const TAG_ID = '9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f';
 const RANGE = { startDate: '2026-11-01', endDate: '2026-11-07', timezone: 'UTC' };
-const TOTALS = { events: 3, visitors: 2, pageviews: 2, purchases: 1, revenue: [] };
+const TOTALS = {
+  events: 3,
+  visitors: 2,
+  pageviews: 2,
+  purchases: 1,
+  revenue: [],
+  visits: 2,
+  bounceRate: 0,
+  visitDuration: 10,
+  viewsPerVisit: 1,
+  botEvents: 0,
+};
 const SUMMARY: StatsSummary = { range: RANGE, totals: TOTALS, previous: null };
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 

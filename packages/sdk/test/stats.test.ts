@@ -6,7 +6,18 @@ useMsw();
 
 const MERCHANT_ID = '6f1c1f2e-0c5b-4d52-9a3a-1f1f5b0c2d11';
 const RANGE = { startDate: '2026-11-01', endDate: '2026-11-07', timezone: 'America/New_York' };
-const TOTALS = { events: 3, visitors: 2, pageviews: 2, purchases: 1, revenue: [{ currency: 'EUR', amount: '10.50' }] };
+const COUNTS = {
+  events: 3,
+  visitors: 2,
+  pageviews: 2,
+  purchases: 1,
+  revenue: [{ currency: 'EUR', amount: '10.50' }],
+  visits: 2,
+  bounceRate: 0.5,
+  visitDuration: 42.5,
+  viewsPerVisit: 1,
+};
+const TOTALS = { ...COUNTS, botEvents: 7 };
 
 describe('client.stats', () => {
   it('summary sends GET /v1/partners/stats/summary with the range, zone, filter and compare', async () => {
@@ -34,7 +45,7 @@ describe('client.stats', () => {
     const body: StatsTimeseries = {
       range: RANGE,
       interval: 'week',
-      points: [{ start: '2026-11-01T00:00:00-04:00', ...TOTALS }],
+      points: [{ start: '2026-11-01T00:00:00-04:00', ...COUNTS }],
     };
     const { handler, seen } = sequence('get', '/v1/partners/stats/timeseries', [() => reply(body)]);
     server.use(handler);
@@ -57,8 +68,8 @@ describe('client.stats', () => {
     const body = {
       range: RANGE,
       dimension: 'path',
-      rows: [{ value: '/', events: 2, visitors: 2 }],
-      other: { value: 'other', events: 1, visitors: 1 },
+      rows: [{ value: '/', events: 2, visitors: 2, visits: 2 }],
+      other: { value: 'other', events: 1, visitors: 1, visits: 1 },
     };
     const { handler, seen } = sequence('get', '/v1/partners/stats/breakdown', [() => reply(body)]);
     server.use(handler);
@@ -77,6 +88,36 @@ describe('client.stats', () => {
       dimension: 'path',
       limit: '1',
     });
+  });
+
+  it('sends filters in the wire form, escaping ; | and backslashes in values', async () => {
+    const { handler, seen } = sequence('get', '/v1/partners/stats/breakdown', [
+      () => reply({ range: RANGE, dimension: 'channel', rows: [], other: null }),
+      () => reply({ range: RANGE, dimension: 'channel', rows: [], other: null }),
+    ]);
+    server.use(handler);
+    const client = makeClient();
+    await client.stats.breakdown({
+      merchantId: MERCHANT_ID,
+      ...RANGE,
+      dimension: 'channel',
+      filters: [
+        { dimension: 'country', values: ['DE', 'AT'] },
+        { dimension: 'utm_campaign', values: 'a;b|c\\d' },
+        { dimension: 'device', values: ['mobile'], not: true },
+      ],
+    });
+    expect(seen[0]?.url.searchParams.get('filters')).toBe('country==DE|AT;utm_campaign==a\\;b\\|c\\\\d;device!=mobile');
+    await client.stats.breakdown({ merchantId: MERCHANT_ID, ...RANGE, dimension: 'channel', filters: 'os==iOS' });
+    expect(seen[1]?.url.searchParams.get('filters')).toBe('os==iOS');
+  });
+
+  it('realtime sends GET /v1/partners/stats/realtime with the merchant only', async () => {
+    const body = { visitors: 3, pageviews: 5, pages: [{ value: '/', visitors: 2 }] };
+    const { handler, seen } = sequence('get', '/v1/partners/stats/realtime', [() => reply(body)]);
+    server.use(handler);
+    expect(await makeClient().stats.realtime({ merchantId: MERCHANT_ID })).toEqual(body);
+    expect(Object.fromEntries(seen[0]?.url.searchParams ?? [])).toEqual({ merchantId: MERCHANT_ID });
   });
 
   it("answers another partner's merchant with NotFoundError and a bad zone with BadRequestError", async () => {

@@ -1,5 +1,6 @@
 import type { Database } from './db/client.js';
 import type { ReadDb } from './db/read-routing.js';
+import type { RequestVisitor } from './features/events/ingest/visitor-client.js';
 import type { AuthenticatedPartner } from './features/partners/authenticate.js';
 import type { StatsStore } from './features/stats/store.js';
 import type { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
@@ -81,6 +82,8 @@ export interface Context extends AppDeps {
   client?: RateLimitClient;
   /** True when the transport already charged the collector budget for this call (REST `/v1/collect`). */
   collectorCharged?: boolean;
+  /** What the HTTP request tells of its visitor (`/v1/collect` keeps its client); absent in process. */
+  visitor?: RequestVisitor;
 }
 
 /** What one call adds to the shared dependencies. */
@@ -99,6 +102,7 @@ export function requestContext(deps: AppDeps, scope: RequestScope): Context {
     partner: null,
     client: undefined,
     collectorCharged: undefined,
+    visitor: undefined,
     ...deps,
   } satisfies Record<keyof RequestScope, unknown> & AppDeps;
   context.requestId = scope.requestId;
@@ -106,5 +110,6 @@ export function requestContext(deps: AppDeps, scope: RequestScope): Context {
   context.partner = scope.partner;
   context.client = scope.client;
   context.collectorCharged = scope.collectorCharged;
+  context.visitor = scope.visitor;
   return context;
 }

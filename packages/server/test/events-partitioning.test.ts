@@ -296,6 +296,7 @@ describe('the statistics outbox', () => {
           start: Date.UTC(2024, 2, 1),
           end: Date.UTC(2024, 4, 1),
           names: [],
+          filters: [],
           cut: { splitAt: Date.UTC(2024, 3, 1) },
         });
         return [points.get('0')?.events ?? 0, points.get('1')?.events ?? 0];

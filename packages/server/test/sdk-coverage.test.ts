@@ -36,6 +36,7 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'stats-summary': 'stats.summary',
   'stats-timeseries': 'stats.timeseries',
   'stats-breakdown': 'stats.breakdown',
+  'stats-realtime': 'stats.realtime',
   'erasures-create': 'erasures.create',
   'erasures-get': 'erasures.retrieve',
   'settings-get': 'settings.retrieve',

@@ -9,7 +9,47 @@ export const STATS_MAX_HOURLY_DAYS = 31;
 export const STATS_BREAKDOWN_DEFAULT_LIMIT = 10;
 export const STATS_BREAKDOWN_MAX_LIMIT = 100;
 export const STATS_INTERVALS = ['hour', 'day', 'week', 'month'] as const;
-export const STATS_DIMENSIONS = ['event_name', 'path', 'referrer', 'utm_source', 'utm_medium', 'utm_campaign'] as const;
+export const STATS_DIMENSIONS = [
+  'event_name',
+  'path',
+  'referrer',
+  'utm_source',
+  'utm_medium',
+  'utm_campaign',
+  'channel',
+  'entry_page',
+  'exit_page',
+  'country',
+  'device',
+  'browser',
+  'os',
+] as const;
+export type StatsDimension = (typeof STATS_DIMENSIONS)[number];
+/** GA4's default channel groups, a visit's `channel`. */
+export const STATS_CHANNELS = [
+  'Direct',
+  'Cross-network',
+  'Paid Shopping',
+  'Paid Search',
+  'Paid Social',
+  'Paid Video',
+  'Display',
+  'Organic Shopping',
+  'Organic Social',
+  'Organic Video',
+  'Organic Search',
+  'Referral',
+  'Email',
+  'Affiliates',
+  'Audio',
+  'SMS',
+  'Mobile Push Notifications',
+  'Unassigned',
+] as const;
+export const STATS_DEVICES = ['desktop', 'mobile', 'tablet'] as const;
+/** Clauses of a `filters` parameter at most, and values of one clause. */
+export const STATS_FILTER_MAX_CLAUSES = 10;
+export const STATS_FILTER_MAX_VALUES = 20;
 /** The value a breakdown shows for events without one (a direct visit, a page without `utm_*`). */
 export const STATS_NONE_VALUE = '(none)';
 
@@ -85,6 +125,71 @@ const StatsDate = (what: string) =>
       }
     });
 
+/** One clause of `filters`: a dimension is (`==`) or is not (`!=`) one of some values. */
+export interface StatsFilter {
+  dimension: StatsDimension;
+  op: 'is' | 'is_not';
+  values: string[];
+}
+
+/** Splits on `separator` where a backslash does not escape it; `decode`: `\\x` reads as `x`. */
+function splitEscaped(text: string, separator: string, decode: boolean): string[] {
+  const parts: string[] = [];
+  let current = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === '\\' && i + 1 < text.length) {
+      const next = text[++i] as string;
+      current += decode ? next : c + next;
+    } else if (c === separator) {
+      parts.push(current);
+      current = '';
+    } else current += c;
+  }
+  parts.push(current);
+  return parts;
+}
+
+/**
+ * `country==DE;channel==Organic Search|Email;device!=mobile`: clauses joined by `;` (all must
+ * hold), values by `|` (any), `==` or `!=`; a backslash escapes `;`, `|` or itself in a value.
+ * Null and a message naming the bad clause when it is not one.
+ */
+export function parseStatsFilters(text: string): { filters: StatsFilter[] } | { error: string } {
+  if (text.trim() === '') return { filters: [] };
+  const clauses = splitEscaped(text, ';', false)
+    .map((clause) => clause.trim())
+    .filter((clause) => clause !== '');
+  if (clauses.length > STATS_FILTER_MAX_CLAUSES) return { error: `at most ${STATS_FILTER_MAX_CLAUSES} clauses` };
+  const filters: StatsFilter[] = [];
+  for (const clause of clauses) {
+    const match = /^\s*([a-z_]+)\s*(==|!=)(.*)$/s.exec(clause);
+    if (!match) return { error: `"${clause.slice(0, 60)}" is not dimension==value or dimension!=value` };
+    const dimension = match[1] as StatsDimension;
+    if (!(STATS_DIMENSIONS as readonly string[]).includes(dimension)) {
+      return { error: `unknown dimension "${dimension}" (one of ${STATS_DIMENSIONS.join(', ')})` };
+    }
+    const values = splitEscaped(match[3] as string, '|', true);
+    if (values.length > STATS_FILTER_MAX_VALUES || values.some((value) => value.length > 200)) {
+      return { error: `${dimension}: at most ${STATS_FILTER_MAX_VALUES} values of at most 200 characters` };
+    }
+    filters.push({ dimension, op: match[2] === '==' ? 'is' : 'is_not', values });
+  }
+  return { filters };
+}
+
+const StatsFiltersParam = z
+  .string()
+  .max(4000)
+  .superRefine((value, ctx) => {
+    const parsed = parseStatsFilters(value);
+    if ('error' in parsed) ctx.addIssue({ code: 'custom', message: `filters: ${parsed.error}` });
+  })
+  .meta({
+    description: `Keep only what matches: clauses \`dimension==value\` or \`dimension!=value\` joined by \`;\` (all hold), values joined by \`|\` (any); a backslash escapes \`;\`, \`|\` or itself. Dimensions: ${STATS_DIMENSIONS.join(', ')}.`,
+    example: 'country==DE;channel==Organic Search|Email',
+  });
+
 const statsQueryShape = {
   merchantId: Uuid.meta({
     description: 'The merchant whose statistics to read (UUID, one of the partner’s merchants).',
@@ -120,6 +225,7 @@ const statsQueryShape = {
     description: `Comma-separated event names to count (at most ${EVENT_FILTER_MAX_NAMES}); all events when absent.`,
     example: 'PageView,Purchase',
   }).optional(),
+  filters: StatsFiltersParam.optional(),
 };
 
 /** The range rule: endDate not before startDate, the range at most STATS_MAX_DAYS days. */
@@ -188,7 +294,7 @@ export const StatsBreakdownQuery = z
     ...statsQueryShape,
     dimension: z.enum(STATS_DIMENSIONS).meta({
       description:
-        '`event_name`, or from page views: `path`, `referrer` (its host) and the page URL’s `utm_source`, `utm_medium`, `utm_campaign`.',
+        "`event_name`; from page views: `path`; of the page view's visit: `referrer` (its landing's host), `utm_source`, `utm_medium`, `utm_campaign` (its landing URL's), `channel` (GA4's default grouping), `entry_page`, `exit_page`; of its client: `country` (ISO 3166-1 alpha-2), `device` (desktop, mobile, tablet), `browser`, `os`.",
     }),
     limit: z.coerce
       .number()
@@ -215,14 +321,34 @@ export type StatsRevenue = z.infer<typeof StatsRevenue>;
 const counts = {
   events: z.number().int().min(0),
   visitors: z.number().int().min(0).meta({
-    description: 'Distinct visitors (muid), a HyperLogLog estimate: standard error about 0.8%.',
+    description: 'Distinct visitors (muid): exact up to 65,536 a point, within 1% beyond.',
   }),
   pageviews: z.number().int().min(0).meta({ description: '`PageView` events.' }),
   purchases: z.number().int().min(0).meta({ description: '`Purchase` events.' }),
   revenue: z.array(StatsRevenue).meta({ description: 'Per currency, from `Purchase` data `value` and `currency`.' }),
 };
 
-export const StatsTotals = z.object(counts).meta({ id: 'StatsTotals' });
+/** Visits: a visitor's events with no gap over 30 minutes, counted in the period they begin. */
+const visitMetrics = {
+  visits: z.number().int().min(0).meta({ description: 'Visits begun in the period.' }),
+  bounceRate: z.number().min(0).max(1).meta({
+    description: 'Share of those visits with one page view and no other interaction (0 to 1; 0 when no visit).',
+  }),
+  visitDuration: z.number().min(0).meta({
+    description: "Mean seconds from a visit's first event to its last (engagement reports included).",
+  }),
+  viewsPerVisit: z.number().min(0).meta({ description: 'Page views per visit.' }),
+};
+
+export const StatsTotals = z
+  .object({
+    ...counts,
+    ...visitMetrics,
+    botEvents: z.number().int().min(0).meta({
+      description: 'Events the collectors refused as sent by bots (by their user agent) in the period.',
+    }),
+  })
+  .meta({ id: 'StatsTotals' });
 export type StatsTotals = z.infer<typeof StatsTotals>;
 
 const StatsRange = z.object({
@@ -250,6 +376,7 @@ export const StatsPoint = z
       example: '2026-11-01T00:00:00-04:00',
     }),
     ...counts,
+    ...visitMetrics,
   })
   .meta({ id: 'StatsPoint' });
 export type StatsPoint = z.infer<typeof StatsPoint>;
@@ -266,8 +393,11 @@ export type StatsTimeseriesResponse = z.infer<typeof StatsTimeseriesResponse>;
 export const StatsBreakdownRow = z
   .object({
     value: z.string().meta({ example: '/pricing' }),
-    events: z.number().int().min(0),
+    events: z.number().int().min(0).meta({
+      description: 'Events (page views for every dimension but `event_name`; visits for `entry_page` and `exit_page`).',
+    }),
     visitors: z.number().int().min(0),
+    visits: z.number().int().min(0),
   })
   .meta({ id: 'StatsBreakdownRow' });
 export type StatsBreakdownRow = z.infer<typeof StatsBreakdownRow>;
@@ -283,3 +413,19 @@ export const StatsBreakdownResponse = z
   })
   .meta({ id: 'StatsBreakdownResponse' });
 export type StatsBreakdownResponse = z.infer<typeof StatsBreakdownResponse>;
+
+export const StatsRealtimeQuery = z
+  .object({ merchantId: statsQueryShape.merchantId })
+  .meta({ id: 'StatsRealtimeQuery' });
+export type StatsRealtimeQuery = z.input<typeof StatsRealtimeQuery>;
+
+export const StatsRealtimeResponse = z
+  .object({
+    visitors: z.number().int().min(0).meta({ description: 'Distinct visitors with an event in the last 5 minutes.' }),
+    pageviews: z.number().int().min(0).meta({ description: 'Page views in the last 5 minutes.' }),
+    pages: z
+      .array(z.object({ value: z.string(), visitors: z.number().int().min(0) }))
+      .meta({ description: 'The pages those visitors are on, most visitors first (at most 10).' }),
+  })
+  .meta({ id: 'StatsRealtimeResponse' });
+export type StatsRealtimeResponse = z.infer<typeof StatsRealtimeResponse>;

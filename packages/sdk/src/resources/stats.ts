@@ -4,7 +4,30 @@ import { calendarDate } from '../internal/dates.js';
 import { buildQuery } from '../internal/query.js';
 
 export type StatsInterval = 'hour' | 'day' | 'week' | 'month';
-export type StatsDimension = 'event_name' | 'path' | 'referrer' | 'utm_source' | 'utm_medium' | 'utm_campaign';
+export type StatsDimension =
+  | 'event_name'
+  | 'path'
+  | 'referrer'
+  | 'utm_source'
+  | 'utm_medium'
+  | 'utm_campaign'
+  | 'channel'
+  | 'entry_page'
+  | 'exit_page'
+  | 'country'
+  | 'device'
+  | 'browser'
+  | 'os';
+
+/**
+ * One condition of `filters`: `dimension` is one of `values` (or, with `not`, none of them). All
+ * conditions hold at once.
+ */
+export interface StatsFilter {
+  dimension: StatsDimension;
+  values: readonly string[] | string;
+  not?: boolean;
+}
 
 /**
  * The range and filter every stats call takes. The dates are local dates in `timezone`: a string
@@ -21,6 +44,11 @@ export interface StatsParams {
   timezone?: string;
   /** Event names to count (all when absent). */
   events?: readonly string[] | string;
+  /**
+   * Keep only what matches, e.g. `[{ dimension: 'country', values: ['DE'] }]`, or the wire form
+   * `country==DE;channel==Organic Search|Email` as a string.
+   */
+  filters?: readonly StatsFilter[] | string;
 }
 
 export interface StatsSummaryParams extends StatsParams {
@@ -45,13 +73,25 @@ export interface StatsRevenue {
   amount: string;
 }
 
-export interface StatsTotals {
+interface StatsCounts {
   events: number;
-  /** Distinct visitors (muid), a HyperLogLog estimate (standard error about 0.8%). */
+  /** Distinct visitors (muid): exact up to 65,536 a point, within 1% beyond. */
   visitors: number;
   pageviews: number;
   purchases: number;
   revenue: StatsRevenue[];
+  /** Visits begun in the period (a visitor's events with no gap over 30 minutes). */
+  visits: number;
+  /** Share of those visits with one page view and no other interaction, 0 to 1. */
+  bounceRate: number;
+  /** Mean seconds from a visit's first event to its last. */
+  visitDuration: number;
+  viewsPerVisit: number;
+}
+
+export interface StatsTotals extends StatsCounts {
+  /** Events the collectors refused as sent by bots in the period. */
+  botEvents: number;
 }
 
 export interface StatsRange {
@@ -67,7 +107,7 @@ export interface StatsSummary {
   previous: { range: StatsRange; totals: StatsTotals } | null;
 }
 
-export interface StatsPoint extends StatsTotals {
+export interface StatsPoint extends StatsCounts {
   /** Interval start, ISO 8601 with the zone's offset, e.g. `2026-11-01T00:00:00-04:00`. */
   start: string;
 }
@@ -81,8 +121,10 @@ export interface StatsTimeseries {
 
 export interface StatsBreakdownRow {
   value: string;
+  /** Page views for every dimension but `event_name`; visits for `entry_page` and `exit_page`. */
   events: number;
   visitors: number;
+  visits: number;
 }
 
 export interface StatsBreakdown {
@@ -92,6 +134,26 @@ export interface StatsBreakdown {
   rows: StatsBreakdownRow[];
   /** The values past `limit` summed (value `other`); null when none. */
   other: StatsBreakdownRow | null;
+}
+
+export interface StatsRealtime {
+  /** Distinct visitors with an event in the last 5 minutes. */
+  visitors: number;
+  pageviews: number;
+  /** The pages those visitors are on, most visitors first (at most 10). */
+  pages: { value: string; visitors: number }[];
+}
+
+/** The wire form of `filters`: `;` between conditions, `|` between values, a backslash escaping both. */
+function filtersParam(filters: StatsParams['filters']): string | undefined {
+  if (filters === undefined || typeof filters === 'string') return filters;
+  const escaped = (value: string) => value.replace(/[\\;|]/g, (c) => `\\${c}`);
+  return filters
+    .map((f) => {
+      const values = typeof f.values === 'string' ? [f.values] : f.values;
+      return `${f.dimension}${f.not ? '!=' : '=='}${values.map(escaped).join('|')}`;
+    })
+    .join(';');
 }
 
 /** `client.stats`: `/v1/partners/stats/*`, a merchant's aggregates. */
@@ -118,6 +180,15 @@ export class Stats {
     return this.#get('breakdown', params, { dimension: params.dimension, limit: params.limit }, options);
   }
 
+  /** Visitors on the site in the last 5 minutes and their pages (`GET /v1/partners/stats/realtime`). */
+  realtime(params: { merchantId: string }, options?: RequestOptions): APIPromise<StatsRealtime> {
+    return this.#transport.get<StatsRealtime>(
+      '/v1/partners/stats/realtime',
+      buildQuery({ merchantId: params.merchantId }),
+      options,
+    );
+  }
+
   #get<T>(
     kind: string,
     params: StatsParams,
@@ -134,6 +205,7 @@ export class Stats {
         endDate: calendarDate(params.endDate, zone, 'endDate'),
         timezone: params.timezone,
         events: typeof params.events === 'string' ? params.events.split(',') : params.events,
+        filters: filtersParam(params.filters),
         ...extra,
       });
     } catch (error) {

@@ -115,22 +115,7 @@ async function run(argv: string[]): Promise<void> {
       );
     } else if (command === 'list') {
       const partners = await listPartners(db);
-      const lines = partners.map((p) => {
-        const keys = p.keys
-          .map(
-            (k) =>
-              `    ${k.mode}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`,
-          )
-          .join('\n');
-        return `${p.partnerId}  ${p.name}  ${p.domain}  (record ${p.recordName}.${p.domain})\n${keys}`;
-      });
-      out(
-        json,
-        partners,
-        partners.length === 0
-          ? 'No partners yet: `pnpm partner onboard --name <name> --domain <domain>`.'
-          : lines.join('\n'),
-      );
+      out(json, partners, partnersText(partners));
     } else if (command === 'rotate-key') {
       const result = await rotateApiKey(db, partnerId!, overlapMs, mode);
       out(
@@ -159,6 +144,21 @@ async function run(argv: string[]): Promise<void> {
   } finally {
     await database.close();
   }
+}
+
+/** `pnpm partner list` as text: each partner and its keys. */
+function partnersText(partners: Awaited<ReturnType<typeof listPartners>>): string {
+  if (partners.length === 0) return 'No partners yet: `pnpm partner onboard --name <name> --domain <domain>`.';
+  const lines = partners.map((p) => {
+    const keys = p.keys
+      .map(
+        (k) =>
+          `    ${k.mode}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}${k.expiresAt ? `  expires ${k.expiresAt}` : ''}`,
+      )
+      .join('\n');
+    return `${p.partnerId}  ${p.name}  ${p.domain}  (record ${p.recordName}.${p.domain})\n${keys}`;
+  });
+  return lines.join('\n');
 }
 
 /** Every stored event into the statistics, merchant by merchant (features/stats/load.ts). */

@@ -56,15 +56,17 @@ const LISTENING = [/"url":"(http:\/\/[^"]+)"/, /API on (http:\/\/[^\s)]+)/];
  * with the URL it printed. Rejects with the process's output when it exits first or takes longer
  * than `timeoutMs` (then it is killed).
  */
+/** A directory of its own unless given: chDB (the statistics) opens one per process. */
+function ownDataDir(options: SpawnServerOptions): string | undefined {
+  if (options.env?.DATA_DIR || (options.inheritEnv && process.env.DATA_DIR)) return undefined;
+  return mkdtempSync(path.join(os.tmpdir(), 'partner-tags-server-'));
+}
+
 export async function spawnServer(options: SpawnServerOptions = {}): Promise<ServerProcess> {
   const base: NodeJS.ProcessEnv = options.inheritEnv
     ? { ...process.env }
     : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
-  // A directory of its own unless given: chDB (the statistics) opens one per process.
-  const dataDir =
-    options.env?.DATA_DIR || (options.inheritEnv && process.env.DATA_DIR)
-      ? undefined
-      : mkdtempSync(path.join(os.tmpdir(), 'partner-tags-server-'));
+  const dataDir = ownDataDir(options);
   const child = spawn(
     process.execPath,
     [...(options.nodeArgs ?? []), ...tsxFor(options.script ?? 'src/main.ts'), options.script ?? 'src/main.ts'],

@@ -45,6 +45,7 @@ const statsOf = async (merchantId: string) => {
     start: end - 26 * HOUR,
     end,
     names: [],
+    filters: [],
     cut: { splitAt: end - 26 * HOUR },
   });
   return points.get('1') ?? { events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] };

@@ -69,6 +69,7 @@ const summary = async (merchantId: string) =>
       start: Date.UTC(2026, 5, 1),
       end: Date.UTC(2026, 5, 2),
       names: [],
+      filters: [],
       cut: { splitAt: Date.UTC(2026, 5, 2) },
     })
   ).get('0')?.events ?? 0;

@@ -8,6 +8,13 @@ if (!hasChromium) {
   console.warn(`SKIPPED the browser tests: ${CHROMIUM} is absent (.ci/run installs Debian's chromium package)`);
 }
 
+/**
+ * A desktop Chrome's user agent: headless Chromium's own names `HeadlessChrome`, which the
+ * collectors rightly drop as a bot's.
+ */
+export const DESKTOP_CHROME_UA =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+
 /** Flags for headless Chromium on a machine with no network but loopback. */
 export function chromiumArgs(...extra: string[]): string[] {
   return [
@@ -19,6 +26,7 @@ export function chromiumArgs(...extra: string[]): string[] {
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
+    `--user-agent=${DESKTOP_CHROME_UA}`,
     ...extra,
   ];
 }

@@ -158,7 +158,9 @@ describe('stats: totals equal a count over the stored events', () => {
     const noPages = await getStats(server, 'breakdown', { ...q, dimension: 'path', events: 'Purchase' });
     expect(noPages.body).toMatchObject({ rows: [], other: null });
     const referrers = await getStats(server, 'breakdown', { ...q, dimension: 'referrer' });
-    expect(referrers.body.rows).toEqual([{ value: '(none)', events: all.pageviews, visitors: expect.any(Number) }]);
+    expect(referrers.body.rows).toEqual([
+      { value: '(none)', events: all.pageviews, visitors: expect.any(Number), visits: expect.any(Number) },
+    ]);
   });
 
   it('breakdown by path agrees with the events for random ranges and zones (weeks and their edges)', async () => {
@@ -179,14 +181,21 @@ describe('stats: totals equal a count over the stored events', () => {
       const res = await getStats(server, 'breakdown', q);
       expect(res.status, res.text).toBe(200);
       // Visitors exact: every sketch here is sparse.
-      expect(res.body.rows, JSON.stringify(q)).toEqual(counts.slice(0, 4));
+      // Visits are checked against journeys in stats-visits; here they only sit between the two.
+      expect(res.body.rows, JSON.stringify(q)).toEqual(
+        counts.slice(0, 4).map((c) => ({ ...c, visits: expect.any(Number) })),
+      );
+      for (const row of res.body.rows as (Count & { visits: number })[]) {
+        expect(row.visits).toBeGreaterThanOrEqual(row.visitors);
+        expect(row.visits).toBeLessThanOrEqual(row.events);
+      }
       const top = counts.slice(0, 4).map((c) => c.value);
       const [rest] = await query<{ events: number; visitors: number }>(
         server,
         sql`select count(*)::int as events, count(distinct muid)::int as visitors from events
           where ${inRange} and raw_data::jsonb->>'path' <> all(${`{${top.join(',')}}`}::text[])`,
       );
-      expect(res.body.other, JSON.stringify(q)).toEqual({ value: 'other', ...rest });
+      expect(res.body.other, JSON.stringify(q)).toEqual({ value: 'other', ...rest, visits: expect.any(Number) });
     }
   });
 });
@@ -285,6 +294,10 @@ describe('stats: local days across time zones', () => {
         pageviews: 0,
         purchases: 0,
         revenue: [],
+        visits: 0,
+        bounceRate: 0,
+        visitDuration: 0,
+        viewsPerVisit: 0,
       })),
     );
   });

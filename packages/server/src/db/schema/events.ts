@@ -31,6 +31,8 @@ export const events = pgTable(
      */
     seq: bigint('seq', { mode: 'number' }).notNull().default(sql`null`),
     consent: eventConsent('consent').notNull().default('not_required'),
+    /** The visitor's client, `country|device|browser|os` (migration 0038; features/stats/stored-event.ts). */
+    client: text('client'),
   },
   (t) => [
     // sortBy=event_time (either direction) with an optional date range.

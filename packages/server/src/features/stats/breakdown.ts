@@ -1,7 +1,7 @@
 import { EventNamesFilter, type STATS_DIMENSIONS, type StatsBreakdownResponse } from '@partner/shared-schemas';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { statsRange } from './range.js';
-import { principalOf, type StatsDeps, storeFor } from './reader.js';
+import { filtersOf, principalOf, type StatsDeps, storeFor } from './reader.js';
 
 export interface StatsBreakdownParams {
   merchantId: string;
@@ -9,6 +9,7 @@ export interface StatsBreakdownParams {
   endDate: string;
   timezone: string;
   events?: string | undefined;
+  filters?: string | undefined;
   dimension: (typeof STATS_DIMENSIONS)[number];
   limit: number;
 }
@@ -27,6 +28,7 @@ export async function statsBreakdown(
     start: range.start,
     end: range.end,
     names,
+    filters: filtersOf(params.filters),
     dimension: params.dimension,
     limit: params.limit,
   });

@@ -1,3 +1,4 @@
+import { parseStatsFilters, type StatsFilter } from '@partner/shared-schemas';
 import type { Database } from '../../db/client.js';
 import type { Env } from '../../kernel/env.js';
 import { AppError } from '../../kernel/errors.js';
@@ -36,4 +37,12 @@ export async function storeFor(
     );
   }
   return deps.stats;
+}
+
+/** The `filters` parameter as clauses (the schema has already refused a bad one with a 400). */
+export function filtersOf(text: string | undefined): StatsFilter[] {
+  if (!text) return [];
+  const parsed = parseStatsFilters(text);
+  if ('error' in parsed) throw new AppError('VALIDATION_ERROR', `Invalid request: filters: ${parsed.error}`);
+  return parsed.filters;
 }

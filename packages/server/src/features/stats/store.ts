@@ -5,14 +5,17 @@ import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
+import { BotCounts } from './bots.js';
 import { ReadGate } from './gate.js';
 import { type LoadProgress, loadStoredEvents } from './load.js';
 import { type PointsQuery, type PointTotals, readPoints } from './points.js';
-import type { StoredEvent } from './stored-event.js';
+import type { EventClient, StoredEvent } from './stored-event.js';
 import { readTopValues, type TopValuesQuery } from './top-values.js';
 import { type OutboxRange, StatsTransfer, type TransferOptions } from './transfer.js';
+import { readVisitorsNow } from './visitors-now.js';
 
-export type { LoadProgress, OutboxRange, StoredEvent };
+export { clientText } from './stored-event.js';
+export type { EventClient, LoadProgress, OutboxRange, StoredEvent };
 
 export type StatsEngine = { kind: 'chdb'; path: string; database: string } | { kind: 'server'; url: string };
 
@@ -26,12 +29,16 @@ const SETTLE_MS = 30_000;
  */
 export class StatsStore {
   private readonly gate = new ReadGate();
+  private readonly bots: BotCounts;
 
   private constructor(
     private readonly clickhouse: Clickhouse,
     private readonly transfer: StatsTransfer,
     private readonly db: Database,
-  ) {}
+    logger: Logger,
+  ) {
+    this.bots = new BotCounts(clickhouse, logger);
+  }
 
   static async open(
     engine: StatsEngine,
@@ -42,7 +49,7 @@ export class StatsStore {
     const clickhouse = await openClickhouse(engine);
     try {
       await migrateClickhouse(clickhouse);
-      return new StatsStore(clickhouse, new StatsTransfer(db, clickhouse, logger, options), db);
+      return new StatsStore(clickhouse, new StatsTransfer(db, clickhouse, logger, options), db, logger);
     } catch (error) {
       await clickhouse.close();
       throw error;
@@ -62,8 +69,38 @@ export class StatsStore {
     return this.read(principal, query.merchantId, () => readPoints(this.clickhouse, query, edges));
   }
 
+  /** Events a collector refused as a bot's (counted, never stored). */
+  countBots(merchantId: string, events: number): void {
+    this.bots.add(merchantId, events);
+  }
+
+  /** Events the collectors refused as bots, before `split` and from it, of `[start, end)`. */
+  async botEvents(
+    merchantId: string,
+    start: number,
+    split: number,
+    end: number,
+  ): Promise<{ before: number; current: number }> {
+    await this.bots.flush();
+    const [row] = await this.clickhouse.query<{ before: string; current: string }>(
+      `SELECT sumIf(events, bucket < toDateTime({split:Int64})) AS before, sumIf(events, bucket >= toDateTime({split:Int64})) AS current
+       FROM bot_events WHERE merchant_id = {merchant:UUID} AND bucket >= toDateTime({start:Int64}) AND bucket < toDateTime({end:Int64})`,
+      {
+        merchant: merchantId,
+        start: Math.floor(start / 1000),
+        split: Math.floor(split / 1000),
+        end: Math.floor(end / 1000),
+      },
+    );
+    return { before: Number(row?.before ?? 0), current: Number(row?.current ?? 0) };
+  }
+
   topValues(principal: string, query: TopValuesQuery) {
     return this.read(principal, query.merchantId, () => readTopValues(this.clickhouse, query));
+  }
+
+  visitorsNow(principal: string, merchantId: string, now: number) {
+    return this.read(principal, merchantId, () => readVisitorsNow(this.clickhouse, merchantId, now));
   }
 
   /**
@@ -178,6 +215,7 @@ export class StatsStore {
 
   /** Sends what is queued, then closes ClickHouse. */
   async close(): Promise<void> {
+    await this.bots.flush();
     await this.transfer.close();
     await this.clickhouse.close();
   }

@@ -16,10 +16,28 @@ export interface StoredEvent {
 }
 
 /** What the request that brought an event tells of its client: never its address. */
-interface EventClient {
+export interface EventClient {
   /** ISO 3166-1 alpha-2. */
   country?: string | undefined;
   device?: 'desktop' | 'mobile' | 'tablet' | undefined;
   browser?: string | undefined;
   os?: string | undefined;
+}
+
+/** An event's client as stored in PostgreSQL's `events.client`: `country|device|browser|os`, null when unknown. */
+export function clientText(client: EventClient | undefined): string | null {
+  if (!client) return null;
+  const text = [client.country, client.device, client.browser, client.os].map((part) => part ?? '').join('|');
+  return text === '|||' ? null : text;
+}
+
+export function clientFromText(text: string | null | undefined): EventClient | undefined {
+  if (!text) return undefined;
+  const [country, device, browser, os] = text.split('|');
+  return {
+    country: country || undefined,
+    device: (device || undefined) as EventClient['device'],
+    browser: browser || undefined,
+    os: os || undefined,
+  };
 }

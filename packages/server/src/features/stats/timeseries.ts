@@ -1,7 +1,8 @@
-import { EventNamesFilter, type StatsTimeseriesResponse, type StatsTotals } from '@partner/shared-schemas';
+import { EventNamesFilter, type StatsTimeseriesResponse } from '@partner/shared-schemas';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import { noPoint, type PointSums, pointTotals } from './points.js';
 import { type Interval, pointStarts, statsRange } from './range.js';
-import { principalOf, type StatsDeps, storeFor } from './reader.js';
+import { filtersOf, principalOf, type StatsDeps, storeFor } from './reader.js';
 import { dateOfDay, isoInZone, localDayOf } from './zone.js';
 
 export interface StatsTimeseriesParams {
@@ -10,10 +11,9 @@ export interface StatsTimeseriesParams {
   endDate: string;
   timezone: string;
   events?: string | undefined;
+  filters?: string | undefined;
   interval: Interval;
 }
-
-const none = (): StatsTotals => ({ events: 0, visitors: 0, pageviews: 0, purchases: 0, revenue: [] });
 
 /** The point a key of the store falls in: its own, else the last one that starts before it. */
 function pointOf(keys: readonly string[], key: string, numeric: boolean): number {
@@ -43,30 +43,33 @@ export async function statsTimeseries(
       start: range.start,
       end: range.end,
       names,
+      filters: filtersOf(params.filters),
       cut: { interval: params.interval, zone: range.timezone, firstDate: range.startDate },
     },
     starts,
   );
-  const totals = starts.map(none);
+  const totals = starts.map(noPoint);
   for (const [key, point] of found) {
     const at = keys.indexOf(key);
     // A key between ours only when the zone's rules differ between ClickHouse and this runtime.
     const i = at >= 0 ? at : pointOf(keys, key, hourly);
-    if (i >= 0) totals[i] = at >= 0 ? point : merged(totals[i] as StatsTotals, point);
+    if (i >= 0) totals[i] = at >= 0 ? point : merged(totals[i] as PointSums, point);
   }
   return {
     range: { startDate: range.startDate, endDate: range.endDate, timezone: range.timezone },
     interval: params.interval,
-    points: totals.map((point, i) => ({ start: isoInZone(range.timezone, starts[i] as number), ...point })),
+    points: totals.map((point, i) => ({
+      start: isoInZone(range.timezone, starts[i] as number),
+      ...pointTotals(point),
+    })),
   };
 }
 
-function merged(a: StatsTotals, b: StatsTotals): StatsTotals {
-  return {
-    events: a.events + b.events,
-    visitors: a.visitors + b.visitors,
-    pageviews: a.pageviews + b.pageviews,
-    purchases: a.purchases + b.purchases,
-    revenue: [...a.revenue, ...b.revenue],
-  };
+function merged(a: PointSums, b: PointSums): PointSums {
+  const sum = { ...a };
+  for (const key of Object.keys(b) as (keyof PointSums)[]) {
+    if (key !== 'revenue') sum[key] = a[key] + b[key];
+  }
+  sum.revenue = [...a.revenue, ...b.revenue];
+  return sum;
 }

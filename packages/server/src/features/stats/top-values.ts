@@ -1,39 +1,28 @@
-import type { STATS_DIMENSIONS, StatsBreakdownRow } from '@partner/shared-schemas';
+import type { StatsBreakdownRow, StatsDimension } from '@partner/shared-schemas';
 import type { Clickhouse } from '../../db/clickhouse/client.js';
+import { type Scope, timeFormOf, VISIT_PAGE, whereOf } from './where.js';
 
-type Dimension = (typeof STATS_DIMENSIONS)[number];
-
-export interface TopValuesQuery {
-  merchantId: string;
-  /** The instants read, [start, end) in ms. */
-  start: number;
-  end: number;
-  names: readonly string[];
-  dimension: Dimension;
+export interface TopValuesQuery extends Scope {
+  dimension: StatsDimension;
   limit: number;
 }
 
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
+type Row = { value: string; events: string; visitors: string; visits: string };
+
+const rowOf = (row: Row): StatsBreakdownRow => ({
+  value: row.value,
+  events: Number(row.events),
+  visitors: Number(row.visitors),
+  visits: Number(row.visits),
+});
 
 /**
- * The time condition: on whole UTC days or hours when the range allows it, so ClickHouse answers
- * from a projection (`pages_daily`, `sources_daily`, `hourly`); otherwise on the events.
- */
-function during(query: TopValuesQuery): string {
-  if (query.dimension !== 'event_name' && query.start % DAY === 0 && query.end % DAY === 0) {
-    return "toDate(event_time) >= toDate(toDateTime({start:Int64}, 'UTC')) AND toDate(event_time) < toDate(toDateTime({end:Int64}, 'UTC'))";
-  }
-  if (query.start % HOUR === 0 && query.end % HOUR === 0) {
-    return 'toStartOfHour(event_time) >= toDateTime({start:Int64}) AND toStartOfHour(event_time) < toDateTime({end:Int64})';
-  }
-  return 'event_time >= toDateTime64({startMs:Int64} / 1000, 3) AND event_time < toDateTime64({endMs:Int64} / 1000, 3)';
-}
-
-/**
- * Events and visitors per value of a dimension, the `limit` largest (ties by value, byte order),
- * and the rest summed into `other` (its visitors distinct over all its values). Page-view
- * dimensions count page views only: a name filter without `PageView` leaves them empty.
+ * Events, visitors and visits per value of a dimension, the `limit` largest (ties by value, byte
+ * order), and the rest summed into `other` (its visitors and visits distinct over all its values).
+ * Every dimension but `event_name` counts page views: a name filter without `PageView` leaves them
+ * empty. `entry_page` and `exit_page` count visits by their first or last page view.
+ * A range of whole UTC days (hours for `event_name`) is read from the projections
+ * (`pages_daily`, `sources_daily`, `hourly`) when nothing else is filtered.
  */
 export async function readTopValues(
   clickhouse: Clickhouse,
@@ -41,36 +30,29 @@ export async function readTopValues(
 ): Promise<{ rows: StatsBreakdownRow[]; other: StatsBreakdownRow | null }> {
   const pageViews = query.dimension !== 'event_name';
   if (pageViews && query.names.length > 0 && !query.names.includes('PageView')) return { rows: [], other: null };
-  const where = [
-    'merchant_id = {merchant:UUID}',
-    during(query),
-    ...(pageViews
-      ? ["event_name = 'PageView'"]
-      : query.names.length > 0
-        ? ['event_name IN {names:Array(String)}']
-        : []),
-  ].join(' AND ');
-  const params = {
-    merchant: query.merchantId,
-    start: Math.floor(query.start / 1000),
-    end: Math.floor(query.end / 1000),
-    startMs: query.start,
-    endMs: query.end,
-    names: query.names,
-    limit: query.limit,
-  };
-  const column = query.dimension;
-  const top = await clickhouse.query<{ value: string; events: string; visitors: string }>(
-    `SELECT ${column} AS value, count() AS events, uniq(visitor) AS visitors FROM events WHERE ${where}
+  const scope = pageViews ? { ...query, names: ['PageView'] } : query;
+  const page = VISIT_PAGE[query.dimension as keyof typeof VISIT_PAGE];
+  const daily = timeFormOf([query.start, query.end]);
+  const form = page ? 'instant' : pageViews ? daily : daily === 'instant' ? 'instant' : 'hour';
+  const { where, params } = whereOf(scope, form);
+  params.limit = query.limit;
+  // Per value: [value, events, visitors, visits] of a source of rows, and the same for `other`.
+  const source = page
+    ? `(SELECT ${page} AS value, visit, any(visitor) AS visitor FROM events WHERE ${where} GROUP BY visit)`
+    : `(SELECT ${query.dimension} AS value, visit, visitor FROM events WHERE ${where})`;
+  const counted = page ? 'count()' : 'count()';
+  const top = await clickhouse.query<Row>(
+    `SELECT value, ${counted} AS events, uniq(visitor) AS visitors, uniq(visit) AS visits FROM ${source}
      GROUP BY value ORDER BY events DESC, value LIMIT {limit:UInt32}`,
     params,
   );
-  const rows = top.map((row) => ({ value: row.value, events: Number(row.events), visitors: Number(row.visitors) }));
+  const rows = top.map(rowOf);
   if (rows.length < query.limit) return { rows, other: null };
-  const [rest] = await clickhouse.query<{ events: string; visitors: string }>(
-    `SELECT count() AS events, uniq(visitor) AS visitors FROM events WHERE ${where} AND ${column} NOT IN {top:Array(String)}`,
+  const [rest] = await clickhouse.query<Omit<Row, 'value'>>(
+    `SELECT ${counted} AS events, uniq(visitor) AS visitors, uniq(visit) AS visits FROM ${source}
+     WHERE value NOT IN {top:Array(String)}`,
     { ...params, top: rows.map((row) => row.value) },
   );
   const events = Number(rest?.events ?? 0);
-  return { rows, other: events > 0 ? { value: 'other', events, visitors: Number(rest?.visitors ?? 0) } : null };
+  return { rows, other: events > 0 ? rowOf({ value: 'other', ...(rest as Omit<Row, 'value'>) }) : null };
 }

@@ -6,7 +6,7 @@ import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/read-rows.js';
 import type { Logger } from '../../kernel/logger.js';
 import { eventsTsv } from './insert.js';
-import type { StoredEvent } from './stored-event.js';
+import { clientFromText, type StoredEvent } from './stored-event.js';
 import { VisitAssigner } from './visits.js';
 
 /** An outbox row's key: a merchant's seq range stored by one statement (`stats_outbox`). */
@@ -191,8 +191,9 @@ export class StatsTransfer {
       event_time: Date | string;
       raw_data: string;
       consent: EventConsent;
+      client: string | null;
     }>(
-      await this.db.execute(sql`select seq::text, muid, event_name, event_time, raw_data, consent from events
+      await this.db.execute(sql`select seq::text, muid, event_name, event_time, raw_data, consent, client from events
         where merchant_id = ${range.merchantId}::uuid and seq between ${range.firstSeq} and ${range.lastSeq}`),
     );
     const events = stored.map((row) => ({
@@ -203,6 +204,7 @@ export class StatsTransfer {
       eventTime: row.event_time instanceof Date ? row.event_time.toISOString() : new Date(row.event_time).toISOString(),
       rawData: row.raw_data,
       consent: row.consent,
+      client: clientFromText(row.client),
     }));
     const bounds = { m: range.merchantId, first: range.firstSeq, last: range.lastSeq };
     const where = 'merchant_id = {m:UUID} AND seq BETWEEN {first:UInt64} AND {last:UInt64}';

@@ -6,4 +6,6 @@ export const ingestRoute = collectorProcedure
   .meta(ingestMeta)
   .input(ZIngestRequest)
   .output(ZIngestResponse)
-  .mutation(({ ctx, input }) => ingestEvents(ctx, input));
+  .mutation(({ ctx, input }) =>
+    ingestEvents(ctx, input, ctx.visitor ? { visitor: { request: ctx.visitor, way: 'server' } } : {}),
+  );

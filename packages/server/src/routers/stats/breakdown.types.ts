@@ -8,7 +8,7 @@ export const statsBreakdownMeta: Meta = {
     tags: ['Stats'],
     summary: 'Stats breakdown',
     description:
-      'Events and visitors per event name, path, referrer host or utm_* value, largest first, the rest summed in one other row.',
+      "Events, visitors and visits per value of a dimension (event name, page, entry or exit page, the visit's referrer, utm_* or channel, the client's country, device, browser or system), largest first, the rest summed in one other row.",
     protect: true,
   },
   sessionAccess: 'merchant',

@@ -8,7 +8,7 @@ export const statsSummaryMeta: Meta = {
     tags: ['Stats'],
     summary: 'Stats summary',
     description:
-      "A merchant's totals over inclusive local dates: events, visitors (estimated), page views, purchases and revenue per currency; with compare=previous, the period before too.",
+      "A merchant's totals over inclusive local dates: events, visitors, page views, purchases, revenue per currency, visits with their bounce rate, mean duration and page views, and the events refused as bots; with compare=previous, the period before too. Narrowed by `events` and `filters`.",
     protect: true,
   },
   sessionAccess: 'merchant',

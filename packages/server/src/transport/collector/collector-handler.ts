@@ -10,7 +10,7 @@ import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { CollectorDirectory, type CollectorTag, hostOfHeader } from '../../runtime/collector/collector-directory.js';
 import { bodyBytesRead, readJsonBody } from '../http/body.js';
 import { clientUsesHttps } from '../http/client-address.js';
-import { clientOf } from '../http/request-client.js';
+import { clientOf, visitorOf } from '../http/request-client.js';
 import { sendError, sendJson } from '../http/respond.js';
 import { pickEncoding, tagScript } from './tag-script.js';
 
@@ -171,6 +171,7 @@ class FirstPartyCollector implements Collector {
         muid,
         muidWins: muid === given || decision.visitor === 'hash',
         consent: decision.state,
+        visitor: { request: visitorOf(req), way: 'tag' },
       });
       if (decision.visitor === 'cookie' && muid !== given) headers['set-cookie'] = cookie(muid, MUID_MAX_AGE_SECONDS);
     }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestVisitor } from '../../features/events/ingest/visitor-client.js';
 import { MAX_BODY_BYTES } from '../../kernel/request-limits.js';
 import { type RateLimitClient, UNKNOWN_BODY_BYTES } from '../../runtime/rate-limits.js';
-import { clientAddress } from './client-address.js';
+import { clientAddress, clientCountry } from './client-address.js';
 
 /** The client of an HTTP request (the socket's peer) answering on `res`. */
 export function clientOf(req: IncomingMessage, res: ServerResponse): RateLimitClient {
@@ -27,4 +28,9 @@ function bodyBytesOf(req: IncomingMessage): number {
 /** The client address of a request: the socket's peer, or per TRUST_PROXY (client-address.ts). */
 function clientIp(req: IncomingMessage): string {
   return clientAddress(req);
+}
+
+/** The visitor behind a request: its address (looked up, never kept), user agent and trusted country header. */
+export function visitorOf(req: IncomingMessage): RequestVisitor {
+  return { ip: clientIp(req), userAgent: req.headers['user-agent'], country: clientCountry(req) };
 }

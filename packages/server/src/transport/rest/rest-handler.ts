@@ -12,7 +12,7 @@ import type { RateLimitClient } from '../../runtime/rate-limits.js';
 import { bodyBytesRead, readJsonBody } from '../http/body.js';
 import { rejectReservedQueryKeys } from '../http/guards.js';
 import { applyIdempotency } from '../http/idempotency-header.js';
-import { clientOf } from '../http/request-client.js';
+import { clientOf, visitorOf } from '../http/request-client.js';
 import type { RequestPath } from '../http/request-path.js';
 import { restErrorBody, sendError } from '../http/respond.js';
 import { answerSessionPreflight, applyFailedSessionCors, applySessionCors } from '../http/session-cors.js';
@@ -58,6 +58,7 @@ export function createRestHandler(deps: AppDeps) {
         partner: restReq.partner ?? null,
         client: restReq.client ?? clientOf(req, res as ServerResponse),
         collectorCharged: restReq.collectorCharged === true,
+        visitor: visitorOf(req),
       });
     },
     responseMeta: ({ errors, paths }) => {

@@ -11,7 +11,7 @@ import { appErrorOf, toTrpcError } from '../../routers/procedures.js';
 import { type RateLimitClient, UNKNOWN_BODY_BYTES } from '../../runtime/rate-limits.js';
 import { bodyBytesRead, readBody } from '../http/body.js';
 import { markRateLimitScope } from '../http/rate-limit-scope.js';
-import { clientOf } from '../http/request-client.js';
+import { clientOf, visitorOf } from '../http/request-client.js';
 import { sendError } from '../http/respond.js';
 
 export const TRPC_PREFIX = '/trpc';
@@ -121,7 +121,13 @@ export function createTrpcHandler(deps: AppDeps) {
       maxBodySize: MAX_BODY_BYTES,
       maxBatchSize: MAX_TRPC_BATCH,
       createContext: (): Context =>
-        requestContext(deps, { requestId: req.requestId, authorization: req.headers.authorization, partner, client }),
+        requestContext(deps, {
+          requestId: req.requestId,
+          authorization: req.headers.authorization,
+          partner,
+          client,
+          visitor: visitorOf(req),
+        }),
       // Retry-After (and the RateLimit-* headers) of a refused call, as on REST.
       responseMeta: ({ errors }) => {
         const headers: Record<string, string> = {};

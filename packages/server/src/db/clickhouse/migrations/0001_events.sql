@@ -51,7 +51,7 @@ CREATE TABLE IF NOT EXISTS events
     -- One row per visit and day (a visit past midnight has two): what the visit metrics need.
     PROJECTION visits_daily
     (
-        SELECT merchant_id, toDate(event_time), visit, min(event_time), max(event_time), any(visitor),
+        SELECT merchant_id, toDate(event_time), visit, min(visit_start), min(event_time), max(event_time), any(visitor),
             countIf(event_name = 'PageView'), countIf(event_name NOT IN ('PageView', 'Engagement')),
             argMinIf(path, event_time, event_name = 'PageView'), argMaxIf(path, event_time, event_name = 'PageView')
         GROUP BY merchant_id, toDate(event_time), visit

@@ -13,6 +13,7 @@ import type { EventLog } from '../../../runtime/event-log.js';
 import type { EventQueue } from '../../../runtime/event-queue.js';
 import type { TagLiveness } from '../../tags/lifecycle/tag-liveness.js';
 import type { EventInsertRow } from './store-events.js';
+import { describeVisitor, type RequestVisitor, type Way } from './visitor-client.js';
 
 export interface IncomingEvent {
   id?: string | undefined;
@@ -31,6 +32,8 @@ export interface IngestDeps {
   eventLog?: EventLog | undefined;
   /** The tag's volume quotas (runtime/rate-limits.ts); absent: none (callers outside the app). */
   limits?: TagQuotas | undefined;
+  /** Where events refused as bots are counted; absent (no statistics here): not counted. */
+  stats?: { countBots(merchantId: string, events: number): void } | undefined;
 }
 
 /** Charges a live tag's events and stored bytes; throws 429 RATE_LIMITED when over a quota. */
@@ -56,6 +59,11 @@ export interface IngestDefaults {
   muidWins?: boolean;
   /** The consent state the events were collected under (the collector's); absent: `not_required`. */
   consent?: EventConsent;
+  /**
+   * The request's visitor and way in: its client (country, device, browser, system) is kept with
+   * each event, and a bot's events are counted and dropped (answered as accepted).
+   */
+  visitor?: { request: RequestVisitor; way: Way };
 }
 
 export async function ingestEvents(
@@ -88,6 +96,11 @@ async function ingest(
       throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.${field}: must not contain U+0000`);
     }
   }
+  const client = defaults.visitor ? describeVisitor(defaults.visitor.request, defaults.visitor.way) : undefined;
+  if (client === 'bot') {
+    deps.stats?.countBots(tag.merchantId, events.length);
+    return { accepted: events.length };
+  }
   const now = new Date().toISOString();
   const consent = defaults.consent && defaults.consent !== 'not_required' ? defaults.consent : undefined;
   const wonMuid = defaults.muidWins ? defaults.muid : undefined;
@@ -111,6 +124,7 @@ async function ingest(
       eventTime: event.event_time ? eventTime(event.event_time, index) : now,
       rawData,
       consent,
+      client,
     };
   }
   if (deps.limits) {

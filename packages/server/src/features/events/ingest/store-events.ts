@@ -1,7 +1,7 @@
 import type { EventConsent } from '@partner/shared-schemas';
 import { Param, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
-import type { OutboxRange, StoredEvent } from '../../stats/store.js';
+import { clientText, type EventClient, type OutboxRange, type StoredEvent } from '../../stats/store.js';
 
 /** Numbers a transaction holds per merchant (`events_take_seqs`, migration 0026). */
 export const SEQS_PER_TRANSACTION = 8192;
@@ -19,6 +19,8 @@ export interface EventInsertRow {
   rawData: string;
   /** The consent state it was collected under; absent: `not_required` (also rows logged before consent existed). */
   consent?: EventConsent | undefined;
+  /** The visitor's client as the request told it; absent: unknown. */
+  client?: EventClient | undefined;
 }
 
 /**
@@ -69,52 +71,15 @@ export async function storeEvents(
       return stored;
     }
   }
-  // Per merchant: the distinct ids in array order (n = 1..k).
-  const counts = new Map<string, number>();
-  const seen = new Set<string>();
-  const numbered: { row: EventInsertRow; n: number }[] = [];
-  for (const row of rows) {
-    const key = `${row.merchantId}\u0000${row.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const n = (counts.get(row.merchantId) ?? 0) + 1;
-    counts.set(row.merchantId, n);
-    numbered.push({ row, n });
-  }
-  // The payload is most of what the statement costs to send and parse: short keys, each merchant
-  // and tag id once (rows hold their 1-based index), the usual consent left out.
-  // A Map keeps insertion order: its keys are the id arrays the indexes point into.
-  const merchants = new Map<string, number>();
-  const tags = new Map<string, number>();
-  const indexOf = (index: Map<string, number>, id: string) => {
-    let at = index.get(id);
-    if (at === undefined) {
-      at = index.size + 1;
-      index.set(id, at);
-    }
-    return at;
-  };
-  const payload = JSON.stringify(
-    numbered.map(({ row: r, n }) => ({
-      m: indexOf(merchants, r.merchantId),
-      i: r.id,
-      t: indexOf(tags, r.tagId),
-      u: r.muid,
-      e: r.eventName,
-      at: r.eventTime,
-      d: r.rawData,
-      c: r.consent === 'not_required' ? undefined : r.consent,
-      n,
-    })),
-  );
+  const { numbered, perMerchant, payload, merchants, tags } = statementPayload(rows);
   const result = await db.execute(sql`
     with x as (
       select (${new Param([...merchants.keys()])}::text[])[r.m]::uuid as merchant_id, r.i as id,
         (${new Param([...tags.keys()])}::text[])[r.t]::uuid as tag_id, r.u as muid, r.e as event_name, r.at as event_time,
-        r.d as raw_data, coalesce(r.c, 'not_required') as consent, r.n
-      from json_to_recordset(${payload}::json) as r(m int, i text, t int, u text, e text, at timestamptz, d text, c event_consent, n int)
+        r.d as raw_data, coalesce(r.c, 'not_required') as consent, r.k as client, r.n
+      from json_to_recordset(${payload}::json) as r(m int, i text, t int, u text, e text, at timestamptz, d text, c event_consent, k text, n int)
     ), o as (
-      select events_take_seqs(${Math.max(...counts.values())}::int) - 1 as before
+      select events_take_seqs(${perMerchant}::int) - 1 as before
     ), ids as (
       -- Idempotency by (merchant_id, id) whatever the event_time (events is partitioned by it,
       -- migration 0028): the ids go in first, and only the events whose ids this statement won.
@@ -130,8 +95,8 @@ export async function storeEvents(
       on conflict do nothing
       returning merchant_id, id
     ), ins as (
-      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, seq)
-      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, o.before + x.n
+      insert into events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, consent, client, seq)
+      select x.merchant_id, x.id, x.tag_id, x.muid, x.event_name, x.event_time, x.raw_data, x.consent, x.client, o.before + x.n
       from x join ids on ids.merchant_id = x.merchant_id and ids.id = x.id cross join o
       -- No conflict to check and no order needed: events has no unique key (event_ids is the only
       -- one, migration 0028), so its inserts wait on no one.
@@ -157,6 +122,51 @@ export async function storeEvents(
   for (const row of resultRows) stored.set(row.tag_id, Number(row.stored));
   if (stats) handToStats(stats, numbered, resultRows);
   return stored;
+}
+
+/**
+ * The statement's rows: per merchant the distinct ids in array order, numbered `n = 1..k`. The
+ * payload is most of what the statement costs to send and parse: short keys, each merchant and
+ * tag id once (rows hold their 1-based index into the id arrays), the usual consent left out.
+ */
+function statementPayload(rows: readonly EventInsertRow[]) {
+  const counts = new Map<string, number>();
+  const seen = new Set<string>();
+  const numbered: { row: EventInsertRow; n: number }[] = [];
+  for (const row of rows) {
+    const key = `${row.merchantId}\u0000${row.id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const n = (counts.get(row.merchantId) ?? 0) + 1;
+    counts.set(row.merchantId, n);
+    numbered.push({ row, n });
+  }
+  // A Map keeps insertion order: its keys are the id arrays the indexes point into.
+  const merchants = new Map<string, number>();
+  const tags = new Map<string, number>();
+  const indexOf = (index: Map<string, number>, id: string) => {
+    let at = index.get(id);
+    if (at === undefined) {
+      at = index.size + 1;
+      index.set(id, at);
+    }
+    return at;
+  };
+  const payload = JSON.stringify(
+    numbered.map(({ row: r, n }) => ({
+      m: indexOf(merchants, r.merchantId),
+      i: r.id,
+      t: indexOf(tags, r.tagId),
+      u: r.muid,
+      e: r.eventName,
+      at: r.eventTime,
+      d: r.rawData,
+      c: r.consent === 'not_required' ? undefined : r.consent,
+      k: clientText(r.client) ?? undefined,
+      n,
+    })),
+  );
+  return { numbered, perMerchant: Math.max(...counts.values()), payload, merchants, tags };
 }
 
 /** What the statistics are handed after a commit (features/stats/store.ts). */
@@ -203,5 +213,6 @@ function storedOf(row: EventInsertRow): Omit<StoredEvent, 'seq'> {
     eventTime: row.eventTime,
     rawData: row.rawData,
     consent: row.consent ?? 'not_required',
+    client: row.client,
   };
 }

@@ -1,0 +1,35 @@
+import type { StatsRealtimeResponse } from '@partner/shared-schemas';
+import type { Clickhouse } from '../../db/clickhouse/client.js';
+
+/** "Now": the last 5 minutes; a minute ahead too, for clients whose clocks run fast. */
+const WINDOW_MS = 5 * 60_000;
+const AHEAD_MS = 60_000;
+const TOP_PAGES = 10;
+
+/** Who is on a merchant's site now, and on which pages (each visitor on their latest page view's). */
+export async function readVisitorsNow(
+  clickhouse: Clickhouse,
+  merchantId: string,
+  now: number,
+): Promise<StatsRealtimeResponse> {
+  const params = { merchant: merchantId, fromMs: now - WINDOW_MS, toMs: now + AHEAD_MS, top: TOP_PAGES };
+  const window = `merchant_id = {merchant:UUID} AND toDate(event_time) >= toDate(toDateTime64({fromMs:Int64} / 1000, 3))
+    AND event_time >= toDateTime64({fromMs:Int64} / 1000, 3) AND event_time < toDateTime64({toMs:Int64} / 1000, 3)`;
+  const [[totals], pages] = await Promise.all([
+    clickhouse.query<{ visitors: string; pageviews: string }>(
+      `SELECT uniqExact(visitor) AS visitors, countIf(event_name = 'PageView') AS pageviews FROM events WHERE ${window}`,
+      params,
+    ),
+    clickhouse.query<{ value: string; visitors: string }>(
+      `SELECT page AS value, count() AS visitors
+       FROM (SELECT argMax(path, event_time) AS page FROM events WHERE ${window} AND event_name = 'PageView' GROUP BY visitor)
+       GROUP BY page ORDER BY visitors DESC, value LIMIT {top:UInt32}`,
+      params,
+    ),
+  ]);
+  return {
+    visitors: Number(totals?.visitors ?? 0),
+    pageviews: Number(totals?.pageviews ?? 0),
+    pages: pages.map((row) => ({ value: row.value, visitors: Number(row.visitors) })),
+  };
+}
