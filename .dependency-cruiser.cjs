@@ -57,7 +57,7 @@ module.exports = {
     {
       name: 'clickhouse-only-through-stats',
       comment:
-        'The statistics own ClickHouse: db/clickhouse/ is reached from features/stats/ only (and bench.ts, the bench\'s handle on it).',
+        "The statistics own ClickHouse: db/clickhouse/ is reached from features/stats/ only (and bench.ts, the bench's handle on it).",
       severity: 'error',
       from: { path: SRC, pathNot: [layer('features/stats/'), layer('db/clickhouse/'), `${SRC}bench\\.ts$`] },
       to: { path: layer('db/clickhouse/') },
