@@ -1,8 +1,14 @@
+/**
+ * The bench's events, deterministic (mulberry32 keyed by merchant index and event number, no
+ * state): visits of 1-8 events (2.9 on average, 32% of one), each by one visitor of a skewed pool,
+ * a PageView with a source first, the others seconds to minutes apart (`seededEvent`). COPYed into
+ * PostgreSQL here; lib/clickhouse-seed.ts generates the same events in SQL.
+ */
 import type { Sql } from 'postgres';
 import { Progress } from './progress.js';
 
 /** 12 event names with a realistic skew (page views dominate, purchases are rare). */
-export const EVENT_MIX: ReadonlyArray<readonly [string, number]> = [
+const EVENT_MIX: ReadonlyArray<readonly [string, number]> = [
   ['PageView', 0.4],
   ['ViewContent', 0.16],
   ['Search', 0.09],
@@ -16,24 +22,82 @@ export const EVENT_MIX: ReadonlyArray<readonly [string, number]> = [
   ['SignUp', 0.02],
   ['RemoveFromCart', 0.02],
 ];
-export const DAYS = 90;
+const DAYS = 90;
 const DAY_MS = 86_400_000;
-/** Visitors per merchant: muids `u0` ... `u49999`. */
-export const MUIDS = 50_000;
 /** Distinct page paths: `/p/0` ... `/p/976`. */
 export const PATHS = 977;
+/** Each merchant's visitors are drawn from muids `u0` ... `u499999`, the low ones far more often. */
+export const VISITORS = 500_000;
+/** Events in a block: a visit never crosses one, so every event's visit is found among its 7 predecessors. */
+export const BLOCK = 8;
+/** A block's later event starts a new visit when its draw 0 is below this (of 2^32: P_NEW = 1/4). */
+export const NEW_VISIT_BELOW = 2 ** 30;
+/** The gap before a visit's next event: 5 s plus 295 s times the square of a uniform draw. */
+export const GAP_MIN_MS = 5_000;
+export const GAP_SPREAD_MS = 295_000;
+/** A visit's longest duration: its first event's time is drawn over the window shortened by it. */
+const MAX_VISIT_MS = (BLOCK - 1) * (GAP_MIN_MS + GAP_SPREAD_MS);
+/** The window's length and the span over which the visits' first events fall. */
+export const SPAN_MS = DAYS * DAY_MS;
+export const START_SPAN_MS = SPAN_MS - MAX_VISIT_MS;
 
 /** The last whole UTC day of the seeded window ends at this instant (today's midnight). */
 export const windowEnd = (): number => Math.floor(Date.now() / DAY_MS) * DAY_MS;
 
-/** Each name with the upper bound of its share of [0, 1), summed in EVENT_MIX's order. */
-export const CUMULATIVE_MIX = (() => {
+const UNIT = 2 ** 32;
+
+/** Cumulative upper bounds over [0, 2^32) of the shares, in order (the last one 2^32). */
+function bounds(shares: readonly number[]): number[] {
   let sum = 0;
-  return EVENT_MIX.map(([name, weight]) => {
-    sum += weight;
-    return [name, sum] as const;
+  return shares.map((share, i) => {
+    sum += share;
+    return i === shares.length - 1 ? UNIT : Math.round(sum * UNIT);
   });
+}
+
+/**
+ * A visit's first event is a PageView; the names of its other events are drawn so that the whole
+ * mix is EVENT_MIX's: of all events a share `first` (11/32: 1 + 7/4 visits per block of 8) starts
+ * a visit, so a later event is a PageView with (0.40 - first) / (1 - first), about 8.6%, and any
+ * other name with its EVENT_MIX share / (1 - first). Integer bounds: JavaScript and SQL compare alike.
+ */
+export const LATER_NAMES = (() => {
+  const first = (1 + ((BLOCK - 1) * NEW_VISIT_BELOW) / UNIT) / BLOCK;
+  const shares = EVENT_MIX.map(([name, share]) => (name === 'PageView' ? share - first : share) / (1 - first));
+  const upTo = bounds(shares);
+  return EVENT_MIX.map(([name], i) => [name, upTo[i] as number] as const);
 })();
+/** A later event is a PageView below this bound (LATER_NAMES' first). */
+export const LATER_PAGE_VIEW_BELOW = LATER_NAMES[0]?.[1] as number;
+
+/**
+ * Where a visit comes from: the referrer its first page view carries (as the tag sends it: origin
+ * and path, `''` when there is none) and the query of its landing URL (the tag keeps only utm_*
+ * parameters; `month` appends the visit's month, `YYYY-MM`, UTC). Paid search is tagged by utm:
+ * the tag drops a gclid.
+ */
+export const SOURCES: ReadonlyArray<{ share: number; referrer: string; query: string; month: boolean }> = [
+  { share: 0.36, referrer: 'https://www.google.com/', query: '', month: false },
+  { share: 0.26, referrer: '', query: '', month: false },
+  {
+    share: 0.1,
+    referrer: '',
+    query: '?utm_source=newsletter&utm_medium=email&utm_campaign=',
+    month: true,
+  },
+  { share: 0.09, referrer: 'https://www.facebook.com/', query: '', month: false },
+  { share: 0.06, referrer: 'https://www.bing.com/', query: '', month: false },
+  {
+    share: 0.05,
+    referrer: 'https://www.google.com/',
+    query: '?utm_source=google&utm_medium=cpc&utm_campaign=brand',
+    month: false,
+  },
+  { share: 0.05, referrer: 'https://t.co/abc', query: '', month: false },
+  { share: 0.03, referrer: 'https://news.ycombinator.com/', query: '', month: false },
+];
+/** SOURCES' cumulative bounds over [0, 2^32). */
+export const SOURCE_BOUNDS = bounds(SOURCES.map((s) => s.share));
 
 /** mulberry32's increment: its k-th output (from 0) is `mulberryMix(seed + (k + 1) * MULBERRY_STEP)`. */
 export const MULBERRY_STEP = 0x6d2b79f5;
@@ -48,20 +112,33 @@ function mulberryMix(state: number): number {
 }
 
 /**
- * The random draws of event `n` of merchant `m`: mulberry32 seeded by both, so a seed never
- * depends on what ran before it (two databases seeded alike hold the same events, and
- * lib/clickhouse-seed.ts generates them in SQL).
+ * Draw `k` of event `n` of the merchant whose key is `key` (`(m + 1) * MERCHANT_SPREAD` mod 2^32):
+ * mulberry32 seeded by both, so a seed never depends on what ran before it (two databases seeded
+ * alike hold the same events, and lib/clickhouse-seed.ts generates them in SQL). The draws of an
+ * event: 0 whether it starts a visit, else its gap; 1 its first event's time, else its name (and
+ * a page view's path); a visit's first event's 2 visitor, 3 entry path, 4 source; 5 and 6 its id.
  */
-function eventDraws(m: number, n: number, count: number): number[] {
-  const seed = (Math.imul(m + 1, MERCHANT_SPREAD) ^ n) >>> 0;
-  return Array.from({ length: count }, (_, k) => mulberryMix((seed + (k + 1) * MULBERRY_STEP) >>> 0));
+function draw(key: number, n: number, k: number): number {
+  return mulberryMix((((key ^ n) >>> 0) + (k + 1) * MULBERRY_STEP) >>> 0);
 }
 
-const UNIT = 2 ** 32;
+/** The gap (ms) before a visit's event whose first draw is `x` (at least NEW_VISIT_BELOW). */
+const gapOf = (x: number) => {
+  const u = (x - NEW_VISIT_BELOW) / (UNIT - NEW_VISIT_BELOW);
+  return GAP_MIN_MS + Math.floor(GAP_SPREAD_MS * u * u);
+};
 
-function pickName(r: number): string {
-  for (const [name, upTo] of CUMULATIVE_MIX) if (r < upTo) return name;
-  return EVENT_MIX[0]?.[0] as string;
+/** A later page view's path (its draw `y` below LATER_PAGE_VIEW_BELOW): uniform over PATHS. */
+const laterPathOf = (y: number) => Math.floor((PATHS * y) / LATER_PAGE_VIEW_BELOW);
+
+function laterName(y: number): string {
+  for (const [name, upTo] of LATER_NAMES) if (y < upTo) return name;
+  return LATER_NAMES[LATER_NAMES.length - 1]?.[0] as string;
+}
+
+function pick(r: number, upTo: readonly number[]): number {
+  const i = upTo.findIndex((bound) => r < bound);
+  return i < 0 ? upTo.length - 1 : i;
 }
 
 const hex = (value: number, digits: number) => value.toString(16).padStart(digits, '0');
@@ -71,33 +148,82 @@ export interface SeededEvent {
   /** The merchant's index among the seeded merchants, and the event's number among its events. */
   m: number;
   n: number;
+  /** The number of its visit's first event (`n` for a visit's first). */
+  visit: number;
   time: number;
   name: string;
   muid: string;
+  /** A page view's path; for another event, the path of its visit's last page view before it. */
   path: string;
-  value: number;
+  /** The event's data as JSON text (PageView: path, url, referrer as the tag sends them). */
+  data: string;
   id: string;
 }
 
 /**
  * Event `j` of a seed of `total` events over `merchants` merchants (each already holding
- * `firstEvent`): uniform over the window ending at `end`, in time order; the merchants take turns.
- * Its id is a UUID of its draws, merchant index and number (unique per merchant by construction).
+ * `firstEvent`): the merchants take turns, event `n` of merchant `m`. Events come in visits: event
+ * `n` starts one when it is its block's first (n % BLOCK = 0), the seed's first (`firstEvent`, so
+ * a visit never spans two seeds) or its draw 0 is below NEW_VISIT_BELOW; else it belongs to the
+ * visit of the last start before it. The visit's first event falls where event `j` of a uniform
+ * seed would (over START_SPAN_MS), each next one a gap later (5-300 s); all carry the visit's muid
+ * (`u<floor(VISITORS * r^2)>`: some return often). The first is a PageView of an entry path
+ * (`floor(PATHS * r^3)`: a few paths get most entries) with the visit's source (SOURCES); a later
+ * page view any path, its referrer the shop's page before it. Its id is a UUID of its draws,
+ * merchant index and number (unique per merchant by construction).
  */
 export function seededEvent(j: number, total: number, merchants: number, firstEvent: number, end: number): SeededEvent {
-  const span = DAYS * DAY_MS;
   const m = j % merchants;
   const n = firstEvent + Math.floor(j / merchants);
-  const [r0, r1, r2, r3, r4] = eventDraws(m, n, 5) as [number, number, number, number, number];
+  const key = Math.imul(m + 1, MERCHANT_SPREAD) >>> 0;
+  const b = n % BLOCK;
+  const base = n - b;
+  let st = b;
+  while (st > 0 && base + st !== firstEvent && draw(key, base + st, 0) >= NEW_VISIT_BELOW) st--;
+  const visit = base + st;
+  const startTime =
+    end - SPAN_MS + Math.floor(((j - (b - st) * merchants + draw(key, visit, 1) / UNIT) * START_SPAN_MS) / total);
+  let time = startTime;
+  const re = draw(key, visit, 3) / UNIT;
+  const entry = Math.floor(PATHS * re * re * re);
+  // The path of the visit's last page view before event n.
+  let page = entry;
+  for (let i = st + 1; i <= b; i++) {
+    time += gapOf(draw(key, base + i, 0));
+    const y = draw(key, base + i, 1);
+    if (i < b && y < LATER_PAGE_VIEW_BELOW) page = laterPathOf(y);
+  }
+  const rv = draw(key, visit, 2) / UNIT;
+  const muid = `u${Math.floor(VISITORS * rv * rv)}`;
+  const shop = `https://shop${m}.example`;
+  let name = 'PageView';
+  let path: number;
+  let data: string;
+  if (st === b) {
+    const source = SOURCES[pick(draw(key, visit, 4), SOURCE_BOUNDS)] as (typeof SOURCES)[number];
+    const query = source.query + (source.month ? new Date(startTime).toISOString().slice(0, 7) : '');
+    path = entry;
+    data = `{"path":"/p/${path}","url":"${shop}/p/${path}${query}","referrer":"${source.referrer}"}`;
+  } else {
+    const y = draw(key, n, 1);
+    name = laterName(y);
+    path = name === 'PageView' ? laterPathOf(y) : page;
+    if (name === 'PageView') data = `{"path":"/p/${path}","url":"${shop}/p/${path}","referrer":"${shop}/p/${page}"}`;
+    else if (name === 'Purchase') data = `{"path":"/p/${path}","value":${j % 100}.5,"currency":"EUR"}`;
+    else data = `{"path":"/p/${path}"}`;
+  }
+  const r5 = draw(key, n, 5);
+  const r6 = draw(key, n, 6);
   return {
     m,
     n,
-    time: end - span + Math.floor(((j + r0 / UNIT) * span) / total),
-    name: pickName(r1 / UNIT),
-    muid: `u${Math.floor((r2 / UNIT) * MUIDS)}`,
-    path: `/p/${j % PATHS}`,
-    value: (j % 100) + 0.5,
-    id: `${hex(r3, 8)}-${hex(r4 >>> 16, 4)}-4${hex(r4 & 0xfff, 3)}-${hex(8 + ((m >>> 12) & 3), 1)}${hex(m & 0xfff, 3)}-${hex(n, 12)}`,
+    visit,
+    time,
+    name,
+    muid,
+    path: `/p/${path}`,
+    data,
+    id: `${hex(r5, 8)}-${hex(r6 >>> 16, 4)}-4${hex(r6 & 0xfff, 3)}-${hex(8 + ((m >>> 12) & 3), 1)}${hex(m & 0xfff, 3)}-${hex(n, 12)}`,
   };
 }
 
@@ -107,12 +233,12 @@ export interface SeedMerchant {
 }
 
 /**
- * Adds `perMerchant` events to every merchant with COPY (CSV), spread uniformly over the 90 days
- * before `windowEnd()`, in arrival order: the rows go into the table in event-time order, the
- * merchants interleaved, as the collector stores them when they happen (a merchant's newest
- * events sit together at the end of the table, not scattered over all of it). The triggers on
- * events (day counts, ordering, notifications) run as for any insert. Deterministic
- * (`seededEvent`): `firstEvent` is what every merchant holds already.
+ * Adds `perMerchant` events to every merchant with COPY (CSV), in `seededEvent`'s order: the
+ * merchants interleaved, their visits' first events in time order (a visit's later events a few
+ * minutes after), as the collector stores them when they happen (a merchant's newest events sit
+ * together at the end of the table, not scattered over all of it). The triggers on events (day
+ * counts, ordering, notifications) run as for any insert. Deterministic (`seededEvent`):
+ * `firstEvent` is what every merchant holds already.
  */
 export async function seedEvents(
   sql: Sql,
@@ -154,9 +280,8 @@ export async function seedEvents(
         const merchant = merchants[e.m] as SeedMerchant;
         const seq = (seqs[e.m] as number) + 1;
         seqs[e.m] = seq;
-        // Purchases carry a currency, so the statistics count their revenue.
-        const currency = e.name === 'Purchase' ? ',""currency"":""EUR""' : '';
-        const data = `{""path"":""${e.path}"",""ref"":""bench"",""value"":${e.value}${currency}}`;
+        // The data as CSV: its quotes doubled (purchases carry a currency: the statistics count their revenue).
+        const data = e.data.replaceAll('"', '""');
         buffer += `${merchant.merchantId},${e.id},${merchant.tagId},${e.muid},${e.name},${new Date(e.time).toISOString()},"${data}",${seq}\n`;
         if (buffer.length > 1 << 20) {
           if (!stream.write(buffer)) await new Promise((resolve) => stream.once('drain', resolve));

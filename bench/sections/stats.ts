@@ -350,7 +350,7 @@ export const statsSection: Section<StatsResult> = {
       '',
       result.load
         ? `Seeded into PostgreSQL (${result.seed.seconds.toFixed(1)} s with VACUUM), then loaded by the stats server's start-up load in ${result.load.seconds.toFixed(1)} s (${int(result.load.eventsPerSecond)} events/s, timed from its spawn until every merchant's 90-day summary equals PostgreSQL's count).`
-        : `Seeded straight into the stats server's chDB (\`INSERT ... SELECT FROM numbers()\`, lib/clickhouse-seed.ts) in ${result.seed.seconds.toFixed(1)} s (${int(result.events / result.seed.seconds)} events/s).`,
+        : `Seeded straight into the stats server's chDB (\`INSERT INTO events_in ... SELECT FROM numbers()\`, typed by the server's view; lib/clickhouse-seed.ts) in ${result.seed.seconds.toFixed(1)} s (${int(result.events / result.seed.seconds)} events/s).`,
       '',
       '| shape | API p50 | API p95 | GROUP BY over the raw events, p50 / p95 | requests (API / GROUP BY) |',
       '|---|---|---|---|---|',
