@@ -6,6 +6,7 @@ import { DEADLINE_MARGIN_MS } from './db/deadline.js';
 import { StoreLockedError } from './db/lock.js';
 import { primaryReads, type ReadDb, ReplicaReads } from './db/read-routing.js';
 import { loadCursorKey } from './features/events/read/cursor.js';
+import { authenticate } from './features/partners/authenticate.js';
 import { type StatsEngine, StatsStore } from './features/stats/store.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
@@ -205,7 +206,9 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   const collectorHosts = new CollectorHostSet();
   const deletedTags = new DeletedTags();
   deletedTags.subscribe((tagIds) => tagLiveness.forget(tagIds));
-  const limits = await createRateLimits(env, logger, keys);
+  const limits = await createRateLimits(env, logger, keys, (header, beforeLookup) =>
+    authenticate(db, keys, header, beforeLookup),
+  );
   lifecycle.add(
     collectorHostWatchPart(database, collectorHosts, logger),
     deletedTagsWatchPart(database, deletedTags, logger),

@@ -2,7 +2,7 @@ import type { AnyTRPCProcedure } from '@trpc/server';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merchantSessions } from '../../src/db/schema/index.js';
-import { hashApiKey } from '../../src/features/partners/key-hash.js';
+import { hashApiKey } from '../../src/kernel/bearer-tokens.js';
 import { appRouter } from '../../src/routers/_app.js';
 import type { Meta } from '../../src/routers/procedures.js';
 import { failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';

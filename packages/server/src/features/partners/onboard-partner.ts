@@ -1,10 +1,10 @@
 import { type DnsRecord, DomainInput } from '@partner/shared-schemas';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
+import { generateApiKey } from '../../kernel/bearer-tokens.js';
 import { AppError } from '../../kernel/errors.js';
 import { newRecordLabel } from '../tags/domains.js';
 import { cnameRecord } from '../tags/record.js';
-import { generateApiKey } from './key-hash.js';
 import { checkPartnerDomain } from './partner-domain.js';
 
 export interface OnboardedPartner {
