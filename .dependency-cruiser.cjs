@@ -81,6 +81,14 @@ module.exports = {
       to: { path: '(^|/)node_modules/@trpc/' },
     },
     {
+      name: 'runtime-never-imports-features',
+      comment:
+        'runtime/ sits below features/, not even a type: use cases are bound into the parts in compose.ts, shared types live in runtime/ or below.',
+      severity: 'error',
+      from: { path: layer('runtime/') },
+      to: { path: layer('features/') },
+    },
+    {
       name: 'runtime-never-imports-transport-routers-jobs-app',
       severity: 'error',
       from: { path: layer('runtime/') },

@@ -19,6 +19,7 @@ import type { ApiKeys } from './runtime/keys/api-keys.js';
 import type { RateLimitClient, RateLimits } from './runtime/rate-limits.js';
 import type { StreamCaps } from './runtime/stream-caps.js';
 import type { StreamHub } from './runtime/stream-hub.js';
+import type { EventSubscription } from './features/events/stream/subscription.js';
 import type { WebhookHostResolver } from './runtime/webhook-host-resolver.js';
 
 /** What every request shares: built once at start. */
@@ -35,7 +36,7 @@ export interface AppDeps {
   /** What the tag checks need: target host, monitor schedule, the webhook outbox (features/tags/lifecycle/tag-state.ts). */
   tagState: TagStateConfig;
   /** Real-time event stream fan-out: one LISTEN per process (runtime/stream-hub.ts). */
-  streams: StreamHub;
+  streams: StreamHub<EventSubscription>;
   /** Per-key and per-IP rate limits (runtime/rate-limits.ts). */
   limits: RateLimits;
   /** The bounded group-commit queue every ingestion route writes through (runtime/event-queue.ts). */

@@ -1,11 +1,12 @@
 import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
 import { deepTextProblem } from '@partner/shared-schemas';
 import type { Database } from '../db/client.js';
-import { type EventInsertRow, type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
+import { type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
 import type { TagLiveness } from '../features/tags/lifecycle/tag-liveness.js';
 import { dataRejection, isConnectionError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
 import type { EventLog, LogMessage } from '../runtime/event-log.js';
+import type { EventInsertRow } from '../runtime/event-queue.js';
 
 export interface LogWriterOptions {
   /** Events per insert statement at most (a message is never split). */

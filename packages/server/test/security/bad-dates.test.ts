@@ -5,7 +5,7 @@ import { connect } from '@nats-io/transport-node';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/read-rows.js';
-import type { EventInsertRow } from '../../src/features/events/ingest/store-events.js';
+import type { EventInsertRow } from '../../src/runtime/event-queue.js';
 import { logNames } from '../../src/runtime/event-log.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { api } from '../helpers/api.js';

@@ -69,6 +69,9 @@ describe('the import rules bite (planted breaks in a copy of the layout)', () =>
       'routers/x.ts': "import { y } from '../features/y.js';\nexport const x = y;\n",
       'features/y.ts': "import { z } from '../transport/z.js';\nexport const y = z;\n",
       'transport/z.ts': 'export const z = 1;\n',
+      // A runtime part that names a use case's type (type-only imports count).
+      'runtime/w.ts': "import type { V } from '../features/v.js';\nexport const w = (v: V): number => v;\n",
+      'features/v.ts': 'export type V = number;\n',
     };
     for (const [file, text] of Object.entries(files)) {
       const target = path.join(dir, SERVER_SRC, file);
@@ -84,6 +87,11 @@ describe('the import rules bite (planted breaks in a copy of the layout)', () =>
     expect(cycles.map((v) => [v.from, ...(v.cycle ?? []).map((step) => step.name)])).toEqual([
       [`${SERVER_SRC}/kernel/cycle-a.ts`, `${SERVER_SRC}/kernel/cycle-b.ts`, `${SERVER_SRC}/kernel/cycle-a.ts`],
     ]);
+  });
+
+  it('reports runtime/ importing features/, even a type only', () => {
+    const reverse = planted.summary.violations.filter((v) => v.rule.name === 'runtime-never-imports-features');
+    expect(reverse.map((v) => [v.from, v.to])).toEqual([[`${SERVER_SRC}/runtime/w.ts`, `${SERVER_SRC}/features/v.ts`]]);
   });
 
   it('reports a router that reaches transport/ through another file', () => {

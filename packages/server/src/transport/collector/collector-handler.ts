@@ -7,7 +7,7 @@ import { ingestEvents } from '../../features/events/ingest/ingest-events.js';
 import { type ConsentDecision, cookielessVisitor, decideConsent } from '../../features/tags/consent.js';
 import { rootDomainOf } from '../../features/tags/domains.js';
 import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
-import { CollectorDirectory, type CollectorTag, hostOfHeader } from '../../runtime/collector/collector-directory.js';
+import { CollectorDirectory, type CollectorTag, hostOfHeader } from '../../features/tags/collector-directory.js';
 import { bodyBytesRead, readJsonBody } from '../http/body.js';
 import { clientUsesHttps } from '../http/client-address.js';
 import { clientOf } from '../http/request-client.js';

@@ -10,9 +10,8 @@ import {
 import { AppError, toAppError } from '../../../kernel/errors.js';
 import type { Metrics } from '../../../kernel/metrics.js';
 import type { EventLog } from '../../../runtime/event-log.js';
-import type { EventQueue } from '../../../runtime/event-queue.js';
+import type { EventInsertRow, EventQueue } from '../../../runtime/event-queue.js';
 import type { TagLiveness } from '../../tags/lifecycle/tag-liveness.js';
-import type { EventInsertRow } from './store-events.js';
 
 export interface IncomingEvent {
   id?: string | undefined;
