@@ -9,7 +9,7 @@ import type { KeyUsage } from '../../runtime/keys/last-used.js';
 import type { AuthenticatedPartner } from '../../runtime/keys/principal.js';
 import { authenticateSession } from './authenticate-session.js';
 
-export type { AuthenticatedKey, AuthenticatedPartner } from '../../runtime/keys/principal.js';
+export type { AuthenticatedPartner } from '../../runtime/keys/principal.js';
 
 /** Thrown when no bearer token was sent at all: answered with the spec's `{statusCode, message, error}` body. */
 class BearerTokenMissingError extends AppError {
