@@ -1,5 +1,6 @@
 import type { Database } from './db/client.js';
 import type { ReadDb } from './db/read-routing.js';
+import type { EventSubscription } from './features/events/stream/subscription.js';
 import type { AuthenticatedPartner } from './features/partners/authenticate.js';
 import type { StatsStore } from './features/stats/store.js';
 import type { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
@@ -19,7 +20,6 @@ import type { ApiKeys } from './runtime/keys/api-keys.js';
 import type { RateLimitClient, RateLimits } from './runtime/rate-limits.js';
 import type { StreamCaps } from './runtime/stream-caps.js';
 import type { StreamHub } from './runtime/stream-hub.js';
-import type { EventSubscription } from './features/events/stream/subscription.js';
 import type { WebhookHostResolver } from './runtime/webhook-host-resolver.js';
 
 /** What every request shares: built once at start. */

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, partners } from '../src/db/schema/index.js';
 import { errorResponse, toAppError } from '../src/kernel/errors.js';
-import type { AppRouter } from '../src/routers/_app.js';
+import type { AppRouter } from '../src/routes/_app.js';
 import { startTestServer, type TestPartner, type TestServer } from '../src/testing/index.js';
 import { type ApiResponse, api, type HeaderMap } from './helpers/api.js';
 import { MISSING_ID } from './helpers/fixtures.js';

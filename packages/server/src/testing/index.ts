@@ -4,8 +4,8 @@ import type { Context } from '../context.js';
 import { revokeApiKeys, rotateApiKey } from '../features/partners/key-admin.js';
 import { type OnboardedPartner, onboardPartner } from '../features/partners/onboard-partner.js';
 import { createLogger } from '../kernel/logger.js';
-import { appRouter } from '../routers/_app.js';
-import { createCallerFactory } from '../routers/procedures.js';
+import { appRouter } from '../routes/_app.js';
+import { createCallerFactory } from '../routes/procedures.js';
 
 const createCaller = createCallerFactory(appRouter);
 

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_TOKEN_PREFIX } from '@partner/shared-schemas';
 import { bearerToken } from '../../kernel/bearer-tokens.js';
-import { allProcedureMeta } from '../../routers/procedure-meta.js';
+import { allProcedureMeta } from '../../routes/procedure-meta.js';
 import type { SessionPrincipal } from '../../runtime/keys/principal.js';
 
 /**
