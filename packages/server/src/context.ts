@@ -39,7 +39,7 @@ export interface AppDeps {
   streams: StreamHub<EventSubscription>;
   /** Per-key and per-IP rate limits (runtime/rate-limits.ts). */
   limits: RateLimits;
-  /** The bounded group-commit queue every ingestion route writes through (runtime/event-queue.ts). */
+  /** The bounded event queue (group commit) every ingestion route writes through (runtime/event-queue.ts). */
   eventQueue: EventQueue;
   /** The durable event log (NATS JetStream) when EVENT_LOG_URL is set (runtime/event-log.ts). */
   eventLog?: EventLog | undefined;

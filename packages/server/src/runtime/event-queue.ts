@@ -55,7 +55,7 @@ interface Waiting {
 }
 
 /**
- * The bounded ingestion queue, as group commit: each request enqueues its events and awaits the
+ * The bounded event queue, as group commit: each request enqueues its events and awaits the
  * write that stores them, so a 202 always means "stored" (readable at once, never lost by a
  * restart). While a write runs, the events of every request arriving meanwhile gather into the
  * next one, so one insert serves many requests under load and a lone request waits for nothing.

@@ -50,7 +50,7 @@ export async function onboardPartner(
       .insert(partners)
       .values({ name, domain, recordName, livemode: false, livePartnerId: partner.id })
       .returning({ id: partners.id });
-    if (!twin) throw new Error('test partner insert returned no row');
+    if (!twin) throw new Error('test-mode twin insert returned no row');
     await tx.insert(apiKeys).values([
       { partnerId: partner.id, keyHash: key.hash, keyPrefix: key.prefix },
       { partnerId: twin.id, keyHash: testKey.hash, keyPrefix: testKey.prefix },

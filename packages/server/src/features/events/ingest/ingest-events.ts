@@ -40,7 +40,7 @@ interface TagQuotas {
 /**
  * The one ingestion path (`POST /v1/collect` and the collector's `POST /e`). Events are keyed by
  * (merchant, id), ids fixed here: a retried batch stores nothing twice. Direct mode: they are
- * written by the bounded group-commit queue, and this resolves once they are stored (503 when the
+ * written by the bounded event queue, and this resolves once they are stored (503 when the
  * queue is full). Log mode: they are published to the durable log, and this resolves once the log
  * acknowledged them (503 when it does not answer in time or is full); writers store them. The
  * first stored event moves a `waiting_for_events` tag to `active` (see `TagLiveness`).
