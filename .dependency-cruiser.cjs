@@ -42,7 +42,7 @@ module.exports = {
     },
     {
       name: 'features-import-kernel-db-features-runtime',
-      comment: 'features/ never see transport/, routers/, jobs/, openapi/, app.ts or context.ts.',
+      comment: 'features/ never see transport/, routes/, jobs/, openapi/, app.ts or context.ts.',
       severity: 'error',
       from: { path: layer('features/') },
       to: { path: SRC, pathNot: [layer('kernel/'), layer('db/'), layer('features/'), layer('runtime/')] },
@@ -65,7 +65,7 @@ module.exports = {
     {
       name: 'stats-only-through-its-port',
       comment:
-        'Ingestion, erasure, retention, the purge and the jobs call StatsStore (store.ts); routers call the four read use cases.',
+        'Ingestion, erasure, retention, the purge and the jobs call StatsStore (store.ts); procedures call the four read use cases.',
       severity: 'error',
       from: { path: SRC, pathNot: [layer('features/stats/')] },
       to: {
@@ -75,42 +75,51 @@ module.exports = {
     },
     {
       name: 'features-never-import-trpc',
-      comment: 'Use cases know nothing of tRPC (the error table maps to it in routers/procedures.ts).',
+      comment: 'Use cases know nothing of tRPC (the error table maps to it in routes/procedures.ts).',
       severity: 'error',
       from: { path: layer('features/') },
       to: { path: '(^|/)node_modules/@trpc/' },
     },
     {
-      name: 'runtime-never-imports-transport-routers-jobs-app',
+      name: 'runtime-never-imports-features',
+      comment:
+        'runtime/ sits below features/, not even a type: use cases are bound into the parts in compose.ts, shared types live in runtime/ or below.',
       severity: 'error',
       from: { path: layer('runtime/') },
-      to: { path: [layer('transport/'), layer('routers/'), layer('jobs/'), APP_ROOT] },
+      to: { path: layer('features/') },
     },
     {
-      name: 'routers-never-reach-transport',
-      comment: 'Not even through another file: a router that reaches transport/ breaks the layering.',
+      name: 'runtime-never-imports-transport-routes-jobs-app',
       severity: 'error',
-      from: { path: layer('routers/') },
+      from: { path: layer('runtime/') },
+      to: { path: [layer('transport/'), layer('routes/'), layer('jobs/'), APP_ROOT] },
+    },
+    {
+      name: 'routes-never-reach-transport',
+      comment:
+        'Not even through another file: a procedure or route declaration that reaches transport/ breaks the layering.',
+      severity: 'error',
+      from: { path: layer('routes/') },
       to: { path: layer('transport/'), reachable: true },
     },
     {
-      name: 'routers-never-import-node-http',
+      name: 'routes-never-import-node-http',
       severity: 'error',
-      from: { path: layer('routers/') },
+      from: { path: layer('routes/') },
       to: { dependencyTypes: ['core'], path: '^(node:)?http$' },
     },
     {
       name: 'openapi-never-reaches-transport',
-      comment: 'The document is built from the routers and the route table, never from a handler.',
+      comment: 'The document is built from the procedures and the route table (routes/), never from a handler.',
       severity: 'error',
       from: { path: layer('openapi/') },
       to: { path: layer('transport/'), reachable: true },
     },
     {
-      name: 'jobs-never-import-transport-or-routers',
+      name: 'jobs-never-import-transport-or-routes',
       severity: 'error',
       from: { path: layer('jobs/') },
-      to: { path: [layer('transport/'), layer('routers/')] },
+      to: { path: [layer('transport/'), layer('routes/')] },
     },
     {
       name: 'transport-never-imports-drizzle-or-schema',

@@ -16,7 +16,7 @@ export default defineConfig({
   sourcemap: true,
   splitting: true,
   noExternal: ['@partner/shared-schemas'],
-  // perf-budget: hot-list-trusted-output. The compiled server returns the hot lists' answers unparsed (src/routers/hot-list-output.ts).
+  // perf-budget: hot-list-trusted-output. The compiled server returns the hot lists' answers unparsed (src/routes/hot-list-output.ts).
   define: { __TRUST_HOT_LIST_OUTPUTS__: 'true', __CLICKHOUSE_MIGRATIONS__: '"./clickhouse-migrations"' },
   async onSuccess() {
     rmSync('dist/migrations', { recursive: true, force: true });

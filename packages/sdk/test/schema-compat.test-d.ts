@@ -27,6 +27,8 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.StatsSummary>().toEqualTypeOf<Schemas.StatsSummaryResponse>();
     expectTypeOf<Sdk.StatsTimeseries>().toEqualTypeOf<Schemas.StatsTimeseriesResponse>();
     expectTypeOf<Sdk.StatsBreakdown>().toEqualTypeOf<Schemas.StatsBreakdownResponse>();
+    expectTypeOf<Sdk.StatsRealtime>().toEqualTypeOf<Schemas.StatsRealtimeResponse>();
+    expectTypeOf<Sdk.StatsDimension>().toEqualTypeOf<Schemas.StatsDimension>();
     expectTypeOf<Sdk.PartnerSettings>().toEqualTypeOf<Schemas.PartnerSettings>();
   });
 

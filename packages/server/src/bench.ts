@@ -14,7 +14,7 @@ export { merchantListSql } from './features/merchants/list-merchants.js';
 export { type OnboardedPartner, onboardPartner } from './features/partners/onboard-partner.js';
 export { claimDueDeliveries, releaseClaims } from './features/webhooks/delivery-queue.js';
 export { enqueueWebhookEvent } from './features/webhooks/outbox.js';
-export { nextPageLink } from './routers/events/next-link.js';
+export { nextPageLink } from './routes/events/next-link.js';
 export { deleteLogStream } from './runtime/event-log.js';
 export { freePort } from './testing/net.mjs';
 export { quantile } from './testing/quantile.js';

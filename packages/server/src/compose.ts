@@ -5,7 +5,10 @@ import { type Database, type DatabaseHandle, openDatabase, openReadReplica } fro
 import { DEADLINE_MARGIN_MS } from './db/deadline.js';
 import { StoreLockedError } from './db/lock.js';
 import { primaryReads, type ReadDb, ReplicaReads } from './db/read-routing.js';
+import { storeEvents } from './features/events/ingest/store-events.js';
 import { loadCursorKey } from './features/events/read/cursor.js';
+import { EventSubscription } from './features/events/stream/subscription.js';
+import { authenticate } from './features/partners/authenticate.js';
 import { type StatsEngine, StatsStore } from './features/stats/store.js';
 import { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
 import { tagStateConfigFromEnv } from './features/tags/lifecycle/tag-state.js';
@@ -37,7 +40,7 @@ import { DeletedTags } from './runtime/collector/deleted-tags.js';
 import { createDnsResolver, type DnsResolver } from './runtime/dns-resolver.js';
 import { EventLog } from './runtime/event-log.js';
 import { logRejectedCounter } from './runtime/event-log-metrics.js';
-import { EventQueue } from './runtime/event-queue.js';
+import { type EventInsertRow, EventQueue } from './runtime/event-queue.js';
 import { HeldBytes } from './runtime/held-bytes.js';
 import { IdempotencyStore } from './runtime/idempotency-store.js';
 import { ApiKeys } from './runtime/keys/api-keys.js';
@@ -205,7 +208,9 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   const collectorHosts = new CollectorHostSet();
   const deletedTags = new DeletedTags();
   deletedTags.subscribe((tagIds) => tagLiveness.forget(tagIds));
-  const limits = await createRateLimits(env, logger, keys);
+  const limits = await createRateLimits(env, logger, keys, (header, beforeLookup) =>
+    authenticate(db, keys, header, beforeLookup),
+  );
   lifecycle.add(
     collectorHostWatchPart(database, collectorHosts, logger),
     deletedTagsWatchPart(database, deletedTags, logger),
@@ -241,11 +246,12 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   if (eventLog) lifecycle.add(logWritersPart(writers));
   // One budget for everything held for slow readers: streams' unsent events and exports' batches.
   const heldBytes = new HeldBytes(env.HELD_BYTES);
-  const streams = new StreamHub({
-    db,
+  // Each stream may hold STREAM_BUFFER_LIMIT events and STREAM_BUFFER_BYTES unsent, within HELD_BYTES.
+  const streamBytes = { limit: env.STREAM_BUFFER_BYTES, held: heldBytes };
+  const streams = new StreamHub<EventSubscription>({
     listen: database.listen,
-    bufferLimit: env.STREAM_BUFFER_LIMIT,
-    bytes: { limit: env.STREAM_BUFFER_BYTES, held: heldBytes },
+    open: (merchantId, names, onEnd) =>
+      new EventSubscription(db, merchantId, names, env.STREAM_BUFFER_LIMIT, onEnd, streamBytes),
     logger,
   });
   const eventQueue = createEventQueue(env, database, tagLiveness, metrics, logger, stats);
@@ -351,9 +357,14 @@ function createEventQueue(
     // PGlite runs in process: no silent network to wait on.
     waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
     onStored: (count: number) => metrics.ingest.events.inc({ outcome: 'stored' }, count),
-    stats,
   };
-  return new EventQueue(database.db, options, tagLiveness, logger);
+  // Each write stores its batch (and hands it to the statistics), then tells the tag lifecycle.
+  const store = async (rows: EventInsertRow[]) => {
+    const stored = await storeEvents(database.db, rows, stats);
+    await tagLiveness.eventsStored([...stored.keys()]);
+    return stored;
+  };
+  return new EventQueue(store, options, logger);
 }
 
 /** INGEST_WRITERS, or one per core and at most half the pool. */

@@ -1,6 +1,7 @@
 import type { Database } from './db/client.js';
 import type { ReadDb } from './db/read-routing.js';
 import type { RequestVisitor } from './features/events/ingest/visitor-client.js';
+import type { EventSubscription } from './features/events/stream/subscription.js';
 import type { AuthenticatedPartner } from './features/partners/authenticate.js';
 import type { StatsStore } from './features/stats/store.js';
 import type { TagLiveness } from './features/tags/lifecycle/tag-liveness.js';
@@ -36,10 +37,10 @@ export interface AppDeps {
   /** What the tag checks need: target host, monitor schedule, the webhook outbox (features/tags/lifecycle/tag-state.ts). */
   tagState: TagStateConfig;
   /** Real-time event stream fan-out: one LISTEN per process (runtime/stream-hub.ts). */
-  streams: StreamHub;
+  streams: StreamHub<EventSubscription>;
   /** Per-key and per-IP rate limits (runtime/rate-limits.ts). */
   limits: RateLimits;
-  /** The bounded group-commit queue every ingestion route writes through (runtime/event-queue.ts). */
+  /** The bounded event queue (group commit) every ingestion route writes through (runtime/event-queue.ts). */
   eventQueue: EventQueue;
   /** The durable event log (NATS JetStream) when EVENT_LOG_URL is set (runtime/event-log.ts). */
   eventLog?: EventLog | undefined;

@@ -5,7 +5,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeys, partners } from '../src/db/schema/index.js';
 import { errorResponse, toAppError } from '../src/kernel/errors.js';
-import type { AppRouter } from '../src/routers/_app.js';
+import type { AppRouter } from '../src/routes/_app.js';
 import { startTestServer, type TestPartner, type TestServer } from '../src/testing/index.js';
 import { type ApiResponse, api, type HeaderMap } from './helpers/api.js';
 import { MISSING_ID } from './helpers/fixtures.js';
@@ -135,7 +135,7 @@ describe('key lifecycle', () => {
   it('rejects every route with a revoked key', async () => {
     const partner = await server.createPartner();
     expect(await status(partner.apiKey)).toBe(200);
-    expect(await server.app.deps.keys.revoke(partner.partnerId)).toBe(1);
+    expect(await server.revokeKeys(partner.partnerId)).toBe(1);
     for (const route of ROUTES) {
       const res = await route.send({ authorization: `Bearer ${partner.apiKey}` });
       expect(res.status, route.name).toBe(401);
@@ -145,7 +145,7 @@ describe('key lifecycle', () => {
 
   it('rejects an expired key: rotation with no overlap cuts the old key at once', async () => {
     const partner = await server.createPartner();
-    const { apiKey } = await server.app.deps.keys.rotate(partner.partnerId, 0);
+    const { apiKey } = await server.rotateKey(partner.partnerId, 0);
     for (const route of ROUTES) {
       const res = await route.send({ authorization: `Bearer ${partner.apiKey}` });
       expect(res.status, route.name).toBe(401);
@@ -156,7 +156,7 @@ describe('key lifecycle', () => {
 
   it('keeps old and new keys working after a rotation with the default overlap, for the same partner', async () => {
     const partner = await server.createPartner();
-    const { apiKey, oldKeysExpireAt } = await server.app.deps.keys.rotate(partner.partnerId);
+    const { apiKey, oldKeysExpireAt } = await server.rotateKey(partner.partnerId);
     expect(apiKey).not.toBe(partner.apiKey);
     expect(apiKey.startsWith('mp_live_')).toBe(true);
     expect(Date.parse(oldKeysExpireAt)).toBeGreaterThan(Date.now() + 60 * 60 * 1000);
@@ -170,7 +170,7 @@ describe('key lifecycle', () => {
   it("does not touch other partners' keys", async () => {
     const a = await server.createPartner();
     const b = await server.createPartner();
-    await server.app.deps.keys.revoke(a.partnerId);
+    await server.revokeKeys(a.partnerId);
     expect(await status(a.apiKey)).toBe(401);
     expect(await status(b.apiKey)).toBe(200);
   });
@@ -179,7 +179,7 @@ describe('key lifecycle', () => {
 describe('key storage', () => {
   it('stores keys only as hashes', async () => {
     const partner = await server.createPartner();
-    const rotated = await server.app.deps.keys.rotate(partner.partnerId);
+    const rotated = await server.rotateKey(partner.partnerId);
     const db = server.app.deps.db;
     const keyRows = await db.select().from(apiKeys).where(eq(apiKeys.partnerId, partner.partnerId));
     const partnerRows = await db.select().from(partners).where(eq(partners.id, partner.partnerId));
@@ -251,7 +251,7 @@ describe('tRPC partner procedures', () => {
     '%s over HTTP: 401 UNAUTHORIZED without a key, with an unknown one and a revoked one',
     async (_, call) => {
       const revoked = await server.createPartner();
-      await server.app.deps.keys.revoke(revoked.partnerId);
+      await server.revokeKeys(revoked.partnerId);
       for (const key of [undefined, UNKNOWN_KEY, revoked.apiKey]) {
         const error = await call(client(key)).then(
           () => null,

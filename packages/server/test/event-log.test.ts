@@ -50,7 +50,7 @@ describe.skipIf(!available)('log mode', () => {
     expect(await storedIds(tag.merchantId)).toEqual(ids);
   });
 
-  it('moves the tag lifecycle as the direct path does: first event -> active, first/last event times', async () => {
+  it('moves the tag lifecycle as direct mode does: first event -> active, first/last event times', async () => {
     const tag = await verifiedTag(server);
     expect((await listedTag(server, tag)).status).toBe('waiting_for_events');
     expect((await collect(server, tag.tagId, [{ event_name: 'PageView' }])).status).toBe(202);

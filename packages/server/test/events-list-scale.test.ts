@@ -5,7 +5,7 @@ import { eventIds, events } from '../src/db/schema/index.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { type ApiResponse, api, type Json } from './helpers/api.js';
 
-// The event list's fast paths (per-day rollups with exact edge-day counts, deferred joins for deep
+// The event list's fast paths (day counts with exact edge-day counts, deferred joins for deep
 // pages, per-name merges) must answer exactly what the plain query would: checked against a
 // reference computed here, over events placed on day edges, sharing times, across several names.
 

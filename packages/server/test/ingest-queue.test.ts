@@ -33,7 +33,7 @@ function startSibling(env: Record<string, number>): Promise<RunningApp> {
 const batch = (prefix: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ id: `${prefix}-${i}`, event_name: 'PageView' }));
 
-describe('the bounded ingestion queue', () => {
+describe('the bounded event queue', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After when full, and stores nothing of the refused request', async () => {
     // The delay holds the first request in the queue until drain() below (however slow the machine).
     const app = await startSibling({ INGEST_QUEUE_MAX: 5, INGEST_FLUSH_DELAY_MS: 10_000 });

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rowsOf } from '../src/db/read-rows.js';
-import { hashApiKey } from '../src/features/partners/key-hash.js';
+import { hashApiKey } from '../src/kernel/bearer-tokens.js';
 import { ApiKeyCache, KEY_CACHE_TTL_MS } from '../src/runtime/keys/key-cache.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { api } from './helpers/api.js';

@@ -35,7 +35,7 @@ const OPERATIONS: Array<{ method: string; path: string; success: string; specErr
     partner: true,
   },
   { method: 'get', path: '/v1/partners/events', success: '200', specErrors: [400, 401, 404, 500], partner: true },
-  // Not in the spec: the public collection endpoint (409 TAG_NOT_LIVE, 503 when the ingestion queue is full).
+  // Not in the spec: the public collection endpoint (409 TAG_NOT_LIVE, 503 when the event queue is full).
   { method: 'post', path: '/v1/collect', success: '202', specErrors: [400, 404, 409, 500, 503], partner: false },
 ];
 

@@ -163,7 +163,7 @@ describe('API keys never reach the logs', () => {
 describe('API key last_used_at', () => {
   it('is set after the key is used, off the request path', async () => {
     const { apiKeys } = await import('../src/db/schema/index.js');
-    const { hashApiKey } = await import('../src/features/partners/key-hash.js');
+    const { hashApiKey } = await import('../src/kernel/bearer-tokens.js');
     const { eq } = await import('drizzle-orm');
     const row = async () =>
       (

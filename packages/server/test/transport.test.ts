@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppRouter } from '../src/routers/_app.js';
+import type { AppRouter } from '../src/routes/_app.js';
 import { startTestServer, type TestServer } from '../src/testing/index.js';
 import { type ApiResponse, api, leaksInternals } from './helpers/api.js';
 import { MISSING_ID, preverifiedTag } from './helpers/fixtures.js';

@@ -3,7 +3,7 @@ import { TRPCError } from '@trpc/server';
 import { getHTTPStatusCodeFromError } from '@trpc/server/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorResponse, toAppError } from '../src/kernel/errors.js';
-import type { AppRouter } from '../src/routers/_app.js';
+import type { AppRouter } from '../src/routes/_app.js';
 import { startTestServer, type TestPartner, type TestServer } from '../src/testing/index.js';
 import { api, leaksInternals } from './helpers/api.js';
 import { createMerchant, generateTag, MISSING_ID, publishCname, uniqueDomain } from './helpers/fixtures.js';

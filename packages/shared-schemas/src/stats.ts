@@ -106,7 +106,7 @@ export function knownTimeZoneCount(): number {
  * The days statistics answer for (issue 51, finding 9): from 1970-01-01, after every zone's local
  * mean time and where 1970-based date types start, to 2099-12-31. A date outside is 400, never an
  * engine failing on it. (The server also refuses the few 1970s dates of two zones whose offsets
- * were not whole quarter hours then: Africa/Monrovia to 1972, Pacific/Kiritimati to 1979.)
+ * were not multiples of 15 minutes then: Africa/Monrovia to 1972, Pacific/Kiritimati to 1979.)
  */
 export const STATS_FIRST_DATE = '1970-01-01';
 export const STATS_LAST_DATE = '2099-12-31';

@@ -1,11 +1,12 @@
 import { type ConsumerMessages, type JsMsg, jetstream } from '@nats-io/jetstream';
 import { deepTextProblem } from '@partner/shared-schemas';
 import type { Database } from '../db/client.js';
-import { type EventInsertRow, type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
+import { type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
 import type { TagLiveness } from '../features/tags/lifecycle/tag-liveness.js';
 import { dataRejection, isConnectionError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
 import type { EventLog, LogMessage } from '../runtime/event-log.js';
+import type { EventInsertRow } from '../runtime/event-queue.js';
 
 export interface LogWriterOptions {
   /** Events per insert statement at most (a message is never split). */
@@ -29,8 +30,8 @@ export interface LogWriterOptions {
 /**
  * A writer: drains the log's durable pull consumer into PostgreSQL. Messages arrive in the
  * consumer's buffer while a write runs, and the next write takes all of them (up to `maxBatch`
- * events) as one statement (`storeEvents`, the same insert as the direct path), then moves the
- * tags' lifecycle (`TagLiveness.eventsStored`, the same step as the direct path), and only then
+ * events) as one statement (`storeEvents`, the same insert as direct mode), then moves the
+ * tags' lifecycle (`TagLiveness.eventsStored`, the same step as direct mode), and only then
  * acknowledges the messages.
  * A writer killed mid-batch acknowledged nothing of it: JetStream redelivers after ack_wait and
  * ON CONFLICT DO NOTHING skips what was already committed. While the database does not answer the

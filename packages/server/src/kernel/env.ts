@@ -262,7 +262,7 @@ export const EnvSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   ),
-  /** Ingestion queue: events held at once before 503, events per insert, wait for more (ms). */
+  /** Event queue: events held at once before 503, events per insert, wait for more (ms). */
   INGEST_QUEUE_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000_000).default(50_000)),
   INGEST_BATCH_MAX: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(5_000)),
   /** Direct-path inserts in flight per process (PGlite: always 1); unset: cores, at most half the pool (compose.ts). */

@@ -68,7 +68,7 @@ const GENERIC_MESSAGES: Partial<Record<ErrorReason, string>> = {
 };
 
 /**
- * The error every layer throws. It knows nothing of tRPC: src/routers/procedures.ts maps it to tRPC's codes (by
+ * The error every layer throws. It knows nothing of tRPC: src/routes/procedures.ts maps it to tRPC's codes (by
  * its status) where a procedure fails, and every transport writes it with `errorResponse`.
  */
 export class AppError extends Error {
@@ -280,7 +280,7 @@ function describeZodError(error: ZodError): string {
 
 /**
  * Maps anything thrown to an AppError. Unknown failures never expose their message (INTERNAL);
- * tRPC's own failures (a parse error, an unknown procedure) are recognised by src/routers/procedures.ts's
+ * tRPC's own failures (a parse error, an unknown procedure) are recognised by src/routes/procedures.ts's
  * `appErrorOf`, which the transports that run tRPC use.
  * An unavailable database is 503 SERVICE_UNAVAILABLE with Retry-After when a retry is safe (always
  * when the statement surely did not apply; see `ToAppErrorOptions.retrySafe`), else DATABASE_ERROR.

@@ -2,9 +2,9 @@ import { AuthErrorBody, DnsCheckDetails, ErrorCode } from '@partner/shared-schem
 import { generateOpenApiDocument } from 'trpc-to-openapi';
 import { z } from 'zod';
 import { ERROR_TABLE, type ErrorReason } from '../kernel/errors.js';
-import { appRouter } from '../routers/_app.js';
-import { allProcedureMeta } from '../routers/procedure-meta.js';
-import type { Meta } from '../routers/procedures.js';
+import { appRouter } from '../routes/_app.js';
+import { allProcedureMeta } from '../routes/procedure-meta.js';
+import type { Meta } from '../routes/procedures.js';
 import { addRouteOperations, routePaths } from './route-operations.js';
 import { componentSchema, exampleFor } from './schemas.js';
 
@@ -180,7 +180,7 @@ type Operation = Record<string, unknown>;
 type Doc = ReturnType<typeof generateOpenApiDocument>;
 
 /**
- * What every operation gets, procedure or route (routes/definitions.ts): parameter
+ * What every operation gets, procedure or route (routes/route-table.ts): parameter
  * descriptions and examples lifted from their schemas, media-type examples for the request and
  * every response, the response headers, `security: []` on public operations.
  */
@@ -254,7 +254,7 @@ export function buildOpenApiDocument(baseUrl?: string): Doc {
   describeDeployment(doc, baseUrl);
   addComponents(doc);
   for (const { meta } of allProcedureMeta()) completeProcedureOperation(doc, meta);
-  // The routes that are not procedures (routes/definitions.ts): every one is charged to a budget.
+  // The routes that are not procedures (routes/route-table.ts): every one is charged to a budget.
   // Their partner routes refuse a merchant session token (403 SESSION_SCOPE) as every partner operation.
   const routeErrors = (reasons: ErrorReason[], authenticated: boolean) =>
     errorResponses(authenticated ? [...reasons, 'SESSION_SCOPE'] : reasons, authenticated);

@@ -1,7 +1,7 @@
 import type { ZodOpenApiPathsObject } from 'zod-openapi';
 import type { ErrorReason } from '../kernel/errors.js';
 import type { RouteDeclaration, RouteDocs } from '../routes/declare-route.js';
-import { documentedRoutes } from '../routes/definitions.js';
+import { documentedRoutes } from '../routes/route-table.js';
 import { componentSchema } from './schemas.js';
 
 type Json = Record<string, unknown>;

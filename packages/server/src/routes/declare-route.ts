@@ -31,7 +31,7 @@ export interface RouteDocs {
 /**
  * A route that is not a tRPC procedure: what it answers and how it is described. Declarations
  * import nothing from `transport/` (the document builder reads them); the handlers are attached
- * in transport/routes/.
+ * in transport/http/route-handlers.ts.
  */
 export interface RouteDeclaration {
   /** Names the route in logs ("<name> failed to open") and in the handler table. */

@@ -11,9 +11,9 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { connect, type NatsConnection, nanos } from '@nats-io/transport-node';
-import type { EventInsertRow } from '../features/events/ingest/store-events.js';
 import { AppError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
+import type { EventInsertRow } from './event-queue.js';
 
 /** The log settings (from env.ts: EVENT_LOG_*). */
 export interface EventLogOptions {

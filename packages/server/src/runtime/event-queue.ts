@@ -1,9 +1,42 @@
-import type { Database } from '../db/client.js';
+import type { EventConsent } from '@partner/shared-schemas';
 import { deadlineError } from '../db/deadline.js';
-import { type EventInsertRow, type StatsSink, storeEvents } from '../features/events/ingest/store-events.js';
-import type { TagLiveness } from '../features/tags/lifecycle/tag-liveness.js';
 import { AppError, dataRejection, isConnectionError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
+
+/**
+ * One row for the events table, as the queue and the event log carry it to the store
+ * (`storeEvents`, features/events/ingest/store-events.ts).
+ */
+export interface EventInsertRow {
+  merchantId: string;
+  tagId: string;
+  id: string;
+  muid: string;
+  eventName: string;
+  /** ISO 8601 instant. */
+  eventTime: string;
+  /** The event's `data` serialised as JSON text. */
+  rawData: string;
+  /** The consent state it was collected under; absent: `not_required` (also rows logged before consent existed). */
+  consent?: EventConsent | undefined;
+  /** The visitor's client as the request told it; absent: unknown. */
+  client?: EventClient | undefined;
+}
+
+/** What the request that brought an event tells of its client: never its address. */
+export interface EventClient {
+  /** ISO 3166-1 alpha-2. */
+  country?: string | undefined;
+  device?: 'desktop' | 'mobile' | 'tablet' | undefined;
+  browser?: string | undefined;
+  os?: string | undefined;
+}
+
+/**
+ * Stores rows in one statement, duplicates skipped, and answers how many rows each tag stored
+ * (compose.ts binds `storeEvents` with the statistics and the tag lifecycle).
+ */
+export type StoreEventRows = (rows: EventInsertRow[]) => Promise<Map<string, number>>;
 
 export interface EventQueueOptions {
   /** Events held at once (queued plus being written); past it `enqueue` answers 503. */
@@ -22,8 +55,6 @@ export interface EventQueueOptions {
   waitDeadlineMs?: number | undefined;
   /** Called with the number of new rows after each successful write (metrics). */
   onStored?: (count: number) => void;
-  /** Where the statistics take the events each write commits (features/stats/store.ts). */
-  stats?: StatsSink | undefined;
 }
 
 const RETRY_AFTER_SECONDS = 1;
@@ -35,7 +66,7 @@ interface Waiting {
 }
 
 /**
- * The bounded ingestion queue, as group commit: each request enqueues its events and awaits the
+ * The bounded event queue, as group commit: each request enqueues its events and awaits the
  * write that stores them, so a 202 always means "stored" (readable at once, never lost by a
  * restart). While a write runs, the events of every request arriving meanwhile gather into the
  * next one, so one insert serves many requests under load and a lone request waits for nothing.
@@ -55,10 +86,9 @@ export class EventQueue {
   private idle: (() => void)[] = [];
 
   constructor(
-    private readonly db: Database,
+    /** Writes one batch (one statement); its failure fails or splits the batch (see `store`). */
+    private readonly storeRows: StoreEventRows,
     private readonly options: EventQueueOptions,
-    /** Told which tags stored events (the tag lifecycle). */
-    private readonly liveness: TagLiveness,
     private readonly logger?: Logger,
   ) {}
 
@@ -195,9 +225,7 @@ export class EventQueue {
   private async store(batch: Waiting[]): Promise<void> {
     try {
       const rows = batch.length === 1 ? batch[0]!.rows : batch.flatMap((w) => w.rows);
-      const stored = await storeEvents(this.db, rows, this.options.stats);
-      this.reportStored(stored);
-      await this.liveness.eventsStored([...stored.keys()]);
+      this.reportStored(await this.storeRows(rows));
       for (const w of batch) w.resolve();
     } catch (error) {
       if (batch.length > 1 && !isConnectionError(error)) {

@@ -5,11 +5,11 @@ import type { Metrics } from '../kernel/metrics.js';
  * The shutdown phases, in order. Every part's hooks of one phase run before any hook of the next.
  * - `stop-accepting`: listeners take the connections the kernel already completed and stop
  *   listening (waited for: a one-turn wait when idle), then, all in one tick, the drain state makes
- *   every answer close its connection, the ingestion queue stops waiting to batch, the background
+ *   every answer close its connection, the event queue stops waiting to batch, the background
  *   loops stop claiming work.
  * - `close-streams`: open event streams end (clients resume elsewhere with their last id).
  * - `drain`: in-flight requests finish (at most the grace period).
- * - `flush`: what was accepted and answered is written (the ingestion queue).
+ * - `flush`: what was accepted and answered is written (the event queue).
  * - `release`: background work ends and connections close, dependents before what they depend on.
  */
 export const STOP_PHASES = ['stop-accepting', 'close-streams', 'drain', 'flush', 'release'] as const;

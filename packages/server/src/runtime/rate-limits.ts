@@ -1,14 +1,13 @@
 import { Redis } from 'ioredis';
 import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import { type AuthenticatedPartner, bearerToken } from '../features/partners/authenticate.js';
-import { hashApiKey, isWellFormedApiKey } from '../features/partners/key-hash.js';
-import { isWellFormedSessionToken } from '../features/partners/session-token.js';
+import { bearerToken, hashApiKey, isWellFormedApiKey, isWellFormedSessionToken } from '../kernel/bearer-tokens.js';
 import type { Env } from '../kernel/env.js';
 import { AppError, statusOf } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
 import { errorCode, maskUrl, StartupError } from '../kernel/startup-error.js';
 import { addressBudgetKey } from './address-budget-key.js';
 import type { ApiKeys } from './keys/api-keys.js';
+import type { AuthenticatedPartner } from './keys/principal.js';
 import { limiterMaker, limitHeaders, rateLimited, windowName } from './rate-limiters.js';
 import { TagQuotas } from './tag-quotas.js';
 
@@ -71,13 +70,28 @@ export interface RateLimits {
 }
 
 /**
+ * The partner that owns the bearer token, or 401 (features/partners/authenticate.ts, given at
+ * composition). `beforeLookup` runs before a token not in the key cache is read from the database,
+ * and may refuse it.
+ */
+export type Authenticate = (
+  authorization: string | string[] | undefined,
+  beforeLookup: (hash: string) => Promise<void>,
+) => Promise<AuthenticatedPartner>;
+
+/**
  * Rate limits with rate-limiter-flexible: in memory per process, or in Redis (shared by every
  * instance) when REDIS_URL is set. If Redis stops answering, an in-memory limiter of the same
  * budget takes over (the `insuranceLimiter`), so a Redis outage never fails a request.
  */
-export async function createRateLimits(env: Env, logger: Logger, keys: ApiKeys): Promise<RateLimits> {
+export async function createRateLimits(
+  env: Env,
+  logger: Logger,
+  keys: ApiKeys,
+  authenticate: Authenticate,
+): Promise<RateLimits> {
   const redis = env.REDIS_URL ? await connectRedis(env.REDIS_URL, logger) : undefined;
-  return new RateLimitPolicy(env, logger, keys, redis);
+  return new RateLimitPolicy(env, logger, keys, authenticate, redis);
 }
 
 async function connectRedis(url: string, logger: Logger): Promise<Redis> {
@@ -123,6 +137,7 @@ class RateLimitPolicy implements RateLimits {
     private readonly env: Env,
     private readonly logger: Logger,
     private readonly keys: ApiKeys,
+    private readonly authenticateToken: Authenticate,
     private readonly redis: Redis | undefined,
   ) {
     const make = limiterMaker(env, redis);
@@ -212,7 +227,7 @@ class RateLimitPolicy implements RateLimits {
   ): Promise<{ partner: AuthenticatedPartner; lookedUp: string | null }> {
     let lookedUp: string | null = null;
     try {
-      const partner = await this.keys.authenticate(authorization, async (hash) => {
+      const partner = await this.authenticateToken(authorization, async (hash) => {
         // Only a token that is not in the key cache gets here, before its database read.
         lookedUp = hash.slice(0, 32);
         await this.refuseFailingKey(lookedUp);

@@ -129,7 +129,7 @@ export function streamHubPart(streams: StreamHub, heldBytes: HeldBytes): Part {
 }
 
 /**
- * The ingestion queue: writes at once (no batching delay) from the first phase, and holds the
+ * The event queue: writes at once (no batching delay) from the first phase, and holds the
  * database open until every event answered 202 is stored.
  */
 export function eventQueuePart(eventQueue: EventQueue): Part {

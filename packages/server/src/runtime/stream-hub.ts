@@ -1,23 +1,32 @@
-import type { Database, DatabaseHandle } from '../db/client.js';
-import { EventSubscription } from '../features/events/stream/subscription.js';
+import type { DatabaseHandle } from '../db/client.js';
 import { AppError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
-import type { HeldBytes } from './held-bytes.js';
 
 /** The channel the `events_notify` trigger (migration 0001) notifies on. */
 /** Every statement that stores events notifies here (migration triggers): `merchant:seq,...`. */
 const EVENTS_CHANNEL = 'partner_events';
 
-export interface StreamHubOptions {
-  db: Database;
+/**
+ * What the hub fans notifications out to: one stream of a merchant's events, which reads its own
+ * rows (features/events/stream/subscription.ts).
+ */
+export interface HubSubscription {
+  readonly merchantId: string;
+  /** True once the start position is fixed: an event committed from then on is delivered. */
+  readonly isStarted: boolean;
+  /** New rows of the merchant up to `maxSeq` (unknown: maybe) were committed. */
+  notify(maxSeq?: number): void;
+  /** Fixes the start position (after `afterSeq`; undefined: from now on), once the hub listens. */
+  start(afterSeq: number | undefined): Promise<void>;
+  /** Ends it with a final error (its consumer's next read throws it). */
+  fail(error: unknown): void;
+  close(): void;
+}
+
+export interface StreamHubOptions<S extends HubSubscription> {
   listen: DatabaseHandle['listen'];
-  /** Events a connection may hold unsent before it is cut off as too slow. */
-  bufferLimit: number;
-  /**
-   * Bytes of events a connection may hold unsent (STREAM_BUFFER_BYTES), counted in the process's
-   * budget for slow readers (HELD_BYTES, shared with exports); either passed: cut off as too slow.
-   */
-  bytes?: { limit: number; held: HeldBytes };
+  /** Makes a merchant's subscription (compose.ts); `onEnd` is called once when it ends. */
+  open: (merchantId: string, names: readonly string[], onEnd: (subscription: S) => void) => S;
   logger?: Logger;
 }
 
@@ -45,21 +54,17 @@ function streamShutdownError(): AppError {
   });
 }
 
-export class StreamHub {
-  readonly db: Database;
+export class StreamHub<S extends HubSubscription = HubSubscription> {
   private readonly listenFn: DatabaseHandle['listen'];
-  private readonly bufferLimit: number;
-  private readonly bytes: StreamHubOptions['bytes'];
+  private readonly open: StreamHubOptions<S>['open'];
   private readonly logger: Logger | undefined;
-  private readonly byMerchant = new Map<string, Set<EventSubscription>>();
+  private readonly byMerchant = new Map<string, Set<S>>();
   private listening: Promise<() => Promise<void>> | null = null;
   private closed = false;
 
-  constructor(options: StreamHubOptions) {
-    this.db = options.db;
+  constructor(options: StreamHubOptions<S>) {
     this.listenFn = options.listen;
-    this.bufferLimit = options.bufferLimit;
-    this.bytes = options.bytes;
+    this.open = options.open;
     this.logger = options.logger;
   }
 
@@ -101,16 +106,9 @@ export class StreamHub {
    * A subscription, ready: listening, and its start position fixed (so an event committed after
    * this resolves is delivered). Ownership of the merchant is the caller's to check first.
    */
-  async subscribe(options: SubscribeOptions): Promise<EventSubscription> {
+  async subscribe(options: SubscribeOptions): Promise<S> {
     if (this.closed) throw streamShutdownError();
-    const subscription = new EventSubscription(
-      this.db,
-      options.merchantId,
-      options.names,
-      this.bufferLimit,
-      (s) => this.remove(s),
-      this.bytes,
-    );
+    const subscription = this.open(options.merchantId, options.names, (s) => this.remove(s));
     let set = this.byMerchant.get(options.merchantId);
     if (!set) {
       set = new Set();
@@ -129,7 +127,7 @@ export class StreamHub {
     return subscription;
   }
 
-  private remove(subscription: EventSubscription): void {
+  private remove(subscription: S): void {
     const set = this.byMerchant.get(subscription.merchantId);
     if (!set) return;
     set.delete(subscription);

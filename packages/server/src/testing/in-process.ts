@@ -10,8 +10,8 @@ import { onboardPartner } from '../features/partners/onboard-partner.js';
 import type { Env } from '../kernel/env.js';
 import { errorResponse } from '../kernel/errors.js';
 import { createLogger } from '../kernel/logger.js';
-import { appRouter } from '../routers/_app.js';
-import { appErrorOf, createCallerFactory } from '../routers/procedures.js';
+import { appRouter } from '../routes/_app.js';
+import { appErrorOf, createCallerFactory } from '../routes/procedures.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
 import { openTestAppDatabase, testAppEnv } from './test-app-env.js';
 

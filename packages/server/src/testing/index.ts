@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type RunningApp, startApp } from '../app.js';
 import type { Context } from '../context.js';
+import { revokeApiKeys, rotateApiKey } from '../features/partners/key-admin.js';
 import { type OnboardedPartner, onboardPartner } from '../features/partners/onboard-partner.js';
 import { createLogger } from '../kernel/logger.js';
-import { appRouter } from '../routers/_app.js';
-import { createCallerFactory } from '../routers/procedures.js';
+import { appRouter } from '../routes/_app.js';
+import { createCallerFactory } from '../routes/procedures.js';
 
 const createCaller = createCallerFactory(appRouter);
 
@@ -41,6 +42,13 @@ export interface TestServer {
   app: RunningApp;
   /** A tRPC caller with the given API key as its Authorization header (no key: unauthenticated). */
   caller(apiKey?: string): ReturnType<typeof createCaller>;
+  /**
+   * Issues the partner a new key (features/partners/key-admin.ts; older keys expire after
+   * `overlapMs`, default 24 h); the app forgets its cached keys at once, not on the notification.
+   */
+  rotateKey(partnerId: string, overlapMs?: number): Promise<{ apiKey: string; oldKeysExpireAt: string }>;
+  /** Revokes every usable key of the partner (how many); the app forgets its cached keys at once. */
+  revokeKeys(partnerId: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -96,6 +104,16 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         partner: null,
       };
       return createCaller(ctx);
+    },
+    rotateKey: async (partnerId, overlapMs) => {
+      const rotated = await rotateApiKey(database.db, partnerId, overlapMs);
+      app.deps.keys.cache.invalidate();
+      return rotated;
+    },
+    revokeKeys: async (partnerId) => {
+      const revoked = await revokeApiKeys(database.db, partnerId);
+      app.deps.keys.cache.invalidate();
+      return revoked;
     },
     close: async () => {
       await app.close(2000);

@@ -2,9 +2,9 @@ import type { AnyTRPCProcedure } from '@trpc/server';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merchantSessions } from '../../src/db/schema/index.js';
-import { hashApiKey } from '../../src/features/partners/key-hash.js';
-import { appRouter } from '../../src/routers/_app.js';
-import type { Meta } from '../../src/routers/procedures.js';
+import { hashApiKey } from '../../src/kernel/bearer-tokens.js';
+import { appRouter } from '../../src/routes/_app.js';
+import type { Meta } from '../../src/routes/procedures.js';
 import { failureOf, type InProcessApp, startInProcessApp } from '../../src/testing/index.js';
 
 // merchant.sessions.create and what a session token may call, through createCaller (the HTTP side,

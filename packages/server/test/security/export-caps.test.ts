@@ -87,7 +87,7 @@ describe('concurrent exports per partner (EXPORT_MAX_PER_PARTNER) and a revoked 
     const stalled = await stalledGet(urlFor(own.merchantId), partner.apiKey);
     expect(stalled.status).toBe(200);
     await sleep(500);
-    expect(await server.app.deps.keys.revoke(partner.partnerId)).toBe(1);
+    expect(await server.revokeKeys(partner.partnerId)).toBe(1);
     await sleep(1000);
     const body = await stalled.resume();
     expect(lastLine(body)).toMatchObject({

@@ -7,8 +7,8 @@ import { collectOk, type GeneratedTag, preverifiedTag } from '../helpers/fixture
  * Issue 51, finding 9: statistics over a range in a zone's local-mean-time era (Asia/Kolkata in
  * 1900, America/New_York in 1880) answered 500 with a stack: the zone's offset then was not on the
  * statistics' 15-minute grid. Stats dates are now 1970-01-01..2099-12-31 (a 400 naming the
- * parameter otherwise), and the two zones whose offsets stayed off the quarter hour into the 1970s
- * are refused on those dates too.
+ * parameter otherwise), and the two zones whose offsets stayed off multiples of 15 minutes into the
+ * 1970s are refused on those dates too.
  */
 let server: TestServer;
 let tag: GeneratedTag;

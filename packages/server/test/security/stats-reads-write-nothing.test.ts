@@ -9,9 +9,9 @@ import { getStats } from '../stats/stats-helpers.js';
  * Issue 51, finding 7: statistics reads grew a table without bound (`stat_point_visitors` gained a
  * row for each new range a read used, about 1M rows a day per key at the rate limit). A batch of
  * reads of every kind (summary with and without a filter and a comparison, every interval, every
- * dimension, zones with whole, half and quarter hours and DST, one day to 400 days) must write
- * nothing to PostgreSQL: the same tables, the same row count in each, and on PostgreSQL no row
- * inserted, updated or deleted by anyone (`pg_stat_user_tables`).
+ * dimension, zones with whole-hour, half-hour and 45-minute offsets and DST, one day to 400 days)
+ * must write nothing to PostgreSQL: the same tables, the same row count in each, and on PostgreSQL
+ * no row inserted, updated or deleted by anyone (`pg_stat_user_tables`).
  */
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 // A backend publishes its table counters when it goes idle, at most once a second, else at the

@@ -71,7 +71,7 @@ describe('finding 4: streams end with their key (one process, PGlite or PostgreS
     const { partner, merchantId } = await partnerWithMerchant();
     const streams = await openBoth(server.url, partner.apiKey, merchantId);
     const revokedAt = performance.now();
-    expect(await server.app.deps.keys.revoke(partner.partnerId)).toBe(1);
+    expect(await server.revokeKeys(partner.partnerId)).toBe(1);
     for (const stream of streams) {
       const elapsed = (await endedAt(stream, 3000)) - revokedAt;
       expect(finalErrorCode(stream)).toBe('UNAUTHORIZED');
@@ -83,7 +83,7 @@ describe('finding 4: streams end with their key (one process, PGlite or PostgreS
     const { partner, merchantId } = await partnerWithMerchant();
     const streams = await openBoth(server.url, partner.apiKey, merchantId);
     const rotatedAt = performance.now();
-    const rotated = await server.app.deps.keys.rotate(partner.partnerId, 1500);
+    const rotated = await server.rotateKey(partner.partnerId, 1500);
     for (const stream of streams) {
       const elapsed = (await endedAt(stream, 5000)) - rotatedAt;
       expect(finalErrorCode(stream)).toBe('UNAUTHORIZED');
@@ -102,7 +102,7 @@ describe('finding 4: streams end with their key (one process, PGlite or PostgreS
 
   it('a stream opened with a key that already has an expiry ends at that expiry', async () => {
     const { partner, merchantId } = await partnerWithMerchant();
-    await server.app.deps.keys.rotate(partner.partnerId, 1500);
+    await server.rotateKey(partner.partnerId, 1500);
     const openedAt = performance.now();
     const stream = await SseClient.open(restUrl(server.url, merchantId), { apiKey: partner.apiKey });
     expect(stream.status).toBe(200);

@@ -190,10 +190,10 @@ describe('merchant sessions: end of life', () => {
     const { token } = await createSession(server, partner.apiKey, merchantId);
     const probe = async () => (await api(server, token).get(summaryPath(merchantId))).status;
     expect(await probe()).toBe(200);
-    const { apiKey } = await server.app.deps.keys.rotate(partner.partnerId);
+    const { apiKey } = await server.rotateKey(partner.partnerId);
     expect(await probe()).toBe(200);
     const fresh = await createSession(server, apiKey, merchantId);
-    await server.app.deps.keys.rotate(partner.partnerId, 0);
+    await server.rotateKey(partner.partnerId, 0);
     expect(await probe()).toBe(401);
     expect((await api(server, fresh.token).get(summaryPath(merchantId))).status).toBe(401);
   });

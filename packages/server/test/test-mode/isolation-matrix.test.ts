@@ -43,7 +43,7 @@ async function objectsOf(mode: Mode): Promise<Record<string, string>> {
   expect(webhook.body.livemode).toBe(mode === 'live');
   const test = await client.post(`/v1/partners/webhooks/${webhook.body.webhookId}/test`);
   expect(test.status).toBe(202);
-  // The event is stored by the ingestion queue a moment after the 202.
+  // The event is stored by the event queue a moment after the 202.
   let listed: Json[] = [];
   for (const deadline = Date.now() + 10_000; listed.length === 0 && Date.now() < deadline; ) {
     listed = (await listEvents(server, merchantId, {}, key)).body.events;

@@ -51,7 +51,7 @@ describe('README repository table', () => {
 describe('docs/ARCHITECTURE.md', () => {
   const text = readFileSync(path.join(ROOT, 'docs/ARCHITECTURE.md'), 'utf8');
   // Source files named with at least one folder (`transport/rest/rest-handler.ts`, `runtime/keys/api-keys.ts`, ...);
-  // placeholders such as `routers/<area>/<verb>.ts` are patterns, not files; `dist/` is built output.
+  // placeholders such as `routes/<area>/<verb>.ts` are patterns, not files; `dist/` is built output.
   const named = [
     ...new Set([...text.matchAll(/[\w.-]+(?:\/[\w.-]+)+\.(?:ts|mjs|js)\b/g)].map((match) => match[0])),
   ].filter((name) => !name.startsWith('dist/'));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostOfHeader } from '../../src/runtime/collector/collector-directory.js';
+import { hostOfHeader } from '../../src/features/tags/collector-directory.js';
 
 describe('hostOfHeader', () => {
   it('drops the port and the trailing dot, lower-cases, refuses IP literals and bare names', () => {

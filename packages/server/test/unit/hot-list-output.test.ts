@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { hotListOutput } from '../../src/routers/hot-list-output.js';
+import { hotListOutput } from '../../src/routes/hot-list-output.js';
 
 const Page = z
   .object({ data: z.array(z.object({ id: z.string(), at: z.string() })), total: z.number() })

@@ -40,7 +40,7 @@ describe('import rules (docs/ARCHITECTURE.md, .dependency-cruiser.cjs)', () => {
     expect(show(tree.summary.violations)).toEqual([]);
   });
 
-  it('the error table (kernel/errors.ts) never imports tRPC: its codes are mapped in src/routers/procedures.ts only', () => {
+  it('the error table (kernel/errors.ts) never imports tRPC: its codes are mapped in src/routes/procedures.ts only', () => {
     const errors = tree.modules.find((m) => m.source === `${SERVER_SRC}/kernel/errors.ts`);
     expect(errors).toBeDefined();
     expect(errors?.dependencies.filter((d) => d.module.startsWith('@trpc/')).map((d) => d.module)).toEqual([]);
@@ -49,7 +49,7 @@ describe('import rules (docs/ARCHITECTURE.md, .dependency-cruiser.cjs)', () => {
   it('reads the sources it checks (the rules are not vacuous)', () => {
     const importsOf = (dir: string) =>
       tree.modules.filter((m) => m.source.startsWith(`${SERVER_SRC}/${dir}/`)).flatMap((m) => m.dependencies);
-    expect(importsOf('routers').length).toBeGreaterThan(20);
+    expect(importsOf('routes').length).toBeGreaterThan(20);
     expect(importsOf('features').some((d) => d.module.startsWith('drizzle-orm'))).toBe(true);
     expect(importsOf('transport').some((d) => d.resolved.startsWith(`${SERVER_SRC}/features/`))).toBe(true);
     expect(tree.modules.some((m) => m.source.startsWith('packages/sdk/src/'))).toBe(true);
@@ -65,10 +65,13 @@ describe('the import rules bite (planted breaks in a copy of the layout)', () =>
     const files: Record<string, string> = {
       'kernel/cycle-a.ts': "import { b } from './cycle-b.js';\nexport const a = (): number => b() + 1;\n",
       'kernel/cycle-b.ts': "import { a } from './cycle-a.js';\nexport const b = (): number => a() - 1;\n",
-      // A router that reaches transport/ only through a use case.
-      'routers/x.ts': "import { y } from '../features/y.js';\nexport const x = y;\n",
+      // A procedure that reaches transport/ only through a use case.
+      'routes/x.ts': "import { y } from '../features/y.js';\nexport const x = y;\n",
       'features/y.ts': "import { z } from '../transport/z.js';\nexport const y = z;\n",
       'transport/z.ts': 'export const z = 1;\n',
+      // A runtime part that names a use case's type (type-only imports count).
+      'runtime/w.ts': "import type { V } from '../features/v.js';\nexport const w = (v: V): number => v;\n",
+      'features/v.ts': 'export type V = number;\n',
     };
     for (const [file, text] of Object.entries(files)) {
       const target = path.join(dir, SERVER_SRC, file);
@@ -86,13 +89,16 @@ describe('the import rules bite (planted breaks in a copy of the layout)', () =>
     ]);
   });
 
-  it('reports a router that reaches transport/ through another file', () => {
-    const router = planted.modules.find((m) => m.source === `${SERVER_SRC}/routers/x.ts`);
-    expect(router?.dependencies.map((d) => d.resolved)).toEqual([`${SERVER_SRC}/features/y.ts`]);
-    const reached = planted.summary.violations.filter((v) => v.rule.name === 'routers-never-reach-transport');
-    expect(reached.map((v) => [v.from, v.to])).toEqual([
-      [`${SERVER_SRC}/routers/x.ts`, `${SERVER_SRC}/transport/z.ts`],
-    ]);
+  it('reports runtime/ importing features/, even a type only', () => {
+    const reverse = planted.summary.violations.filter((v) => v.rule.name === 'runtime-never-imports-features');
+    expect(reverse.map((v) => [v.from, v.to])).toEqual([[`${SERVER_SRC}/runtime/w.ts`, `${SERVER_SRC}/features/v.ts`]]);
+  });
+
+  it('reports a procedure that reaches transport/ through another file', () => {
+    const procedure = planted.modules.find((m) => m.source === `${SERVER_SRC}/routes/x.ts`);
+    expect(procedure?.dependencies.map((d) => d.resolved)).toEqual([`${SERVER_SRC}/features/y.ts`]);
+    const reached = planted.summary.violations.filter((v) => v.rule.name === 'routes-never-reach-transport');
+    expect(reached.map((v) => [v.from, v.to])).toEqual([[`${SERVER_SRC}/routes/x.ts`, `${SERVER_SRC}/transport/z.ts`]]);
     expect(reached[0]?.via?.map((step) => step.name)).toEqual([
       `${SERVER_SRC}/features/y.ts`,
       `${SERVER_SRC}/transport/z.ts`,

@@ -1,10 +1,10 @@
-// One list of routes (src/routes/definitions.ts) feeds the dispatcher, `Allow` and the OpenAPI
+// One list of routes (src/routes/route-table.ts) feeds the dispatcher, `Allow` and the OpenAPI
 // document: every documented route is in the document with its methods, and `Allow` for every
 // known path (the procedures' and the routes') names exactly the methods that path answers.
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import type { RouteDeclaration } from '../../src/routes/declare-route.js';
-import { ROUTES } from '../../src/routes/definitions.js';
+import { ROUTES } from '../../src/routes/route-table.js';
 import { allowedMethods } from '../../src/transport/rest/allowed-methods.js';
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -14,7 +14,7 @@ const paths = (buildOpenApiDocument().paths ?? {}) as Record<string, Record<stri
 /** A concrete request path for a template (`{tagId}` filled in), as the listener compares it. */
 const concrete = (template: string) => template.toLowerCase().replace(/\{[^}]+\}/g, '3f2b6c1e');
 
-describe('routes (src/routes/definitions.ts)', () => {
+describe('routes (src/routes/route-table.ts)', () => {
   it('puts every documented route in the OpenAPI document with exactly its methods', () => {
     const documented = routes.filter((route) => route.docs);
     expect(documented.map((route) => route.path)).toEqual(['/v1/partners/events/stream', '/v1/partners/events/export']);

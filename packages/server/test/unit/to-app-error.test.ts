@@ -1,4 +1,4 @@
-// The error table's mapping (src/kernel/errors.ts) and its one bridge to tRPC (src/routers/procedures.ts), without a server.
+// The error table's mapping (src/kernel/errors.ts) and its one bridge to tRPC (src/routes/procedures.ts), without a server.
 import { TRPCError } from '@trpc/server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -10,7 +10,7 @@ import {
   statusOf,
   toAppError,
 } from '../../src/kernel/errors.js';
-import { appErrorOf, trpcCodeOf, trpcErrorOf } from '../../src/routers/procedures.js';
+import { appErrorOf, trpcCodeOf, trpcErrorOf } from '../../src/routes/procedures.js';
 
 const coded = (code: string, cause?: unknown) => Object.assign(new Error(code, { cause }), { code });
 
@@ -63,7 +63,7 @@ describe('the table', () => {
   });
 });
 
-describe('tRPC bridge (src/routers/procedures.ts)', () => {
+describe('tRPC bridge (src/routes/procedures.ts)', () => {
   it("maps the table's statuses to tRPC codes, the AppError as the cause", () => {
     expect(trpcCodeOf(new AppError('UNAUTHORIZED'))).toBe('UNAUTHORIZED');
     expect(trpcCodeOf(new AppError('DNS_VERIFICATION_FAILED'))).toBe('UNPROCESSABLE_CONTENT');

@@ -6,9 +6,9 @@ import {
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { merchantSessions } from '../../db/schema/index.js';
+import { generateSessionToken } from '../../kernel/bearer-tokens.js';
 import { AppError } from '../../kernel/errors.js';
-import type { AuthenticatedPartner } from '../partners/principal.js';
-import { generateSessionToken } from '../partners/session-token.js';
+import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { findOwnMerchant } from './find-merchant.js';
 
 export interface CreateSessionParams {

@@ -1,11 +1,10 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, merchantSessions, partners } from '../../db/schema/index.js';
+import { hashApiKey, hashesEqual, isWellFormedSessionToken } from '../../kernel/bearer-tokens.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ApiKeyCache } from '../../runtime/keys/key-cache.js';
-import { hashApiKey, hashesEqual } from './key-hash.js';
-import type { AuthenticatedPartner } from './principal.js';
-import { isWellFormedSessionToken } from './session-token.js';
+import type { AuthenticatedPartner } from '../../runtime/keys/principal.js';
 
 const INVALID_SESSION_MESSAGE = 'Invalid, expired or revoked merchant session token';
 

@@ -2,14 +2,14 @@ import { BEARER_TOKEN_REQUIRED_MESSAGE, SESSION_TOKEN_PREFIX } from '@partner/sh
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
+import { bearerToken, hashApiKey, hashesEqual, isWellFormedApiKey } from '../../kernel/bearer-tokens.js';
 import { AppError } from '../../kernel/errors.js';
 import type { ApiKeyCache } from '../../runtime/keys/key-cache.js';
 import type { KeyUsage } from '../../runtime/keys/last-used.js';
+import type { AuthenticatedPartner } from '../../runtime/keys/principal.js';
 import { authenticateSession } from './authenticate-session.js';
-import { hashApiKey, hashesEqual, isWellFormedApiKey } from './key-hash.js';
-import type { AuthenticatedPartner } from './principal.js';
 
-export type { AuthenticatedKey, AuthenticatedPartner } from './principal.js';
+export type { AuthenticatedPartner } from '../../runtime/keys/principal.js';
 
 /** Thrown when no bearer token was sent at all: answered with the spec's `{statusCode, message, error}` body. */
 class BearerTokenMissingError extends AppError {
@@ -19,15 +19,6 @@ class BearerTokenMissingError extends AppError {
 }
 
 const INVALID_KEY_MESSAGE = 'Invalid, expired or revoked API key';
-
-/** Extracts the token of an `Authorization: Bearer <token>` header; `null` when no token was sent. */
-export function bearerToken(header: string | string[] | undefined): string | null {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (!value || value.trim() === '') return null;
-  const match = /^Bearer\s+(.*)$/i.exec(value.trim());
-  if (!match) return value.trim();
-  return match[1]?.trim() || null;
-}
 
 /**
  * Resolves the partner that owns the bearer token. Missing token -> BearerTokenMissingError;

@@ -1,8 +1,8 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
+import { generateApiKey } from '../../kernel/bearer-tokens.js';
 import { AppError } from '../../kernel/errors.js';
-import { generateApiKey } from './key-hash.js';
 
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
@@ -35,8 +35,7 @@ async function partnerRowOf(db: Database, partnerId: string, mode: KeyMode): Pro
 /**
  * Issues a new key. The partner's other usable keys stay valid for `overlapMs` (default 24 h) so
  * deployments can switch over; 0 cuts them at once. Every server forgets its cached keys on the
- * trigger's notification (migration 0005); an app's own `keys.rotate` (runtime/keys/api-keys.ts)
- * also forgets at once.
+ * trigger's notification (migration 0005).
  */
 export async function rotateApiKey(
   db: Database,

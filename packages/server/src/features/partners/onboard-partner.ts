@@ -1,10 +1,10 @@
 import { type DnsRecord, DomainInput } from '@partner/shared-schemas';
 import type { Database } from '../../db/client.js';
 import { apiKeys, partners } from '../../db/schema/index.js';
+import { generateApiKey } from '../../kernel/bearer-tokens.js';
 import { AppError } from '../../kernel/errors.js';
 import { newRecordLabel } from '../tags/domains.js';
 import { cnameRecord } from '../tags/record.js';
-import { generateApiKey } from './key-hash.js';
 import { checkPartnerDomain } from './partner-domain.js';
 
 export interface OnboardedPartner {
@@ -50,7 +50,7 @@ export async function onboardPartner(
       .insert(partners)
       .values({ name, domain, recordName, livemode: false, livePartnerId: partner.id })
       .returning({ id: partners.id });
-    if (!twin) throw new Error('test partner insert returned no row');
+    if (!twin) throw new Error('test-mode twin insert returned no row');
     await tx.insert(apiKeys).values([
       { partnerId: partner.id, keyHash: key.hash, keyPrefix: key.prefix },
       { partnerId: twin.id, keyHash: testKey.hash, keyPrefix: testKey.prefix },

@@ -2,7 +2,7 @@ import type { PartnerSettings } from '@partner/shared-schemas';
 import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { partnerSettings } from '../../db/schema/index.js';
-import type { AuthenticatedPartner } from './principal.js';
+import type { AuthenticatedPartner } from './authenticate.js';
 
 /** `GET /v1/partners/settings`: the partner's settings (null where it set none). */
 export async function getPartnerSettings(db: Database, partner: AuthenticatedPartner): Promise<PartnerSettings> {

@@ -1,4 +1,7 @@
 import type { EventConsent } from '@partner/shared-schemas';
+import type { EventClient } from '../../runtime/event-queue.js';
+
+export type { EventClient };
 
 /** A stored event as the statistics take it: what ingestion committed, with its `seq`. */
 export interface StoredEvent {
@@ -13,15 +16,6 @@ export interface StoredEvent {
   consent: EventConsent;
   /** The client's, from the request that brought it (absent: unknown). */
   client?: EventClient | undefined;
-}
-
-/** What the request that brought an event tells of its client: never its address. */
-export interface EventClient {
-  /** ISO 3166-1 alpha-2. */
-  country?: string | undefined;
-  device?: 'desktop' | 'mobile' | 'tablet' | undefined;
-  browser?: string | undefined;
-  os?: string | undefined;
 }
 
 /** An event's client as stored in PostgreSQL's `events.client`: `country|device|browser|os`, null when unknown. */

@@ -93,7 +93,7 @@ function generated(
     domain: tag.domain,
     record: cnameRecord(tag.recordName, targetOf(tag, config.tagTargetHost)),
     status: tag.status,
-    // The mode of the key that reached it: a tag belongs to the live partner or its test twin.
+    // The mode of the key that reached it: a tag belongs to the live partner or its test-mode twin.
     livemode: partner.livemode,
     message: created ? TAG_CREATED_MESSAGE : TAG_EXISTING_MESSAGE,
     ...consentOf(tag),

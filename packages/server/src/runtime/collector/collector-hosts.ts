@@ -8,7 +8,7 @@ import type { Logger } from '../../kernel/logger.js';
 const COLLECTOR_HOSTS_CHANNEL = 'partner_collector_hosts';
 /**
  * The most hosts held in memory (about 100 bytes each: 20 MB). Past it the set is dropped and hosts
- * are looked up per request again (collector-directory.ts, with its short caches).
+ * are looked up per request again (features/tags/collector-directory.ts, with its short caches).
  */
 const MAX_COLLECTOR_HOSTS = 200_000;
 

@@ -1,6 +1,6 @@
 import type { DatabaseHandle } from '../../db/client.js';
-import type { SessionPrincipal } from '../../features/partners/principal.js';
 import type { Logger } from '../../kernel/logger.js';
+import type { SessionPrincipal } from './principal.js';
 
 /** The channel migration 0005's triggers notify on when a key or a partner changes. */
 const API_KEYS_CHANNEL = 'partner_api_keys';

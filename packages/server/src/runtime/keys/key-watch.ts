@@ -1,9 +1,9 @@
 import { and, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { apiKeys } from '../../db/schema/index.js';
-import type { AuthenticatedKey } from '../../features/partners/authenticate.js';
 import { AppError } from '../../kernel/errors.js';
 import { type ApiKeyCache, KEY_CACHE_TTL_MS } from './key-cache.js';
+import type { AuthenticatedKey } from './principal.js';
 
 /** The message of the final `UNAUTHORIZED` frame of a stream whose key ended. */
 const KEY_ENDED_MESSAGE = 'The API key of this stream was revoked or expired';

@@ -89,7 +89,7 @@ export async function readJsonBody(
   } catch {
     throw new AppError('VALIDATION_ERROR', 'Malformed JSON in request body');
   }
-  // Walks the text's well-formedness too, kept for the procedure's guard (routers/procedures.ts) when large.
+  // Walks the text's well-formedness too, kept for the procedure's guard (routes/procedures.ts) when large.
   if (jsonInputProblem(parsed, text.length > 16_384) === 'too-deep') {
     throw new AppError('VALIDATION_ERROR', TOO_DEEP_MESSAGE);
   }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DOCS_PATH } from '../../routes/definitions.js';
+import { DOCS_PATH } from '../../routes/route-table.js';
 
 /**
  * The interactive API reference at `GET /docs`: Swagger UI from the `swagger-ui-dist` npm package,

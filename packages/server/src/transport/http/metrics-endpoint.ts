@@ -2,9 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppDeps } from '../../context.js';
 import { AppError, toAppError } from '../../kernel/errors.js';
-import { allProcedureMeta } from '../../routers/procedure-meta.js';
 import { isApiPath, type RouteDeclaration } from '../../routes/declare-route.js';
-import { METRICS_PATH, ROUTES } from '../../routes/definitions.js';
+import { allProcedureMeta } from '../../routes/procedure-meta.js';
+import { METRICS_PATH, ROUTES } from '../../routes/route-table.js';
 import { TRPC_PREFIX } from '../trpc/trpc-handler.js';
 import { rateLimitScopeOf } from './rate-limit-scope.js';
 import { clientOf } from './request-client.js';
@@ -19,7 +19,7 @@ interface RoutePattern {
 
 /**
  * Route templates for metric labels: every procedure's REST path (`/v1/partners/tag/{tagId}`) and
- * every route of routes/definitions.ts (a prefix route by its path). A path that matches none is
+ * every route of routes/route-table.ts (a prefix route by its path). A path that matches none is
  * `unmatched`: label values stay a small fixed set whatever clients send (never a raw path).
  */
 export function createRouteTemplates(): (route: string, collector: boolean) => string {
@@ -119,7 +119,7 @@ export async function sendMetrics(deps: AppDeps, req: IncomingMessage, res: Serv
 
 /**
  * GET /metrics: on METRICS_PORT it is open (bind that port to a private interface); on the main
- * port it is the `metrics` route (transport/routes/). Returns false when the request is not one
+ * port it is the `metrics` route (transport/http/route-handlers.ts). Returns false when the request is not one
  * for the metrics (the caller answers 404).
  */
 export async function handleMetrics(

@@ -5,14 +5,14 @@ import { AppError, toAppError } from '../../kernel/errors.js';
 import { type Collector, createCollector } from '../collector/collector-handler.js';
 import { literalPathMethods, sendUnrouted } from '../rest/allowed-methods.js';
 import { createRestHandler } from '../rest/rest-handler.js';
-import { createRoutes } from '../routes/index.js';
-import { matchRoute, notFound, type TracedRequest } from '../routes/run-route.js';
 import { createTrpcHandler, TRPC_PREFIX } from '../trpc/trpc-handler.js';
 import { createProxyTrust, setProxyTrust } from './client-address.js';
 import { createRouteTemplates, observeRequest } from './metrics-endpoint.js';
 import { requestIdOf } from './request-id.js';
 import { parseRequestPath, type RequestPath } from './request-path.js';
 import { sendError } from './respond.js';
+import { createRoutes } from './route-handlers.js';
+import { matchRoute, notFound, type TracedRequest } from './run-route.js';
 
 /**
  * Shutdown (app.ts `close`): once `draining`, every response still to be sent carries
@@ -50,7 +50,7 @@ interface RequestSeen {
 
 /**
  * The one request listener: request id and security headers on every response, an access log
- * line per request (never headers or bodies), then routing: the routes of routes/definitions.ts
+ * line per request (never headers or bodies), then routing: the routes of routes/route-table.ts
  * (health, the OpenAPI document, the docs, the metrics, the event stream and export), tRPC at
  * /trpc and the procedures' REST paths at /v1.
  */

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SESSION_TOKEN_PREFIX } from '@partner/shared-schemas';
-import { bearerToken } from '../../features/partners/authenticate.js';
-import type { SessionPrincipal } from '../../features/partners/principal.js';
-import { allProcedureMeta } from '../../routers/procedure-meta.js';
+import { bearerToken } from '../../kernel/bearer-tokens.js';
+import { allProcedureMeta } from '../../routes/procedure-meta.js';
+import type { SessionPrincipal } from '../../runtime/keys/principal.js';
 
 /**
  * CORS for merchant session tokens only (docs/decisions/merchant-sessions.md). A partner key never

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../../kernel/errors.js';
-import { allProcedureMeta } from '../../routers/procedure-meta.js';
 import type { RouteDeclaration } from '../../routes/declare-route.js';
-import { ROUTES } from '../../routes/definitions.js';
+import { allProcedureMeta } from '../../routes/procedure-meta.js';
+import { ROUTES } from '../../routes/route-table.js';
 import { sendError } from '../http/respond.js';
 
 /** The order methods are listed in `Allow` (the OpenAPI document's order of operations). */
@@ -21,7 +21,7 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&')
 
 /**
  * Every known path with its methods: the procedures' REST paths from their OpenAPI meta, and the
- * routes of routes/definitions.ts (a hidden route is unknown).
+ * routes of routes/route-table.ts (a hidden route is unknown).
  */
 function knownPaths(): KnownPath[] {
   const byTemplate = new Map<string, Set<string>>();

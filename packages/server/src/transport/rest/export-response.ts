@@ -3,11 +3,11 @@ import zlib from 'node:zlib';
 import type { AppDeps } from '../../context.js';
 import { type EventExport, openEventExport } from '../../features/events/read/export-events.js';
 import { AppError, errorResponse, toAppError } from '../../kernel/errors.js';
-import type { EVENT_EXPORT_ROUTE } from '../../routes/event-export.js';
+import type { EVENT_EXPORT_ROUTE } from '../../routes/events/export.route.js';
 import type { HeldAccount } from '../../runtime/held-bytes.js';
 import { drained } from '../http/drained.js';
 import { markRateLimitScope } from '../http/rate-limit-scope.js';
-import type { RouteContext } from '../routes/run-route.js';
+import type { RouteContext } from '../http/run-route.js';
 
 /** How long an export that ended may take to flush its last lines before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
@@ -34,7 +34,7 @@ function acceptsGzip(req: IncomingMessage): boolean {
 
 /**
  * Once the route's prologue authenticated the key and validated the query
- * (transport/routes/run-route.ts), checks the merchant before the first byte (failures are the usual
+ * (transport/http/run-route.ts), checks the merchant before the first byte (failures are the usual
  * JSON `{ message, code }`), then writes one NDJSON line per event (exactly the list's JSON for
  * it) and a final `{"complete":true,"count":N,"cursor":"..."}` line. Backpressure: the next batch
  * is read only after the socket (or the gzip stream) took the previous one, so a slow reader slows
@@ -130,7 +130,7 @@ class ExportResponse {
         hold,
       });
     } catch (error) {
-      // Answered by the route (transport/routes/run-route.ts) as `{ message, code }`.
+      // Answered by the route (transport/http/run-route.ts) as `{ message, code }`.
       this.releaseSlot();
       hold.close();
       throw error;

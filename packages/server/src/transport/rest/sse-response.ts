@@ -3,9 +3,9 @@ import type { AppDeps } from '../../context.js';
 import { openEventStream } from '../../features/events/stream/open-stream.js';
 import type { SerializedEvent } from '../../features/events/stream/subscription.js';
 import { errorResponse, toAppError } from '../../kernel/errors.js';
-import type { EVENT_STREAM_ROUTE } from '../../routes/event-stream.js';
+import type { EVENT_STREAM_ROUTE } from '../../routes/events/stream.route.js';
 import { drained } from '../http/drained.js';
-import type { RouteContext } from '../routes/run-route.js';
+import type { RouteContext } from '../http/run-route.js';
 
 /** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
@@ -37,7 +37,7 @@ function errorFrame(error: unknown): string {
 }
 
 /**
- * Once the route's prologue authenticated the key and validated the query (transport/routes/run-route.ts),
+ * Once the route's prologue authenticated the key and validated the query (transport/http/run-route.ts),
  * checks the merchant is the partner's (404 otherwise) and opens the subscription before any byte
  * of the stream: every failure up to there is a normal JSON `{ message, code }`. Then frames flow
  * with backpressure (a full socket stops the writer, so unsent events wait in the subscription's

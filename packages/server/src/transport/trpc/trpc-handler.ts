@@ -6,8 +6,8 @@ import { type AppDeps, type Context, requestContext } from '../../context.js';
 import type { AuthenticatedPartner } from '../../features/partners/authenticate.js';
 import { AppError, errorResponse, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { MAX_BODY_BYTES } from '../../kernel/request-limits.js';
-import { appRouter } from '../../routers/_app.js';
-import { appErrorOf, toTrpcError } from '../../routers/procedures.js';
+import { appRouter } from '../../routes/_app.js';
+import { appErrorOf, toTrpcError } from '../../routes/procedures.js';
 import { type RateLimitClient, UNKNOWN_BODY_BYTES } from '../../runtime/rate-limits.js';
 import { bodyBytesRead, readBody } from '../http/body.js';
 import { markRateLimitScope } from '../http/rate-limit-scope.js';
@@ -88,7 +88,7 @@ async function admitStream(
 /** tRPC over HTTP at /trpc: the same procedures, errors carrying the same `code` in `error.data`. */
 export function createTrpcHandler(deps: AppDeps) {
   return async (req: IncomingMessage & { requestId: string }, res: ServerResponse, pathname: string) => {
-    // Rate limits are charged per call by the procedures' middleware (src/routers/procedures.ts: the same policy
+    // Rate limits are charged per call by the procedures' middleware (src/routes/procedures.ts: the same policy
     // as REST). A batch is at most MAX_TRPC_BATCH calls (checked here, before anything is read).
     const path = pathname.slice(TRPC_PREFIX.length + 1);
     if (batchSize(path) > MAX_TRPC_BATCH) {

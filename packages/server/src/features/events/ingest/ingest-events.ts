@@ -10,9 +10,8 @@ import {
 import { AppError, toAppError } from '../../../kernel/errors.js';
 import type { Metrics } from '../../../kernel/metrics.js';
 import type { EventLog } from '../../../runtime/event-log.js';
-import type { EventQueue } from '../../../runtime/event-queue.js';
+import type { EventInsertRow, EventQueue } from '../../../runtime/event-queue.js';
 import type { TagLiveness } from '../../tags/lifecycle/tag-liveness.js';
-import type { EventInsertRow } from './store-events.js';
 import { describeVisitor, type RequestVisitor, type Way } from './visitor-client.js';
 
 export interface IncomingEvent {
@@ -44,7 +43,7 @@ interface TagQuotas {
 /**
  * The one ingestion path (`POST /v1/collect` and the collector's `POST /e`). Events are keyed by
  * (merchant, id), ids fixed here: a retried batch stores nothing twice. Direct mode: they are
- * written by the bounded group-commit queue, and this resolves once they are stored (503 when the
+ * written by the bounded event queue, and this resolves once they are stored (503 when the
  * queue is full). Log mode: they are published to the durable log, and this resolves once the log
  * acknowledged them (503 when it does not answer in time or is full); writers store them. The
  * first stored event moves a `waiting_for_events` tag to `active` (see `TagLiveness`).

@@ -1,27 +1,10 @@
-import type { EventConsent } from '@partner/shared-schemas';
 import { Param, sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
-import { clientText, type EventClient, type OutboxRange, type StoredEvent } from '../../stats/store.js';
+import type { EventInsertRow } from '../../../runtime/event-queue.js';
+import { clientText, type OutboxRange, type StoredEvent } from '../../stats/store.js';
 
 /** Numbers a transaction holds per merchant (`events_take_seqs`, migration 0026). */
 export const SEQS_PER_TRANSACTION = 8192;
-
-/** One row for the events table, as the ingestion queue hands it to `storeEvents`. */
-export interface EventInsertRow {
-  merchantId: string;
-  tagId: string;
-  id: string;
-  muid: string;
-  eventName: string;
-  /** ISO 8601 instant. */
-  eventTime: string;
-  /** The event's `data` serialised as JSON text. */
-  rawData: string;
-  /** The consent state it was collected under; absent: `not_required` (also rows logged before consent existed). */
-  consent?: EventConsent | undefined;
-  /** The visitor's client as the request told it; absent: unknown. */
-  client?: EventClient | undefined;
-}
 
 /**
  * THE insert of tracking events: one statement for a whole batch, idempotent by `(merchant_id, id)`

@@ -148,11 +148,13 @@ function totalExpression(merchantId: string, { names, muid, start, end }: Filter
   if (firstFullDay !== null && fullDaysEnd !== null && firstFullDay >= fullDaysEnd) {
     return sql`${countWhere(eventWhere(merchantId, names, start && ts(start), end && ts(end)))}`;
   }
-  const rollup: SQL[] = [sql`merchant_id = ${merchantId}::uuid`];
-  if (names.length > 0) rollup.push(sql`event_name in (${nameList(names)})`);
-  if (firstFullDay !== null) rollup.push(sql`day >= ${day(firstFullDay)}`);
-  if (fullDaysEnd !== null) rollup.push(sql`day < ${day(fullDaysEnd)}`);
-  const terms: SQL[] = [sql`coalesce((select sum(n) from event_day_counts where ${sql.join(rollup, sql` and `)}), 0)`];
+  const dayCounts: SQL[] = [sql`merchant_id = ${merchantId}::uuid`];
+  if (names.length > 0) dayCounts.push(sql`event_name in (${nameList(names)})`);
+  if (firstFullDay !== null) dayCounts.push(sql`day >= ${day(firstFullDay)}`);
+  if (fullDaysEnd !== null) dayCounts.push(sql`day < ${day(fullDaysEnd)}`);
+  const terms: SQL[] = [
+    sql`coalesce((select sum(n) from event_day_counts where ${sql.join(dayCounts, sql` and `)}), 0)`,
+  ];
   if (start && firstFullDay !== null && firstFullDay !== start.getTime()) {
     terms.push(countWhere(eventWhere(merchantId, names, ts(start), ts(firstFullDay), false)));
   }

@@ -28,7 +28,7 @@ function parseLastEventId(value: string | undefined | null): number | undefined 
  * ends with UNAUTHORIZED (runtime/keys/key-watch.ts).
  */
 export async function openEventStream(
-  deps: { db: Database; streams: StreamHub; keys: ApiKeys; streamCaps?: StreamCaps | undefined },
+  deps: { db: Database; streams: StreamHub<EventSubscription>; keys: ApiKeys; streamCaps?: StreamCaps | undefined },
   partner: AuthenticatedPartner,
   input: StreamEventsQuery,
 ): Promise<EventSubscription> {

@@ -12,7 +12,7 @@ export type TagEventOutbox = Pick<TagStateConfig, 'tagTargetHost' | 'emit'>;
 
 /**
  * THE tag lifecycle step of ingestion, called by both ingestion paths once events are committed
- * (the group-commit queue, and the log writers): a tag that stored an event becomes `active`
+ * (the event queue, and the log writers): a tag that stored an event becomes `active`
  * (from `waiting_for_events`), keeps its `first_event_at` and moves `last_event_at`. A tag's
  * first event ever (first_event_at was null) writes `tag.activated` into the webhook outbox in the
  * same transaction; the rows are locked first, so with several writers exactly one sees "first".

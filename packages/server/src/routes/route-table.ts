@@ -1,6 +1,6 @@
 import { declareRoute, type RouteDeclaration } from './declare-route.js';
-import { EVENT_EXPORT_ROUTE } from './event-export.js';
-import { EVENT_STREAM_ROUTE } from './event-stream.js';
+import { EVENT_EXPORT_ROUTE } from './events/export.route.js';
+import { EVENT_STREAM_ROUTE } from './events/stream.route.js';
 
 export const DOCS_PATH = '/docs';
 export const METRICS_PATH = '/metrics';
@@ -8,7 +8,7 @@ export const METRICS_PATH = '/metrics';
 /** Every route that is not a tRPC procedure: the dispatcher, `Allow` and the document read this list. */
 export const ROUTES = [
   declareRoute({ name: 'health', path: '/healthz', methods: ['GET', 'HEAD'], auth: 'none', errors: [] }),
-  /** The database and the event log reported separately (transport/routes/readiness.ts). */
+  /** The database and the event log reported separately (transport/http/readiness.ts). */
   declareRoute({ name: 'readiness', path: '/readyz', methods: ['GET', 'HEAD'], auth: 'none', errors: ['NOT_READY'] }),
   declareRoute({ name: 'openapi document', path: '/openapi.json', methods: ['GET'], auth: 'none', errors: [] }),
   /** The API reference (Swagger UI) and its assets; another path under it is 404. */

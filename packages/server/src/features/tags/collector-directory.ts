@@ -2,12 +2,12 @@ import { isIP } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { merchants, partners, tags } from '../../db/schema/index.js';
-import { collectorHostOf } from '../../features/tags/collector-host.js';
-import type { TagConsent } from '../../features/tags/consent.js';
-import { rootDomainOf } from '../../features/tags/domains.js';
 import { TtlCache } from '../../kernel/ttl-cache.js';
-import type { CollectorHostSet } from './collector-hosts.js';
-import type { DeletedTags } from './deleted-tags.js';
+import type { CollectorHostSet } from '../../runtime/collector/collector-hosts.js';
+import type { DeletedTags } from '../../runtime/collector/deleted-tags.js';
+import { collectorHostOf } from './collector-host.js';
+import type { TagConsent } from './consent.js';
+import { rootDomainOf } from './domains.js';
 
 /** How long host and tag lookups are trusted (a tag's collector host never changes). */
 const HOST_TTL_MS = 30_000;

@@ -1,5 +1,5 @@
 import { EVENT_FILTER_MAX_NAMES, StreamEventsQuery, StreamedEvent } from '@partner/shared-schemas';
-import { declareRoute } from './declare-route.js';
+import { declareRoute } from '../declare-route.js';
 
 const EXAMPLE_EVENT = {
   id: 'evt_01HZX3K9QF',
@@ -21,7 +21,7 @@ const frameText = (id: string, event: string, data: unknown) =>
  * `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription
  * (trpc-to-openapi cannot describe subscriptions). The body is text (`contentSchema`: its frames in
  * order); each frame is described by `x-itemSchema` (OpenAPI 3.2's `itemSchema`, prefixed while
- * the document is 3.1; see event-export.ts): a `StreamFrame`
+ * the document is 3.1; see export.route.ts): a `StreamFrame`
  * as 3.2 models an SSE event, fields `id`, `event` and `data`, whose text is a `StreamedEvent` (or
  * the final error frame's `Error`) as JSON.
  */

@@ -1,6 +1,7 @@
 /**
- * Who a partner request comes from (features/partners/authenticate.ts), in a file of its own so
- * that the key and session paths share it without importing each other.
+ * Who a partner request comes from, as authentication answers it (features/partners/authenticate.ts)
+ * and the key cache holds it (key-cache.ts): types only, beside the cache, so that runtime/ never
+ * imports features/.
  */
 export interface AuthenticatedPartner {
   id: string;

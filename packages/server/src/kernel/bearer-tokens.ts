@@ -1,9 +1,16 @@
+/**
+ * The bearer tokens partners send: API keys (`mp_live_`, `mp_test_`) and merchant session tokens
+ * (`ms_`): their shape, generation and hash, and the token of an `Authorization` header. Below
+ * every layer: the key cache and rate limits (runtime/) and the key and session use cases
+ * (features/) share them.
+ */
 import * as crypto from 'node:crypto';
-import { API_KEY_PREFIX, TEST_API_KEY_PREFIX } from '@partner/shared-schemas';
+import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX, TEST_API_KEY_PREFIX } from '@partner/shared-schemas';
 
-/** 32 base64url characters after the prefix: 192 random bits. */
+/** 32 base64url characters after the prefix: 192 random bits (keys and session tokens alike). */
 const KEY_SECRET_BYTES = 24;
 const KEY_PATTERN = /^mp_(live|test)_[A-Za-z0-9_-]{32}$/;
+const SESSION_TOKEN_PATTERN = /^ms_[A-Za-z0-9_-]{32}$/;
 /** Characters of the key kept in clear for listings: the prefix and four secret characters. */
 const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 4;
 
@@ -37,4 +44,24 @@ export function hashesEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'hex');
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && crypto.timingSafeEqual(left, right);
+}
+
+/** A new merchant session token and its SHA-256 (what merchant_sessions stores). */
+export function generateSessionToken(): { token: string; hash: string } {
+  const token = `${SESSION_TOKEN_PREFIX}${crypto.randomBytes(KEY_SECRET_BYTES).toString('base64url')}`;
+  return { token, hash: hashApiKey(token) };
+}
+
+/** True when the token has the shape of a merchant session token (checked before any lookup). */
+export function isWellFormedSessionToken(token: string): boolean {
+  return SESSION_TOKEN_PATTERN.test(token);
+}
+
+/** Extracts the token of an `Authorization: Bearer <token>` header; `null` when no token was sent. */
+export function bearerToken(header: string | string[] | undefined): string | null {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value || value.trim() === '') return null;
+  const match = /^Bearer\s+(.*)$/i.exec(value.trim());
+  if (!match) return value.trim();
+  return match[1]?.trim() || null;
 }

@@ -1,5 +1,5 @@
 import { ExportEventsQuery, ExportSummary, TrackingEvent } from '@partner/shared-schemas';
-import { declareRoute } from './declare-route.js';
+import { declareRoute } from '../declare-route.js';
 
 const EXAMPLE_LINES = [
   '{"id":"evt_01HZX3K9QF","muid":"muid_7d2f9a","event_name":"Purchase","event_time":"2026-11-22T10:00:00.000Z","raw_data":"{\\"value\\":42}","consent":"granted"}',

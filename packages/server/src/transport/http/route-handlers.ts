@@ -2,18 +2,18 @@ import type { AppDeps } from '../../context.js';
 import type { DatabaseHandle } from '../../db/client.js';
 import { buildOpenApiDocument } from '../../openapi/document.js';
 import type { RouteDeclaration } from '../../routes/declare-route.js';
-import { ROUTES, type RouteName } from '../../routes/definitions.js';
-import { handleDocs } from '../http/docs.js';
-import { sendMetrics } from '../http/metrics-endpoint.js';
-import { sendJson } from '../http/respond.js';
+import { ROUTES, type RouteName } from '../../routes/route-table.js';
 import { exportEvents } from '../rest/export-response.js';
 import { streamEvents } from '../rest/sse-response.js';
+import { handleDocs } from './docs.js';
+import { sendMetrics } from './metrics-endpoint.js';
 import { readiness } from './readiness.js';
+import { sendJson } from './respond.js';
 import { defineRoute, notFound, type Route, type RouteHandler } from './run-route.js';
 
 type Handlers = { [Name in RouteName]: RouteHandler<Extract<(typeof ROUTES)[number], { name: Name }>> };
 
-/** The handlers of routes/definitions.ts, one per route (a route without one does not compile). */
+/** The handlers of routes/route-table.ts, one per route (a route without one does not compile). */
 export function createRoutes(deps: AppDeps, database: DatabaseHandle, baseUrl: string | undefined): Route[] {
   let openApiJson: string | undefined;
   const handlers: Handlers = {

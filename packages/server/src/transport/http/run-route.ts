@@ -5,12 +5,12 @@ import type { AuthenticatedPartner } from '../../features/partners/authenticate.
 import { sessionScopeError } from '../../features/partners/session-scope.js';
 import { AppError, isServerFailure, toAppError } from '../../kernel/errors.js';
 import { isApiPath, type RouteDeclaration } from '../../routes/declare-route.js';
-import { checkMetricsToken } from '../http/metrics-endpoint.js';
-import { clientOf } from '../http/request-client.js';
-import type { RequestPath } from '../http/request-path.js';
-import { sendError } from '../http/respond.js';
-import { applySessionCors } from '../http/session-cors.js';
 import { sendUnrouted } from '../rest/allowed-methods.js';
+import { checkMetricsToken } from './metrics-endpoint.js';
+import { clientOf } from './request-client.js';
+import type { RequestPath } from './request-path.js';
+import { sendError } from './respond.js';
+import { applySessionCors } from './session-cors.js';
 
 export type TracedRequest = IncomingMessage & { requestId: string };
 
