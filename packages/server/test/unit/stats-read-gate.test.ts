@@ -10,8 +10,33 @@ const later = () => {
 };
 
 describe('the statistics read gate', () => {
-  it('refuses a key its third read in flight with 429, and takes it again once one ended', async () => {
-    const gate = new ReadGate({ perPrincipal: 2, total: 10 });
+  it("lines a key's reads past its two up in its own line, refuses past that with 429", async () => {
+    const gate = new ReadGate({ perPrincipal: 2, perPrincipalWaiting: 1, total: 10 });
+    const order: string[] = [];
+    const a = later();
+    const b = later();
+    const first = gate.run('key:1', () => a.done.then(() => order.push('first')));
+    const second = gate.run('key:1', () => b.done.then(() => order.push('second')));
+    const third = gate.run('key:1', async () => order.push('third'));
+    await expect(gate.run('key:1', async () => 'fourth')).rejects.toMatchObject({
+      reason: 'RATE_LIMITED',
+      headers: { 'retry-after': '1' },
+    });
+    // Another key is not held up by the first one's line.
+    expect(await gate.run('key:2', async () => 'other')).toBe('other');
+    // The third runs once one of the two ended, never beside both.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(order).toEqual([]);
+    b.release();
+    await Promise.all([second, third]);
+    expect(order).toEqual(['second', 'third']);
+    a.release();
+    await first;
+    expect(await gate.run('key:1', async () => 'again')).toBe('again');
+  });
+
+  it('refuses a key its third read in flight with 429 when it may wait for none', async () => {
+    const gate = new ReadGate({ perPrincipal: 2, perPrincipalWaiting: 0, total: 10 });
     const a = later();
     const b = later();
     const first = gate.run('key:1', () => a.done);
@@ -58,4 +83,14 @@ describe('the statistics read gate', () => {
     await expect(gate.run('key:1', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(await gate.run('key:1', async () => 'ok')).toBe('ok');
   });
+});
+
+it("a read that waited in its key's line past the wait answers 503 and leaves the line", async () => {
+  const gate = new ReadGate({ perPrincipal: 1, perPrincipalWaiting: 4, total: 10, waitMs: 50 });
+  const a = later();
+  const held = gate.run('key:1', () => a.done);
+  await expect(gate.run('key:1', async () => 'late')).rejects.toMatchObject({ reason: 'STATS_UNAVAILABLE' });
+  a.release();
+  await held;
+  expect(await gate.run('key:1', async () => 'next')).toBe('next');
 });
