@@ -21,10 +21,12 @@ export class BotCounts {
     private readonly logger: Logger,
   ) {}
 
-  add(merchantId: string, events: number, at = Date.now()): void {
+  /** Counts one refused event of `merchantId` dated `at` (ms). */
+  add(merchantId: string, at: number): void {
+    if (!Number.isFinite(at)) return;
     const key = `${merchantId} ${Math.floor(at / BUCKET_MS) * (BUCKET_MS / 1000)}`;
     if (!this.counts.has(key) && this.counts.size >= MAX_KEYS) return;
-    this.counts.set(key, (this.counts.get(key) ?? 0) + events);
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
     this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 

@@ -69,9 +69,9 @@ export class StatsStore {
     return this.read(principal, query.merchantId, () => readPoints(this.clickhouse, query, edges));
   }
 
-  /** Events a collector refused as a bot's (counted, never stored). */
-  countBots(merchantId: string, events: number): void {
-    this.bots.add(merchantId, events);
+  /** Events a collector refused as a bot's, by their dates (ms): counted, never stored. */
+  countBots(merchantId: string, dates: readonly number[]): void {
+    for (const at of dates) this.bots.add(merchantId, at);
   }
 
   /** Events the collectors refused as bots, before `split` and from it, of `[start, end)`. */

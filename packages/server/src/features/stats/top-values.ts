@@ -40,16 +40,15 @@ export async function readTopValues(
   const source = page
     ? `(SELECT ${page} AS value, visit, any(visitor) AS visitor FROM events WHERE ${where} GROUP BY visit)`
     : `(SELECT ${query.dimension} AS value, visit, visitor FROM events WHERE ${where})`;
-  const counted = page ? 'count()' : 'count()';
   const top = await clickhouse.query<Row>(
-    `SELECT value, ${counted} AS events, uniq(visitor) AS visitors, uniq(visit) AS visits FROM ${source}
+    `SELECT value, count() AS events, uniq(visitor) AS visitors, uniq(visit) AS visits FROM ${source}
      GROUP BY value ORDER BY events DESC, value LIMIT {limit:UInt32}`,
     params,
   );
   const rows = top.map(rowOf);
   if (rows.length < query.limit) return { rows, other: null };
   const [rest] = await clickhouse.query<Omit<Row, 'value'>>(
-    `SELECT ${counted} AS events, uniq(visitor) AS visitors, uniq(visit) AS visits FROM ${source}
+    `SELECT count() AS events, uniq(visitor) AS visitors, uniq(visit) AS visits FROM ${source}
      WHERE value NOT IN {top:Array(String)}`,
     { ...params, top: rows.map((row) => row.value) },
   );

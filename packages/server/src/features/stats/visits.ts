@@ -105,7 +105,11 @@ export class VisitAssigner {
     this.heldSince = soleWriter ? Date.now() : Number.POSITIVE_INFINITY;
   }
 
-  /** The visit of each event, in the events' order. */
+  /**
+   * The visit of each event, in the events' order. The visits are the ones held: read them before
+   * the next call (a visit begun by a sign-up and paged later in the same batch gives every event
+   * of it the page's source).
+   */
   async assign(events: readonly StoredEvent[]): Promise<Visit[]> {
     await this.lookUp(events);
     return events.map((event) => this.visitOf(event));
@@ -124,7 +128,7 @@ export class VisitAssigner {
       held.end = Math.max(held.end, at);
       if (!held.paged && event.eventName === 'PageView') sourced(held, event.rawData);
       this.touch(key, held);
-      return { ...held };
+      return held;
     }
     const visit: Visit = {
       id: visitId(event.merchantId, event.muid, at),
@@ -140,7 +144,7 @@ export class VisitAssigner {
     if (event.eventName === 'PageView') sourced(visit, event.rawData);
     // A late event's visit is its own: the visitor's current one stays the one held.
     if (!held || at > held.end) this.touch(key, visit);
-    return { ...visit };
+    return visit;
   }
 
   private touch(key: string, visit: Visit): void {

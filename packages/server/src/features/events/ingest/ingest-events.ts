@@ -32,7 +32,7 @@ export interface IngestDeps {
   /** The tag's volume quotas (runtime/rate-limits.ts); absent: none (callers outside the app). */
   limits?: TagQuotas | undefined;
   /** Where events refused as bots are counted; absent (no statistics here): not counted. */
-  stats?: { countBots(merchantId: string, events: number): void } | undefined;
+  stats?: { countBots(merchantId: string, dates: readonly number[]): void } | undefined;
 }
 
 /** Charges a live tag's events and stored bytes; throws 429 RATE_LIMITED when over a quota. */
@@ -96,11 +96,15 @@ async function ingest(
     }
   }
   const client = defaults.visitor ? describeVisitor(defaults.visitor.request, defaults.visitor.way) : undefined;
+  const now = new Date().toISOString();
   if (client === 'bot') {
-    deps.stats?.countBots(tag.merchantId, events.length);
+    const at = Date.parse(now);
+    deps.stats?.countBots(
+      tag.merchantId,
+      events.map((event) => (event.event_time ? Date.parse(event.event_time) : at)),
+    );
     return { accepted: events.length };
   }
-  const now = new Date().toISOString();
   const consent = defaults.consent && defaults.consent !== 'not_required' ? defaults.consent : undefined;
   const wonMuid = defaults.muidWins ? defaults.muid : undefined;
   // Every row one literal of one shape (a spread of optional keys gave each row a shape of its own).
