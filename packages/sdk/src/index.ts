@@ -44,6 +44,7 @@ export {
   type EventSendResponse,
   Events,
 } from './resources/events.js';
+export { type Goal, type GoalCreateParams, Goals } from './resources/goals.js';
 export {
   type MerchantSession,
   type MerchantSessionCreateParams,
@@ -61,11 +62,19 @@ export {
 export { type PartnerSettings, Settings, type SettingsUpdateParams } from './resources/settings.js';
 export {
   Stats,
+  type StatsAttribution,
+  type StatsAttributionDimension,
+  type StatsAttributionModel,
+  type StatsAttributionParams,
+  type StatsAttributionRow,
   type StatsBreakdown,
   type StatsBreakdownParams,
   type StatsBreakdownRow,
   type StatsDimension,
   type StatsFilter,
+  type StatsFunnel,
+  type StatsFunnelParams,
+  type StatsGoalTotals,
   type StatsInterval,
   type StatsParams,
   type StatsPoint,

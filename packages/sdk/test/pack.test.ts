@@ -29,6 +29,7 @@ const EXPECTED_EXPORTS = [
   'EventExport',
   'EventStream',
   'Events',
+  'Goals',
   'InternalServerError',
   'MerchantClient',
   'MerchantSessions',

@@ -116,6 +116,9 @@ const CALLS: Record<string, Call<PartnerClient>> = {
   'merchants.delete': (c, o) => c.merchants.delete('m', o),
   'merchants.sessions.create': (c, o) =>
     c.merchants.sessions.create({ merchantId: 'm', allowedOrigins: ['https://shop.example'] }, o),
+  'merchants.goals.create': (c, o) => c.merchants.goals.create({ merchantId: 'm', name: 'g', eventName: 'SignUp' }, o),
+  'merchants.goals.list': (c, o) => c.merchants.goals.list('m', o),
+  'merchants.goals.delete': (c, o) => c.merchants.goals.delete('m', 'g', o),
   'tags.generate': (c, o) => c.tags.generate({ merchantId: 'm', domain: 'd.com' }, o),
   'tags.verify': (c, o) => c.tags.verify({ tagId: 't', subdomain: 'x.d.com' }, o),
   'tags.snippet': (c, o) => c.tags.snippet('t', o),
@@ -143,6 +146,8 @@ const CALLS: Record<string, Call<PartnerClient>> = {
   'stats.timeseries': (c, o) => c.stats.timeseries(STATS, o),
   'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
   'stats.realtime': (c, o) => c.stats.realtime({ merchantId: STATS.merchantId }, o),
+  'stats.funnel': (c, o) => c.stats.funnel({ ...STATS, steps: ['g1', 'g2'] }, o),
+  'stats.attribution': (c, o) => c.stats.attribution({ ...STATS, model: 'first_touch', dimension: 'channel' }, o),
   'settings.retrieve': (c, o) => c.settings.retrieve(o),
   'settings.update': (c, o) => c.settings.update({ defaultRetentionDays: 30 }, o),
   'erasures.create': (c, o) => c.erasures.create({ muid: 'visitor-1' }, o),
@@ -158,6 +163,8 @@ const MERCHANT_CALLS: Record<string, Call<MerchantClient>> = {
   'stats.timeseries': (c, o) => c.stats.timeseries(STATS, o),
   'stats.breakdown': (c, o) => c.stats.breakdown({ ...STATS, dimension: 'path' }, o),
   'stats.realtime': (c, o) => c.stats.realtime({ merchantId: STATS.merchantId }, o),
+  'stats.funnel': (c, o) => c.stats.funnel({ ...STATS, steps: ['g1', 'g2'] }, o),
+  'stats.attribution': (c, o) => c.stats.attribution({ ...STATS, model: 'first_touch', dimension: 'channel' }, o),
   'tags.retrieve': (c, o) => c.tags.retrieve('t', o),
 };
 const STATS = { merchantId: 'm', startDate: '2026-11-01', endDate: '2026-11-07' };
@@ -206,6 +213,9 @@ async function settle(run: () => Promise<unknown>): Promise<{ error: unknown; va
   }
 }
 
+/** Lists iterated page by page (a merchant's goals, at most 100, come in one answer). */
+const paged = (name: string) => name.endsWith('.list') && name !== 'merchants.goals.list';
+
 describe('per-request options on every method', () => {
   it('the tables name every method of both clients (a new method must be added, with its options)', () => {
     const partner = makeClient();
@@ -225,7 +235,7 @@ describe('per-request options on every method', () => {
       idempotencyKey: `key-${name}`,
     });
     // A list is iterated through its two pages: the options go with each.
-    expect(seen.length).toBe(name.endsWith('.list') ? 2 : 1);
+    expect(seen.length).toBe(paged(name) ? 2 : 1);
     for (const request of seen) {
       expect(request.headers.get('x-trace')).toBe(`call-${name}`);
       expect(request.headers.get('x-team')).toBe('client');
@@ -247,7 +257,7 @@ describe('per-request options on every method', () => {
         return firstPage(request) ?? reply({ message: 'busy', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
       }),
     );
-    const pages = name.endsWith('.list') ? 1 : 0;
+    const pages = paged(name) ? 1 : 0;
     const once = await settle(() => call(make({ maxRetries: 3 }) as never, { maxRetries: 0 }));
     expect(once.error).toBeInstanceOf(PartnerError);
     expect(calls).toBe(pages + 1);
@@ -268,7 +278,7 @@ describe('per-request options on every method', () => {
         return reply({ message: 'late', code: 'SERVICE_UNAVAILABLE' }, { status: 503 });
       }),
     );
-    const requests = name.endsWith('.list') ? 2 : 1;
+    const requests = paged(name) ? 2 : 1;
     const controller = new AbortController();
     const outcome = settle(() => call(make({ maxRetries: 5 }) as never, { signal: controller.signal }));
     await expect.poll(() => seen.length, { timeout: 2_000, interval: 5 }).toBe(requests);

@@ -28,6 +28,9 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.StatsTimeseries>().toEqualTypeOf<Schemas.StatsTimeseriesResponse>();
     expectTypeOf<Sdk.StatsBreakdown>().toEqualTypeOf<Schemas.StatsBreakdownResponse>();
     expectTypeOf<Sdk.StatsRealtime>().toEqualTypeOf<Schemas.StatsRealtimeResponse>();
+    expectTypeOf<Sdk.StatsFunnel>().toEqualTypeOf<Schemas.StatsFunnelResponse>();
+    expectTypeOf<Sdk.StatsAttribution>().toEqualTypeOf<Schemas.StatsAttributionResponse>();
+    expectTypeOf<Sdk.Goal>().toEqualTypeOf<Schemas.Goal>();
     expectTypeOf<Sdk.StatsDimension>().toEqualTypeOf<Schemas.StatsDimension>();
     expectTypeOf<Sdk.PartnerSettings>().toEqualTypeOf<Schemas.PartnerSettings>();
   });

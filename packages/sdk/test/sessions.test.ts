@@ -27,6 +27,7 @@ const TOTALS = {
   visitDuration: 10,
   viewsPerVisit: 1,
   botEvents: 0,
+  goals: [],
 };
 const SUMMARY: StatsSummary = { range: RANGE, totals: TOTALS, previous: null };
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();

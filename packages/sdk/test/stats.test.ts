@@ -17,7 +17,11 @@ const COUNTS = {
   visitDuration: 42.5,
   viewsPerVisit: 1,
 };
-const TOTALS = { ...COUNTS, botEvents: 7 };
+const TOTALS = {
+  ...COUNTS,
+  botEvents: 7,
+  goals: [{ goalId: 'g1', name: 'Signed up', conversions: 3, visitors: 2, conversionRate: 1 }],
+};
 
 describe('client.stats', () => {
   it('summary sends GET /v1/partners/stats/summary with the range, zone, filter and compare', async () => {

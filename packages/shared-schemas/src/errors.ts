@@ -26,6 +26,7 @@ export const ErrorCode = z
     'WEBHOOK_NOT_FOUND',
     'WEBHOOK_DELIVERY_NOT_FOUND',
     'ERASURE_NOT_FOUND',
+    'GOAL_NOT_FOUND',
     'LIMIT_EXCEEDED',
     'SESSION_SCOPE',
     'TEST_MODE_ONLY',

@@ -4,6 +4,7 @@ export * from './dns-check.js';
 export * from './erasure.js';
 export * from './errors.js';
 export * from './event.js';
+export * from './goals.js';
 export * from './merchant.js';
 export * from './normalize.js';
 export * from './pagination.js';

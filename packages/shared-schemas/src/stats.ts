@@ -289,6 +289,16 @@ export const StatsTimeseriesQuery = z
   .meta({ id: 'StatsTimeseriesQuery' });
 export type StatsTimeseriesQuery = z.input<typeof StatsTimeseriesQuery>;
 
+const breakdownLimit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(STATS_BREAKDOWN_MAX_LIMIT)
+  .default(STATS_BREAKDOWN_DEFAULT_LIMIT)
+  .meta({
+    description: `Rows before \`other\` (1..${STATS_BREAKDOWN_MAX_LIMIT}, default ${STATS_BREAKDOWN_DEFAULT_LIMIT}).`,
+  });
+
 export const StatsBreakdownQuery = z
   .object({
     ...statsQueryShape,
@@ -296,15 +306,11 @@ export const StatsBreakdownQuery = z
       description:
         "`event_name`; from page views: `path`; of the page view's visit: `referrer` (its landing's host), `utm_source`, `utm_medium`, `utm_campaign` (its landing URL's), `channel` (GA4's default grouping), `entry_page`, `exit_page`; of its client: `country` (ISO 3166-1 alpha-2), `device` (desktop, mobile, tablet), `browser`, `os`.",
     }),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(STATS_BREAKDOWN_MAX_LIMIT)
-      .default(STATS_BREAKDOWN_DEFAULT_LIMIT)
-      .meta({
-        description: `Rows before \`other\` (1..${STATS_BREAKDOWN_MAX_LIMIT}, default ${STATS_BREAKDOWN_DEFAULT_LIMIT}).`,
-      }),
+    limit: breakdownLimit,
+    goal: Uuid.meta({
+      description: 'A goal of the merchant: each row then gives its `conversions` and `conversionRate`.',
+      example: '0b8e7c2a-3f5d-4e1b-9a6c-7d8e9f0a1b2c',
+    }).optional(),
   })
   .superRefine(checkRange)
   .meta({ id: 'StatsBreakdownQuery' });
@@ -340,6 +346,17 @@ const visitMetrics = {
   viewsPerVisit: z.number().min(0).meta({ description: 'Page views per visit.' }),
 };
 
+export const StatsGoalTotals = z
+  .object({
+    goalId: Uuid,
+    name: z.string(),
+    conversions: z.number().int().min(0).meta({ description: 'Converting events (page views for a path goal).' }),
+    visitors: z.number().int().min(0).meta({ description: 'Distinct visitors who converted.' }),
+    conversionRate: z.number().min(0).max(1).meta({ description: 'Converting visitors over all visitors, 0 to 1.' }),
+  })
+  .meta({ id: 'StatsGoalTotals' });
+export type StatsGoalTotals = z.infer<typeof StatsGoalTotals>;
+
 export const StatsTotals = z
   .object({
     ...counts,
@@ -347,6 +364,7 @@ export const StatsTotals = z
     botEvents: z.number().int().min(0).meta({
       description: 'Events the collectors refused as sent by bots (by their user agent) in the period.',
     }),
+    goals: z.array(StatsGoalTotals).meta({ description: "Each of the merchant's goals, oldest first." }),
   })
   .meta({ id: 'StatsTotals' });
 export type StatsTotals = z.infer<typeof StatsTotals>;
@@ -398,6 +416,10 @@ export const StatsBreakdownRow = z
     }),
     visitors: z.number().int().min(0),
     visits: z.number().int().min(0),
+    conversions: z.number().int().min(0).optional().meta({ description: "With `goal`: the goal's conversions." }),
+    conversionRate: z.number().min(0).max(1).optional().meta({
+      description: "With `goal`: the row's converting visitors over its visitors, 0 to 1.",
+    }),
   })
   .meta({ id: 'StatsBreakdownRow' });
 export type StatsBreakdownRow = z.infer<typeof StatsBreakdownRow>;
@@ -429,3 +451,121 @@ export const StatsRealtimeResponse = z
   })
   .meta({ id: 'StatsRealtimeResponse' });
 export type StatsRealtimeResponse = z.infer<typeof StatsRealtimeResponse>;
+
+/** Steps of a funnel, and its longest window. */
+export const STATS_FUNNEL_MIN_STEPS = 2;
+export const STATS_FUNNEL_MAX_STEPS = 8;
+export const STATS_FUNNEL_MAX_WINDOW_DAYS = 90;
+
+/** An ISO 8601 duration of days, hours, minutes and seconds (`P1D`, `PT30M`, `P2DT12H`) in ms, else null. */
+export function isoDurationMs(text: string): number | null {
+  const match = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(text);
+  if (!match || text === 'P' || text.endsWith('T')) return null;
+  const [d, h, m, s] = match.slice(1).map((part) => Number(part ?? 0)) as [number, number, number, number];
+  return (((d * 24 + h) * 60 + m) * 60 + s) * 1000;
+}
+
+export const StatsFunnelQuery = z
+  .object({
+    ...statsQueryShape,
+    steps: z
+      .string()
+      .max(400)
+      .transform((value, ctx) => {
+        const ids = value.split(',').map((id) => id.trim());
+        const valid = ids.every((id) => Uuid.safeParse(id).success);
+        if (!valid || ids.length < STATS_FUNNEL_MIN_STEPS || ids.length > STATS_FUNNEL_MAX_STEPS) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `steps must be ${STATS_FUNNEL_MIN_STEPS} to ${STATS_FUNNEL_MAX_STEPS} comma-separated goal ids`,
+          });
+          return z.NEVER;
+        }
+        return ids.map((id) => id.toLowerCase());
+      })
+      .meta({ description: 'The goals of the steps, in order, comma-separated (2 to 8).' }),
+    window: z
+      .string()
+      .max(40)
+      .default('P1D')
+      .refine(
+        (value) => {
+          const ms = isoDurationMs(value);
+          return ms !== null && ms > 0 && ms <= STATS_FUNNEL_MAX_WINDOW_DAYS * 86_400_000;
+        },
+        { message: `window must be an ISO 8601 duration (P1D, PT30M) of at most ${STATS_FUNNEL_MAX_WINDOW_DAYS} days` },
+      )
+      .meta({
+        description: 'How long a visitor has from the first step to the last (ISO 8601, default `P1D`).',
+        example: 'PT30M',
+      }),
+  })
+  .superRefine(checkRange)
+  .meta({ id: 'StatsFunnelQuery' });
+export type StatsFunnelQuery = z.input<typeof StatsFunnelQuery>;
+
+export const StatsFunnelResponse = z
+  .object({
+    range: StatsRange,
+    window: z.string().meta({ example: 'P1D' }),
+    steps: z
+      .array(
+        z.object({
+          goalId: Uuid,
+          name: z.string(),
+          visitors: z.number().int().min(0).meta({
+            description: 'Visitors who reached this step after every step before it, in order, within the window.',
+          }),
+          conversionRate: z.number().min(0).max(1).meta({ description: "This step's visitors over the first's." }),
+          dropOff: z
+            .number()
+            .min(0)
+            .max(1)
+            .meta({ description: 'Share of the step before that did not reach this one.' }),
+        }),
+      )
+      .meta({ description: 'In the order asked.' }),
+  })
+  .meta({ id: 'StatsFunnelResponse' });
+export type StatsFunnelResponse = z.infer<typeof StatsFunnelResponse>;
+
+export const STATS_ATTRIBUTION_MODELS = ['first_touch', 'last_touch'] as const;
+export const STATS_ATTRIBUTION_DIMENSIONS = ['channel', 'referrer', 'utm_source', 'utm_campaign'] as const;
+
+export const StatsAttributionQuery = z
+  .object({
+    ...statsQueryShape,
+    model: z.enum(STATS_ATTRIBUTION_MODELS).meta({
+      description:
+        "`first_touch`: each visitor's purchases credited to their first visit's value in the range; `last_touch`: to their last visit's.",
+      example: 'first_touch',
+    }),
+    dimension: z.enum(STATS_ATTRIBUTION_DIMENSIONS).meta({
+      description: "The visit's value credited: its channel, referrer host, utm_source or utm_campaign.",
+      example: 'channel',
+    }),
+    limit: breakdownLimit,
+  })
+  .superRefine(checkRange)
+  .meta({ id: 'StatsAttributionQuery' });
+export type StatsAttributionQuery = z.input<typeof StatsAttributionQuery>;
+
+export const StatsAttributionRow = z
+  .object({
+    value: z.string().meta({ example: 'Organic Search' }),
+    visitors: z.number().int().min(0).meta({ description: 'Visitors whose first (or last) visit had this value.' }),
+    purchases: z.number().int().min(0),
+    revenue: z.array(StatsRevenue).meta({ description: 'Per currency, exact.' }),
+  })
+  .meta({ id: 'StatsAttributionRow' });
+export type StatsAttributionRow = z.infer<typeof StatsAttributionRow>;
+
+export const StatsAttributionResponse = z
+  .object({
+    range: StatsRange,
+    model: z.enum(STATS_ATTRIBUTION_MODELS),
+    dimension: z.enum(STATS_ATTRIBUTION_DIMENSIONS),
+    rows: z.array(StatsAttributionRow).meta({ description: 'Most purchases first (then most visitors, then value).' }),
+  })
+  .meta({ id: 'StatsAttributionResponse' });
+export type StatsAttributionResponse = z.infer<typeof StatsAttributionResponse>;

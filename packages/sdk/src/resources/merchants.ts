@@ -2,6 +2,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
+import { Goals } from './goals.js';
 import { MerchantSessions } from './merchant-sessions.js';
 import type { TagSummary } from './tags.js';
 
@@ -60,11 +61,14 @@ export class Merchants {
   readonly #transport: Transport;
   /** `/v1/partners/merchant/{merchantId}/sessions`: tokens a browser may hold for one merchant. */
   readonly sessions: MerchantSessions;
+  /** `/v1/partners/merchant/{merchantId}/goals`: conversions the statistics count. */
+  readonly goals: Goals;
 
   /** @internal */
   constructor(transport: Transport) {
     this.#transport = transport;
     this.sessions = new MerchantSessions(transport);
+    this.goals = new Goals(transport);
   }
 
   /** `GET /v1/partners/merchant`: a page of the partner's merchants, iterable over all of them. */

@@ -65,6 +65,56 @@ export interface StatsBreakdownParams extends StatsParams {
   dimension: StatsDimension;
   /** Rows before `other`, 1..100 (server default 10). */
   limit?: number;
+  /** A goal: each row then has `conversions` and `conversionRate`. */
+  goal?: string;
+}
+
+export interface StatsFunnelParams extends StatsParams {
+  /** 2 to 8 goal ids, in order. */
+  steps: readonly string[];
+  /** ISO 8601 duration from the first step to the last (server default `P1D`). */
+  window?: string;
+}
+
+export interface StatsFunnel {
+  range: StatsRange;
+  window: string;
+  steps: {
+    goalId: string;
+    name: string;
+    /** Visitors who reached this step after every step before it, in order, within the window. */
+    visitors: number;
+    /** This step's visitors over the first's. */
+    conversionRate: number;
+    /** Share of the step before that did not reach this one. */
+    dropOff: number;
+  }[];
+}
+
+export type StatsAttributionModel = 'first_touch' | 'last_touch';
+export type StatsAttributionDimension = 'channel' | 'referrer' | 'utm_source' | 'utm_campaign';
+
+export interface StatsAttributionParams extends StatsParams {
+  model: StatsAttributionModel;
+  dimension: StatsAttributionDimension;
+  /** Rows, 1..100 (server default 10). */
+  limit?: number;
+}
+
+export interface StatsAttributionRow {
+  value: string;
+  /** Visitors whose first (or last) visit had this value. */
+  visitors: number;
+  purchases: number;
+  revenue: StatsRevenue[];
+}
+
+export interface StatsAttribution {
+  range: StatsRange;
+  model: StatsAttributionModel;
+  dimension: StatsAttributionDimension;
+  /** Most purchases first. */
+  rows: StatsAttributionRow[];
 }
 
 export interface StatsRevenue {
@@ -89,9 +139,22 @@ interface StatsCounts {
   viewsPerVisit: number;
 }
 
+export interface StatsGoalTotals {
+  goalId: string;
+  name: string;
+  /** Converting events (page views for a path goal). */
+  conversions: number;
+  /** Distinct visitors who converted. */
+  visitors: number;
+  /** Converting visitors over all visitors, 0 to 1. */
+  conversionRate: number;
+}
+
 export interface StatsTotals extends StatsCounts {
   /** Events the collectors refused as sent by bots in the period. */
   botEvents: number;
+  /** Each of the merchant's goals, oldest first. */
+  goals: StatsGoalTotals[];
 }
 
 export interface StatsRange {
@@ -125,6 +188,10 @@ export interface StatsBreakdownRow {
   events: number;
   visitors: number;
   visits: number;
+  /** With `goal`: the goal's conversions. */
+  conversions?: number;
+  /** With `goal`: the row's converting visitors over its visitors. */
+  conversionRate?: number;
 }
 
 export interface StatsBreakdown {
@@ -177,7 +244,27 @@ export class Stats {
 
   /** Top values of a dimension and the rest as `other` (`GET /v1/partners/stats/breakdown`). */
   breakdown(params: StatsBreakdownParams, options?: RequestOptions): APIPromise<StatsBreakdown> {
-    return this.#get('breakdown', params, { dimension: params.dimension, limit: params.limit }, options);
+    return this.#get(
+      'breakdown',
+      params,
+      { dimension: params.dimension, limit: params.limit, goal: params.goal },
+      options,
+    );
+  }
+
+  /** Visitors through goals in order within a window (`GET /v1/partners/stats/funnel`). */
+  funnel(params: StatsFunnelParams, options?: RequestOptions): APIPromise<StatsFunnel> {
+    return this.#get('funnel', params, { steps: params.steps.join(','), window: params.window }, options);
+  }
+
+  /** Purchases and revenue by first- or last-touch value (`GET /v1/partners/stats/attribution`). */
+  attribution(params: StatsAttributionParams, options?: RequestOptions): APIPromise<StatsAttribution> {
+    return this.#get(
+      'attribution',
+      params,
+      { model: params.model, dimension: params.dimension, limit: params.limit },
+      options,
+    );
   }
 
   /** Visitors on the site in the last 5 minutes and their pages (`GET /v1/partners/stats/realtime`). */

@@ -35,6 +35,7 @@ export const ERROR_TABLE = {
   WEBHOOK_NOT_FOUND: { status: 404, code: 'WEBHOOK_NOT_FOUND' },
   WEBHOOK_DELIVERY_NOT_FOUND: { status: 404, code: 'WEBHOOK_DELIVERY_NOT_FOUND' },
   ERASURE_NOT_FOUND: { status: 404, code: 'ERASURE_NOT_FOUND' },
+  GOAL_NOT_FOUND: { status: 404, code: 'GOAL_NOT_FOUND' },
   TAG_NOT_LIVE: { status: 409, code: 'TAG_NOT_LIVE' },
   IDEMPOTENCY_KEY_REUSED: { status: 409, code: 'IDEMPOTENCY_KEY_REUSED' },
   /** A per-partner cap (MAX_MERCHANTS_PER_PARTNER ...) is reached; the message names it and its value. */

@@ -31,6 +31,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
   WEBHOOK_NOT_FOUND: "the webhook endpoint does not exist, was deleted, or is another partner's",
   WEBHOOK_DELIVERY_NOT_FOUND: 'the delivery does not exist or belongs to another webhook endpoint',
   ERASURE_NOT_FOUND: "the erasure does not exist or is another partner's",
+  GOAL_NOT_FOUND: "the goal does not exist or is another merchant's",
   TAG_NOT_LIVE: 'the tag does not take events yet (custom domain not verified)',
   IDEMPOTENCY_KEY_REUSED: 'the Idempotency-Key was used with another request',
   LIMIT_EXCEEDED: 'the partner has reached a per-partner cap (the message names it and its value)',
@@ -106,7 +107,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Collection: 'The public collection endpoint: events sent for a live tag, with no partner token.',
   Webhooks:
     'Signed event notifications (Standard Webhooks): endpoints, secret rotation, test events and the delivery log with retries.',
-  Stats: "A merchant's statistics from aggregates kept as events are stored: totals, a time series, top values.",
+  Stats:
+    "A merchant's statistics: totals, visits, a time series, top values, visitors now, funnels and attribution, filtered by any dimension.",
+  Goals: "A merchant's conversions: events of a name or page views of a path pattern, counted by the statistics.",
   Settings: "The partner's own settings: the default retention of its merchants' events.",
   Erasures:
     "A visitor's right to erasure: their events deleted in the background, from the statistics too, optional suppression.",

@@ -58,6 +58,7 @@ describe.skipIf(!available)('stats in log mode', () => {
       visitDuration: 0,
       viewsPerVisit: 3,
       botEvents: 0,
+      goals: [],
     });
     const referrers = await getStats(server, 'breakdown', { ...q, dimension: 'referrer' });
     expect(referrers.body.rows).toEqual([{ value: 'news.example', events: 30, visitors: 10, visits: 10 }]);

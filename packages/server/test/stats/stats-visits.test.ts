@@ -370,7 +370,8 @@ describe('visits over synthetic journeys', () => {
   it('summary: visits split at 30 minutes, bounces, durations (with engagement), views per visit, bots', async () => {
     const res = await getStats(server, 'summary', q());
     expect(res.status, res.text).toBe(200);
-    const { revenue, botEvents, ...totals } = res.body.totals;
+    const { revenue, botEvents, goals, ...totals } = res.body.totals;
+    expect(goals).toEqual([]);
     const expected = expectedTotals(DAY_START, DAY_END);
     expect(totals).toEqual({ ...expected, visitDuration: expect.any(Number), bounceRate: expect.any(Number) });
     expect(totals.visitDuration).toBeCloseTo(expected.visitDuration, 6);
@@ -404,7 +405,7 @@ describe('visits over synthetic journeys', () => {
     const res = await getStats(server, 'summary', q({ timezone: 'Asia/Tokyo' }));
     const from = DAY_START - 9 * 3_600_000;
     const expected = expectedTotals(from, from + 86_400_000);
-    const { revenue: _r, botEvents: _b, ...totals } = res.body.totals;
+    const { revenue: _r, botEvents: _b, goals: _g, ...totals } = res.body.totals;
     expect(totals).toEqual({ ...expected, visitDuration: expect.any(Number), bounceRate: expect.any(Number) });
     expect(totals.visitDuration).toBeCloseTo(expected.visitDuration, 6);
     // v7 begins 23:50 in Tokyo on the 10th: in; its events after midnight are the 11th's.
@@ -462,7 +463,7 @@ describe('visits over synthetic journeys', () => {
     for (const [filters, keep] of cases) {
       const res = await getStats(server, 'summary', q({ filters }));
       expect(res.status, res.text).toBe(200);
-      const { revenue: _r, botEvents: _b, ...totals } = res.body.totals;
+      const { revenue: _r, botEvents: _b, goals: _g, ...totals } = res.body.totals;
       const expected = expectedTotals(DAY_START, DAY_END, keep);
       expect(totals, filters).toEqual({
         ...expected,

@@ -2,6 +2,7 @@ export * from './api-keys.js';
 export * from './erasures.js';
 export * from './event-day-counts.js';
 export * from './events.js';
+export * from './goals.js';
 export * from './idempotency-keys.js';
 export * from './merchant-sessions.js';
 export * from './merchants.js';

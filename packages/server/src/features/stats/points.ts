@@ -61,7 +61,7 @@ export const noPoint = (): PointSums => ({
 });
 
 /** A point's totals as the API answers them: the visit metrics as rates and means. */
-export function pointTotals(sums: PointSums): Omit<StatsTotals, 'botEvents'> {
+export function pointTotals(sums: PointSums): Omit<StatsTotals, 'botEvents' | 'goals'> {
   const { visits, bounces, durationMs, visitPageviews, ...counts } = sums;
   return {
     ...counts,

@@ -6,13 +6,19 @@ import { rowsOf } from '../../db/read-rows.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
 import { BotCounts } from './bots.js';
+import { readFunnelSteps } from './funnel-steps.js';
 import { ReadGate } from './gate.js';
+import { readGoalRows } from './goal-rows.js';
+import type { GoalDefinition } from './goal-sql.js';
+import { readGoalTotals } from './goal-totals.js';
 import { type LoadProgress, loadStoredEvents } from './load.js';
 import { type PointsQuery, type PointTotals, readPoints } from './points.js';
 import type { EventClient, StoredEvent } from './stored-event.js';
 import { readTopValues, type TopValuesQuery } from './top-values.js';
+import { readTouches, type TouchesQuery } from './touches.js';
 import { type OutboxRange, StatsTransfer, type TransferOptions } from './transfer.js';
 import { readVisitorsNow } from './visitors-now.js';
+import type { Scope } from './where.js';
 
 export { clientText } from './stored-event.js';
 export type { EventClient, LoadProgress, OutboxRange, StoredEvent };
@@ -97,6 +103,22 @@ export class StatsStore {
 
   topValues(principal: string, query: TopValuesQuery) {
     return this.read(principal, query.merchantId, () => readTopValues(this.clickhouse, query));
+  }
+
+  goalTotals(principal: string, scope: Scope, splitAt: number, goals: readonly GoalDefinition[]) {
+    return this.read(principal, scope.merchantId, () => readGoalTotals(this.clickhouse, scope, splitAt, goals));
+  }
+
+  goalRows(principal: string, query: TopValuesQuery, goal: GoalDefinition, values: readonly string[]) {
+    return this.read(principal, query.merchantId, () => readGoalRows(this.clickhouse, query, goal, values));
+  }
+
+  funnel(principal: string, scope: Scope, steps: readonly GoalDefinition[], windowMs: number) {
+    return this.read(principal, scope.merchantId, () => readFunnelSteps(this.clickhouse, scope, steps, windowMs));
+  }
+
+  touches(principal: string, query: TouchesQuery) {
+    return this.read(principal, query.merchantId, () => readTouches(this.clickhouse, query));
   }
 
   visitorsNow(principal: string, merchantId: string, now: number) {

@@ -1,5 +1,7 @@
 import { EventNamesFilter, type StatsSummaryResponse } from '@partner/shared-schemas';
+import { goalRows } from '../goals/list-goals.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
+import type { GoalSums } from './goal-totals.js';
 import { noPoint, pointTotals } from './points.js';
 import { previousRange, type StatsRange, statsRange } from './range.js';
 import { filtersOf, principalOf, type StatsDeps, storeFor } from './reader.js';
@@ -26,19 +28,42 @@ export async function statsSummary(
   const stats = await storeFor(deps, partner, params.merchantId);
   const range = statsRange(params.startDate, params.endDate, params.timezone);
   const before = params.compare === 'previous' ? previousRange(range) : null;
-  const scope = { merchantId: params.merchantId, start: before?.start ?? range.start, end: range.end };
-  const [points, bots] = await Promise.all([
-    stats.points(
-      principalOf(partner),
-      { ...scope, names, filters: filtersOf(params.filters), cut: { splitAt: range.start } },
-      [range.start],
-    ),
+  const scope = {
+    merchantId: params.merchantId,
+    start: before?.start ?? range.start,
+    end: range.end,
+    names,
+    filters: filtersOf(params.filters),
+  };
+  const goals = await goalRows(deps.db, params.merchantId);
+  const principal = principalOf(partner);
+  const [points, bots, conversions] = await Promise.all([
+    stats.points(principal, { ...scope, cut: { splitAt: range.start } }, [range.start]),
     stats.botEvents(scope.merchantId, scope.start, range.start, range.end),
+    stats.goalTotals(principal, scope, range.start, goals),
   ]);
-  const totalsOf = (key: string, botEvents: number) => ({ ...pointTotals(points.get(key) ?? noPoint()), botEvents });
+  const totalsOf = (key: string, botEvents: number) => {
+    const totals = pointTotals(points.get(key) ?? noPoint());
+    return { ...totals, botEvents, goals: goalsOf(goals, conversions, key, totals.visitors) };
+  };
   return {
     range: rangeOf(range),
     totals: totalsOf('1', bots.current),
     previous: before ? { range: rangeOf(before), totals: totalsOf('0', bots.before) } : null,
   };
+}
+
+/** Each goal's totals of one period; its rate over the period's visitors. */
+function goalsOf(goals: readonly { id: string; name: string }[], sums: GoalSums, key: string, visitors: number) {
+  const period = sums.get(key);
+  return goals.map((goal, i) => {
+    const converted = period?.visitors[i] ?? 0;
+    return {
+      goalId: goal.id,
+      name: goal.name,
+      conversions: period?.conversions[i] ?? 0,
+      visitors: converted,
+      conversionRate: visitors === 0 ? 0 : Math.min(1, converted / visitors),
+    };
+  });
 }

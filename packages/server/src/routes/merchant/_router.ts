@@ -2,6 +2,9 @@ import { router } from '../procedures.js';
 import { createMerchantRoute } from './create.js';
 import { deleteMerchantRoute } from './delete.js';
 import { getMerchantRoute } from './get.js';
+import { createGoalRoute } from './goals-create.js';
+import { deleteGoalRoute } from './goals-delete.js';
+import { listGoalsRoute } from './goals-list.js';
 import { listMerchantsRoute } from './list.js';
 import { createMerchantSessionRoute } from './sessions.js';
 import { updateMerchantRoute } from './update.js';
@@ -13,4 +16,5 @@ export const merchantRouter = router({
   update: updateMerchantRoute,
   delete: deleteMerchantRoute,
   sessions: router({ create: createMerchantSessionRoute }),
+  goals: router({ create: createGoalRoute, list: listGoalsRoute, delete: deleteGoalRoute }),
 });

@@ -1,5 +1,7 @@
 import { router } from '../procedures.js';
+import { statsAttributionRoute } from './attribution.js';
 import { statsBreakdownRoute } from './breakdown.js';
+import { statsFunnelRoute } from './funnel.js';
 import { statsRealtimeRoute } from './realtime.js';
 import { statsSummaryRoute } from './summary.js';
 import { statsTimeseriesRoute } from './timeseries.js';
@@ -9,4 +11,6 @@ export const statsRouter = router({
   timeseries: statsTimeseriesRoute,
   breakdown: statsBreakdownRoute,
   realtime: statsRealtimeRoute,
+  funnel: statsFunnelRoute,
+  attribution: statsAttributionRoute,
 });

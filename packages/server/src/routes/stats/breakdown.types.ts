@@ -16,6 +16,7 @@ export const statsBreakdownMeta: Meta = {
     'UNAUTHORIZED',
     'VALIDATION_ERROR',
     'MERCHANT_NOT_FOUND',
+    'GOAL_NOT_FOUND',
     'DATABASE_ERROR',
     'STATS_UNAVAILABLE',
     'STATS_NOT_CONFIGURED',
