@@ -1,19 +1,33 @@
 // <partner-tags-dashboard>: one merchant's statistics (summary against the previous period, a daily
-// chart, top pages and sources) read in the browser with a merchant session through the SDK's
-// MerchantClient, which renews the session through `fetchSession` before it expires and after a 401.
+// chart, top pages, sources, places and devices, visitors now) read in the browser with a merchant
+// session through the SDK's MerchantClient, which renews the session through `fetchSession` before
+// it expires and after a 401. A value picked in a table filters every call (the `filters` attribute).
 import {
   MerchantClient,
   type SessionGrant,
   type StatsBreakdown,
+  type StatsDimension,
+  type StatsFilter,
   type StatsSummary,
   type StatsTimeseries,
 } from '@partner/sdk';
 import type uPlot from 'uplot';
 import { chartColors, drawChart } from './chart.js';
-import { browserTimeZone, dayCount, lastDays, PERIODS } from './format.js';
+import { type Filter, formatFilters, parseFilters } from './filters.js';
+import { browserTimeZone, currentPoint, dayCount, lastDays, PERIODS } from './format.js';
 import { errorMessage, SetupError } from './messages.js';
 import { STYLES } from './styles.js';
-import { dailyTable, h, type Parts, skeleton, summaryItems, topTable } from './view.js';
+import {
+  dailyTable,
+  filterItems,
+  h,
+  nowItems,
+  type Parts,
+  skeleton,
+  summaryItems,
+  type TopSpec,
+  topTable,
+} from './view.js';
 
 /** What `fetchSession` resolves with: the answer of `client.merchants.sessions.create` will do. */
 export interface DashboardSession extends SessionGrant {
@@ -30,18 +44,64 @@ export interface DashboardRange {
   timezone: string;
 }
 
+/** A filter of the dashboard: `dimension` is one of `values` (with `not`, none of them). */
+export type DashboardFilter = Filter;
+
 interface Loaded {
   summary: StatsSummary;
   daily: StatsTimeseries;
-  pages: StatsBreakdown;
-  referrers: StatsBreakdown;
-  sources: StatsBreakdown;
+  tops: StatsBreakdown[];
+  filters: Filter[];
 }
+
+/** The top lists, in their order on screen. */
+const TOPS: TopSpec[] = [
+  { dimension: 'path', caption: 'Top pages', heading: 'Page', count: 'pageviews' },
+  { dimension: 'entry_page', caption: 'Entry pages', heading: 'Page', count: 'visits' },
+  { dimension: 'channel', caption: 'Channels', heading: 'Channel', count: 'visits' },
+  { dimension: 'referrer', caption: 'Top referrers', heading: 'Referrer', count: 'pageviews' },
+  { dimension: 'utm_source', caption: 'Top sources (utm_source)', heading: 'Source', count: 'pageviews' },
+  { dimension: 'country', caption: 'Countries', heading: 'Country', count: 'visits' },
+  { dimension: 'device', caption: 'Devices', heading: 'Device', count: 'visits' },
+  { dimension: 'browser', caption: 'Browsers', heading: 'Browser', count: 'visits' },
+];
+
+/**
+ * Runs at most `n` tasks at a time, the others in order: the API answers a session's third stats
+ * read in flight with 429 (docs/decisions/stats.md, "Bounded reads").
+ */
+function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    while (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/** A load's read not started because a newer load began. */
+class Superseded extends Error {}
 
 const CLIENT_ATTRIBUTES = new Set(['api-base', 'session-token', 'session-expires-at', 'merchant-id']);
 
 export class PartnerTagsDashboard extends HTMLElement {
-  static observedAttributes = [...CLIENT_ATTRIBUTES, 'start-date', 'end-date', 'days', 'timezone', 'theme', 'heading'];
+  static observedAttributes = [
+    ...CLIENT_ATTRIBUTES,
+    'start-date',
+    'end-date',
+    'days',
+    'timezone',
+    'theme',
+    'heading',
+    'filters',
+    'realtime-interval',
+  ];
 
   readonly #parts: Parts;
   #fetchSession: (() => Promise<DashboardSession>) | undefined;
@@ -51,10 +111,19 @@ export class PartnerTagsDashboard extends HTMLElement {
   #scheduled = false;
   #state: DashboardState = 'loading';
   #daily: StatsTimeseries | undefined;
+  #current = -1;
   #chart: uPlot | undefined;
   #resize: ResizeObserver | undefined;
   readonly #scheme = typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined;
   readonly #redraw = () => this.#drawChart();
+  /** Visitors now: refreshed every `realtime-interval` seconds while the element is on screen. */
+  #live: ReturnType<typeof setInterval> | undefined;
+  #liveAt = 0;
+  /** Every stats call of the element, two at a time. */
+  readonly #read = limiter(2);
+  #onScreen = typeof IntersectionObserver !== 'function';
+  #sight: IntersectionObserver | undefined;
+  readonly #syncLive = () => this.#startOrStopLive();
 
   constructor() {
     super();
@@ -117,8 +186,22 @@ export class PartnerTagsDashboard extends HTMLElement {
     return { ...lastDays(this.#days, timezone), timezone };
   }
 
+  /** The filters every call gets: the `filters` attribute (`country==DE;channel==Email`) read. */
+  get filters(): DashboardFilter[] {
+    return parseFilters(this.getAttribute('filters'));
+  }
+
+  set filters(filters: readonly StatsFilter[]) {
+    const text = formatFilters(
+      filters.map((f) => ({ dimension: f.dimension, values: [f.values].flat(), not: !!f.not })),
+    );
+    if (text) this.setAttribute('filters', text);
+    else this.removeAttribute('filters');
+  }
+
   /** Loads the statistics again; resolves when they are shown (or the error is). */
   refresh(): Promise<void> {
+    if (this.#live !== undefined) void this.#loadNow();
     return this.#load();
   }
 
@@ -129,12 +212,25 @@ export class PartnerTagsDashboard extends HTMLElement {
     });
     this.#resize.observe(this.#parts.chart);
     this.#scheme?.addEventListener('change', this.#redraw);
+    if (typeof IntersectionObserver === 'function') {
+      this.#sight ??= new IntersectionObserver((entries) => {
+        this.#onScreen = entries[entries.length - 1]?.isIntersecting ?? this.#onScreen;
+        this.#startOrStopLive();
+      });
+      this.#sight.observe(this);
+    }
+    document.addEventListener('visibilitychange', this.#syncLive);
+    this.#renderFilters();
     this.#schedule();
   }
 
   disconnectedCallback(): void {
     this.#resize?.disconnect();
     this.#scheme?.removeEventListener('change', this.#redraw);
+    this.#sight?.disconnect();
+    this.#onScreen = !this.#sight;
+    document.removeEventListener('visibilitychange', this.#syncLive);
+    this.#startOrStopLive();
   }
 
   attributeChangedCallback(name: string, previous: string | null, value: string | null): void {
@@ -147,16 +243,24 @@ export class PartnerTagsDashboard extends HTMLElement {
       this.#parts.title.textContent = value || 'Statistics';
       return;
     }
+    if (name === 'realtime-interval') {
+      this.#startOrStopLive();
+      return;
+    }
     if (name === 'days') {
       const days = Number(value);
       this.#days = (PERIODS as readonly number[]).includes(days) ? days : 30;
     }
-    if (CLIENT_ATTRIBUTES.has(name)) this.#client = undefined;
+    if (name === 'filters') this.#renderFilters();
+    if (CLIENT_ATTRIBUTES.has(name)) {
+      this.#client = undefined;
+      this.#liveAt = 0;
+    }
     this.#schedule();
   }
 
   #wire(): void {
-    const { periods, toggle, daily, status } = this.#parts;
+    const { periods, toggle, daily, status, filters, tops } = this.#parts;
     periods.addEventListener('click', (event) => {
       const button = (event.target as Element).closest('button[data-days]');
       if (!button) return;
@@ -185,6 +289,69 @@ export class PartnerTagsDashboard extends HTMLElement {
     status.addEventListener('click', (event) => {
       if ((event.target as Element).closest('button[data-retry]')) void this.#load();
     });
+    // A value of a table (its button, or anywhere on its row) filters the dashboard by it.
+    tops.addEventListener('click', (event) => {
+      const target = event.target as Element;
+      const pick = target.closest('.pick') ?? target.closest('tr')?.querySelector('.pick');
+      const dimension = pick?.getAttribute('data-dimension') as StatsDimension | null;
+      if (!pick || !dimension) return;
+      const next = this.filters.filter((f) => f.dimension !== dimension);
+      next.push({ dimension, values: [pick.getAttribute('data-value') ?? ''], not: false });
+      this.#changeFilters(next, next.length - 1);
+    });
+    filters.addEventListener('click', (event) => {
+      const target = event.target as Element;
+      const chip = target.closest('.chip');
+      if (target.closest('[data-clear]')) this.#changeFilters([], -1);
+      if (!chip) return;
+      const list = this.filters;
+      const at = list.findIndex((f) => f.dimension === chip.getAttribute('data-dimension'));
+      list.splice(at, 1);
+      this.#changeFilters(list, Math.min(at, list.length - 1));
+    });
+  }
+
+  /** Sets the filters (the attribute: the bar and a load follow), says so, and moves focus to `focus`'s chip or the heading. */
+  #changeFilters(filters: Filter[], focus: number): void {
+    this.filters = filters;
+    this.dispatchEvent(new CustomEvent('ptd-filter', { detail: { filters: this.filters } }));
+    const chips = this.#parts.filters.querySelectorAll<HTMLElement>('.chip');
+    (chips[focus] ?? this.#parts.title).focus();
+  }
+
+  #renderFilters(): void {
+    const items = filterItems(this.filters);
+    this.#parts.filters.replaceChildren(...items);
+    this.#parts.filters.hidden = items.length === 0;
+  }
+
+  #liveSeconds(): number {
+    const value = this.getAttribute('realtime-interval');
+    const seconds = value === null || value === '' ? 30 : Number(value);
+    return seconds > 0 ? Math.max(5, seconds) : 0;
+  }
+
+  /** Runs the visitors-now timer while the element is connected, on screen and its page shown; else stops it. */
+  #startOrStopLive(): void {
+    clearInterval(this.#live);
+    this.#live = undefined;
+    const seconds = this.#liveSeconds();
+    if (!this.isConnected || !this.#onScreen || document.visibilityState === 'hidden' || seconds === 0) return;
+    if (Date.now() - this.#liveAt >= seconds * 1000) void this.#loadNow();
+    this.#live = setInterval(() => void this.#loadNow(), seconds * 1000);
+  }
+
+  async #loadNow(): Promise<void> {
+    this.#liveAt = Date.now();
+    try {
+      const { client, merchantId } = await this.#session();
+      const now = await this.#read(() => client.stats.realtime({ merchantId }));
+      this.#parts.now.replaceChildren(...nowItems(now));
+      this.#parts.now.hidden = false;
+    } catch {
+      // Shown as it was; the next tick tries again (a failed load says what is wrong).
+      this.#liveAt = 0;
+    }
   }
 
   #schedule(): void {
@@ -235,20 +402,22 @@ export class PartnerTagsDashboard extends HTMLElement {
     const range = this.range;
     this.#showRange(range);
     this.#setState('loading', 'Loading statistics…');
+    const filters = this.filters;
     try {
       const { client, merchantId } = await this.#session();
-      const params = { merchantId, ...range };
-      const top = (dimension: 'path' | 'referrer' | 'utm_source') =>
-        client.stats.breakdown({ ...params, dimension, limit: 10 });
-      const [summary, daily, pages, referrers, sources] = await Promise.all([
-        client.stats.summary({ ...params, compare: 'previous' }),
-        client.stats.timeseries({ ...params, interval: 'day' }),
-        top('path'),
-        top('referrer'),
-        top('utm_source'),
+      const params = { merchantId, ...range, filters };
+      // Queued two at a time; what a newer load made useless is not sent.
+      const read = <T>(call: () => Promise<T>) =>
+        this.#read(() => (generation === this.#generation ? call() : Promise.reject(new Superseded())));
+      const [summary, daily, ...tops] = await Promise.all([
+        read(() => client.stats.summary({ ...params, compare: 'previous' })),
+        read(() => client.stats.timeseries({ ...params, interval: 'day' })),
+        ...TOPS.map(({ dimension }) => read(() => client.stats.breakdown({ ...params, dimension, limit: 10 }))),
       ]);
       if (generation !== this.#generation) return;
-      this.#render({ summary, daily, pages, referrers, sources });
+      this.#render({ summary, daily, tops, filters });
+      // Visitors now, if it failed before the session was there.
+      if (this.#liveAt === 0 && this.#live !== undefined) void this.#loadNow();
     } catch (error) {
       if (generation !== this.#generation) return;
       this.#setState('error', errorMessage(error));
@@ -279,25 +448,37 @@ export class PartnerTagsDashboard extends HTMLElement {
   }
 
   #render(loaded: Loaded): void {
-    const { kpis, daily, tops } = this.#parts;
+    const { kpis, daily, tops, soFarKey } = this.#parts;
+    const current = currentPoint(loaded.daily);
     kpis.replaceChildren(...summaryItems(loaded.summary));
-    daily.replaceChildren(dailyTable(loaded.daily));
+    daily.replaceChildren(dailyTable(loaded.daily, current));
+    soFarKey.hidden = current < 0;
+    // A dimension filtered to its values has nothing more to pick.
+    const fixed = new Set(loaded.filters.filter((f) => !f.not).map((f) => f.dimension));
     tops.replaceChildren(
-      topTable('Top pages', 'Page', loaded.pages),
-      topTable('Top referrers', 'Referrer', loaded.referrers),
-      topTable('Top sources (utm_source)', 'Source', loaded.sources),
+      h(
+        'p',
+        { class: 'note hint', id: 'ptd-filter-hint' },
+        'Select a value in a table to filter the whole dashboard by it.',
+      ),
+      ...TOPS.map((spec, i) => topTable(spec, loaded.tops[i] as StatsBreakdown, !fixed.has(spec.dimension))),
     );
     this.#daily = loaded.daily;
+    this.#current = current;
     const empty = loaded.summary.totals.events === 0;
-    this.#setState(empty ? 'empty' : 'ready', empty ? 'No visits yet in this period.' : '');
+    const nothing =
+      loaded.filters.length > 0 ? 'Nothing matches these filters in this period.' : 'No visits yet in this period.';
+    this.#setState(empty ? 'empty' : 'ready', empty ? nothing : '');
     this.#drawChart();
-    this.dispatchEvent(new CustomEvent('ptd-load', { detail: { range: loaded.summary.range } }));
+    this.dispatchEvent(
+      new CustomEvent('ptd-load', { detail: { range: loaded.summary.range, filters: loaded.filters } }),
+    );
   }
 
   #drawChart(): void {
     this.#chart?.destroy();
     this.#chart = undefined;
     if (!this.#daily || this.#state !== 'ready') return;
-    this.#chart = drawChart(this.#parts.chart, this.#daily, chartColors(this), this.range.timezone);
+    this.#chart = drawChart(this.#parts.chart, this.#daily, chartColors(this), this.range.timezone, this.#current);
   }
 }

@@ -1,6 +1,6 @@
 import { PartnerTagsDashboard } from './dashboard-element.js';
 
-export type { DashboardRange, DashboardSession, DashboardState } from './dashboard-element.js';
+export type { DashboardFilter, DashboardRange, DashboardSession, DashboardState } from './dashboard-element.js';
 export { PartnerTagsDashboard };
 
 /** The tag name; defined on import unless the page defined it already. */

@@ -80,6 +80,27 @@ button { font: inherit; font-size: 0.875rem; color: var(--ptd-color-text); curso
 button:focus-visible { outline: 3px solid var(--ptd-color-focus); outline-offset: -3px; }
 .link { border: 1px solid var(--ptd-color-border); border-radius: calc(var(--ptd-radius) * 0.6);
   background: var(--ptd-color-bg); padding: 4px 10px; }
+.now { margin: 6px 0 0; font-size: 0.875rem; color: var(--ptd-color-muted); }
+.now-dot { display: inline-block; width: 8px; height: 8px; border-radius: 50%; margin-right: 6px;
+  background: var(--ptd-color-up); vertical-align: middle; }
+.now-value { color: var(--ptd-color-text); font-weight: 700; font-variant-numeric: tabular-nums; }
+.filters { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 0 0 16px; font-size: 0.875rem; }
+.filters-label { color: var(--ptd-color-muted); }
+.chip { border: 1px solid var(--ptd-color-border); border-radius: 999px; background: var(--ptd-color-surface);
+  padding: 4px 12px; }
+.chip-x { margin-left: 8px; font-weight: 700; }
+.chip:hover { border-color: var(--ptd-color-accent); }
+.pick { border: 0; background: none; padding: 0; font-size: inherit; font-weight: inherit; text-align: left;
+  overflow-wrap: anywhere; }
+tbody tr:has(.pick) { cursor: pointer; }
+tbody tr:has(.pick):hover { background: var(--ptd-color-bg); }
+tbody tr:has(.pick):hover .pick { text-decoration: underline; }
+.pick:focus-visible, .chip:focus-visible, h2:focus-visible { outline: 3px solid var(--ptd-color-focus);
+  outline-offset: 2px; }
+.hint { grid-column: 1 / -1; margin: 0 0 8px; }
+.so-far { color: var(--ptd-color-muted); font-style: italic; }
+.kpi[data-better="down"] .kpi-change[data-direction="up"] { color: var(--ptd-color-down); }
+.kpi[data-better="down"] .kpi-change[data-direction="down"] { color: var(--ptd-color-up); }
 .status { margin: 0 0 16px; padding: 12px 14px; border-radius: var(--ptd-radius); background: var(--ptd-color-surface);
   border: 1px solid var(--ptd-color-border); display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
 .status:empty { display: none; }
@@ -103,8 +124,9 @@ button:focus-visible { outline: 3px solid var(--ptd-color-focus); outline-offset
   margin-right: 6px; }
 .swatch.one { background: var(--ptd-color-accent); }
 .swatch.two { background: var(--ptd-color-series-2); }
+.swatch.dashed { width: 18px; height: 0; border-top: 2px dashed var(--ptd-color-muted); border-radius: 0; }
 .chart { min-height: 240px; }
-.tops { display: grid; gap: 0 16px; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); }
+.tops { display: grid; gap: 0 16px; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); }
 table { width: 100%; border-collapse: collapse; font-size: 0.875rem; font-variant-numeric: tabular-nums; }
 caption { text-align: left; font-weight: 700; font-size: 0.95rem; padding-bottom: 6px; }
 th, td { padding: 5px 6px; border-bottom: 1px solid var(--ptd-color-border); text-align: right; }

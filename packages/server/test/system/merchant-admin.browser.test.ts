@@ -6,130 +6,39 @@
 // renewed ahead of expiry and after a 401, and the backend is asked again each time; axe-core finds
 // no serious or critical violation in light and in dark. Screenshots go to .ci/artifacts/ (and to
 // docs/screenshots/, the ones the elements README shows, with UPDATE_SCREENSHOTS=1).
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PartnerClient, type StatsBreakdown } from '../../../sdk/src/index.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 import { hasChromium, launchChromium } from '../helpers/chromium.js';
+import {
+  type Admin,
+  amount,
+  buildElementBundle,
+  count,
+  DASHBOARD,
+  expectedChange,
+  kpi,
+  ROOT,
+  startAdmin,
+  tableRows,
+  waitReady,
+} from '../helpers/merchant-admin.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
-const EXAMPLE = path.join(ROOT, 'examples/merchant-admin');
-const ELEMENTS = path.join(ROOT, 'packages/elements');
 const ARTIFACTS = path.join(ROOT, '.ci/artifacts');
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 /** Each session the backend creates lives this long (renewed 1.5 s before its end): the test outlives several. */
 const SESSION_SECONDS = 6;
 
-/** The element's standalone bundle, from source (the SDK's too): `pnpm test` builds nothing else. */
-function buildElementBundle(): void {
-  execFileSync(path.join(ELEMENTS, 'node_modules/.bin/tsup'), ['--config', 'tsup.bundle.config.ts', '--silent'], {
-    cwd: ELEMENTS,
-    stdio: 'pipe',
-    timeout: 60_000,
-  });
-}
-
-/**
- * Starts the example's backend with tsx, `@partner/sdk` resolved to the SDK's source (as the
- * dashboard test does). Resolves with its URL once it prints it (after seeding).
- */
-function startAdmin(
-  server: TestServer,
-  work: string,
-): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const sdkVersion = require(path.join(ROOT, 'packages/sdk/package.json')).version as string;
-  writeFileSync(path.join(work, 'version.mjs'), `globalThis.__SDK_VERSION__ = ${JSON.stringify(sdkVersion)};\n`);
-  writeFileSync(
-    path.join(work, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: {
-        module: 'esnext',
-        moduleResolution: 'bundler',
-        target: 'es2022',
-        paths: { '@partner/sdk': [path.join(ROOT, 'packages/sdk/src/index.ts')] },
-      },
-    }),
-  );
-  const tsx = path.join(ROOT, 'packages/server/node_modules/.bin/tsx');
-  const child = spawn(
-    tsx,
-    ['--tsconfig', path.join(work, 'tsconfig.json'), '--import', path.join(work, 'version.mjs'), 'src/main.ts'],
-    {
-      cwd: EXAMPLE,
-      env: {
-        ...process.env,
-        PARTNER_BASE_URL: server.url.replace(/\/$/, ''),
-        PARTNER_API_KEY: server.partner.apiKey,
-        PARTNER_DOMAIN: server.partner.domain,
-        ADMIN_PORT: '0',
-        ADMIN_TIMEZONE: 'UTC',
-        ADMIN_SESSION_SECONDS: String(SESSION_SECONDS),
-        MERCHANT_ID: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let output = '';
-  const collect = (chunk: Buffer) => {
-    output += chunk;
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the admin printed no URL within 90 s:\n${output}`)), 90_000);
-    child.stdout?.on('data', () => {
-      const match = /^merchant admin of merchant \S+: (\S+)$/m.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ child, url: match[1] as string, output: () => output });
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the admin exited with ${code}:\n${output}`));
-    });
-  });
-}
-
-const DASHBOARD = 'partner-tags-dashboard';
-
-/** Waits for the element to show a loaded range (a new load when `after` is the previous generation). */
-async function waitReady(page: Page): Promise<void> {
-  await page.locator(`${DASHBOARD}[data-state="ready"]`).waitFor({ timeout: 20_000 });
-}
-
-/** The body rows of the element's table named `name` (its caption), each as its cells' text. */
-function tableRows(page: Page, name: string): Promise<string[][]> {
-  return page
-    .getByRole('table', { name, exact: true })
-    .locator('tbody tr')
-    .evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => (cell.textContent ?? '').trim())));
-}
-
-const count = (text: string) => Number(text.replace(/,/g, ''));
-const amount = (text: string) => Number(text.replace(/[^0-9.-]/g, ''));
-const percent = new Intl.NumberFormat('en-US', {
-  style: 'percent',
-  maximumFractionDigits: 1,
-  minimumFractionDigits: 1,
-  signDisplay: 'always',
-});
-const expectedChange = (current: number, previous: number) => {
-  if (previous === 0) return current === 0 ? 'no change' : 'new this period';
-  return percent.format((current - previous) / previous);
-};
-
 describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard> in a real Chromium', () => {
   let server: TestServer;
   let browser: Browser;
-  let admin: Awaited<ReturnType<typeof startAdmin>>;
+  let admin: Admin;
   let work: string;
   let sdk: PartnerClient;
   let merchantId: string;
@@ -140,7 +49,7 @@ describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard>
     buildElementBundle();
     server = await startTestServer();
     sdk = new PartnerClient({ apiKey: server.partner.apiKey, baseURL: server.url.replace(/\/$/, ''), maxRetries: 0 });
-    admin = await startAdmin(server, work);
+    admin = await startAdmin(server, work, { ADMIN_SESSION_SECONDS: String(SESSION_SECONDS) });
     merchantId = /^merchant admin of merchant (\S+):/m.exec(admin.output())?.[1] as string;
     browser = await launchChromium();
   }, 150_000);
@@ -181,36 +90,35 @@ describe.skipIf(!hasChromium)('examples/merchant-admin: <partner-tags-dashboard>
   async function expectApiNumbers(page: Page): Promise<number> {
     const range = await shownRange(page);
     const params = { merchantId, ...range };
-    const [summary, daily, pages, referrers, sources] = await Promise.all([
-      sdk.stats.summary({ ...params, compare: 'previous' }),
-      sdk.stats.timeseries({ ...params, interval: 'day' }),
-      sdk.stats.breakdown({ ...params, dimension: 'path', limit: 10 }),
-      sdk.stats.breakdown({ ...params, dimension: 'referrer', limit: 10 }),
-      sdk.stats.breakdown({ ...params, dimension: 'utm_source', limit: 10 }),
-    ]);
-    const kpi = async (metric: string) => {
-      const item = page.locator(`${DASHBOARD} [data-metric="${metric}"]`);
-      return {
-        value: ((await item.locator('.kpi-value').textContent()) ?? '').trim(),
-        change: ((await item.locator('.kpi-change').textContent()) ?? '').replace(/compared with.*/, '').trim(),
-      };
-    };
+    // One after another: the API answers a key's third stats read in flight with 429.
+    const summary = await sdk.stats.summary({ ...params, compare: 'previous' });
+    const daily = await sdk.stats.timeseries({ ...params, interval: 'day' });
+    const pages = await sdk.stats.breakdown({ ...params, dimension: 'path', limit: 10 });
+    const referrers = await sdk.stats.breakdown({ ...params, dimension: 'referrer', limit: 10 });
+    const sources = await sdk.stats.breakdown({ ...params, dimension: 'utm_source', limit: 10 });
     const previous = summary.previous?.totals;
     if (!previous) throw new Error('the API answered no previous period');
     for (const metric of ['visitors', 'pageviews', 'purchases'] as const) {
-      const shown = await kpi(metric);
+      const shown = await kpi(page, metric);
       expect(count(shown.value), metric).toBe(summary.totals[metric]);
       expect(shown.change, metric).toBe(expectedChange(summary.totals[metric], previous[metric]));
     }
     for (const { currency, amount: sum } of summary.totals.revenue) {
-      const shown = await kpi(`revenue-${currency}`);
+      const shown = await kpi(page, `revenue-${currency}`);
       expect(amount(shown.value), currency).toBe(Number(sum));
       const before = previous.revenue.find((r) => r.currency === currency)?.amount ?? '0';
       expect(shown.change, currency).toBe(expectedChange(Number(sum), Number(before)));
     }
+    // Today, the range's last day, is not over: its row says so.
     const days = await tableRows(page, 'Daily numbers');
     expect(days.map(([day, ...cells]) => [day, ...cells.map(count)])).toEqual(
-      daily.points.map((p) => [p.start.slice(0, 10), p.visitors, p.pageviews, p.purchases, p.events]),
+      daily.points.map((p, i) => [
+        `${p.start.slice(0, 10)}${i === daily.points.length - 1 ? ' (so far)' : ''}`,
+        p.visitors,
+        p.pageviews,
+        p.purchases,
+        p.events,
+      ]),
     );
     const top = (answer: StatsBreakdown) =>
       [...answer.rows, ...(answer.other ? [answer.other] : [])].map((r) => [r.value, r.visitors, r.events]);
