@@ -12,7 +12,7 @@ if (!hasChromium) {
  * A desktop Chrome's user agent: headless Chromium's own names `HeadlessChrome`, which the
  * collectors rightly drop as a bot's.
  */
-const DESKTOP_CHROME_UA =
+export const DESKTOP_CHROME_UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
 
 /** Flags for headless Chromium on a machine with no network but loopback. */

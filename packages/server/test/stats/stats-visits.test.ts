@@ -262,7 +262,6 @@ function rawVisits(journey: Journey): RawVisit[] {
 }
 
 const ALL_VISITS = JOURNEYS.flatMap(rawVisits);
-const ALL_EVENTS = ALL_VISITS.flatMap((v) => v.events);
 
 /** The summary's figures over raw visits that begin, and events that fall, in `[from, to)`. */
 function expectedTotals(from: number, to: number, keep: (e: RawEvent, v: RawVisit) => boolean = () => true) {

@@ -17,7 +17,7 @@ export async function readFunnelSteps(
   const conditions = steps.map((goal, i) => goalCondition(goal, `s${i}`, params));
   const rows = await clickhouse.query<{ level: number; visitors: string }>(
     `SELECT level, count() AS visitors FROM (
-       SELECT windowFunnel({window:UInt64})(toUnixTimestamp64Milli(event_time), ${conditions.join(', ')}) AS level
+       SELECT windowFunnel({window:UInt64})(toUInt64(toUnixTimestamp64Milli(event_time)), ${conditions.join(', ')}) AS level
        FROM events WHERE ${where} AND (${conditions.join(' OR ')}) GROUP BY visitor
      ) WHERE level > 0 GROUP BY level`,
     params,

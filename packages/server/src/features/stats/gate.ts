@@ -77,7 +77,10 @@ export class ReadGate {
     const principal = this.principals.get(key);
     if (!principal) return;
     const next = principal.line.shift();
-    if (next) return next();
+    if (next) {
+      next();
+      return;
+    }
     principal.admitted -= 1;
     if (principal.admitted === 0) this.principals.delete(key);
   }
