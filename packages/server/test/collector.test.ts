@@ -313,6 +313,43 @@ describe('POST /e', () => {
     const stored = await allEvents(server, tag.merchantId);
     expect(stored.map((e: { id: string }) => e.id).sort()).toEqual(['dup-1', 'dup-2']);
   });
+
+  it("moves the events' times onto its own clock when the page's (sentAt) is off by over a minute", async () => {
+    const tag = await preverifiedTag(server);
+    const host = await collectorHostOf(server, tag);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    // A page clock 3 hours ahead: a page view and its Engagement 40 s later, sent 50 s after the view.
+    const ahead = 3 * 3_600_000;
+    const viewed = Date.now() - 50_000;
+    const off = await postEvents(server.url, host, {
+      tagId: tag.tagId,
+      sentAt: Date.now() + ahead,
+      events: [
+        { id: 'off-view', event_name: 'PageView', event_time: iso(viewed + ahead) },
+        { id: 'off-engaged', event_name: 'Engagement', event_time: iso(viewed + ahead + 40_000) },
+        { id: 'off-none', event_name: 'Purchase' },
+      ],
+    });
+    expect(off.status).toBe(202);
+    // 20 s off: within the bound, the page's times stand.
+    const near = await postEvents(server.url, host, {
+      tagId: tag.tagId,
+      sentAt: Date.now() - 20_000,
+      events: [{ id: 'near', event_name: 'PageView', event_time: '2026-01-01T00:00:00.000Z' }],
+    });
+    expect(near.status).toBe(202);
+    const stored = new Map(
+      (await allEvents(server, tag.merchantId)).map((e: { id: string; event_time: string }) => [
+        e.id,
+        Date.parse(e.event_time),
+      ]),
+    );
+    const view = stored.get('off-view')!;
+    expect(Math.abs(view - viewed)).toBeLessThan(2_000);
+    expect(stored.get('off-engaged')! - view).toBe(40_000);
+    expect(Math.abs(stored.get('off-none')! - Date.now())).toBeLessThan(10_000);
+    expect(stored.get('near')).toBe(Date.parse('2026-01-01T00:00:00.000Z'));
+  });
 });
 
 describe('tag lifecycle', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.js';
-import { INSTANT_RANGE_MESSAGE, isCanonicalInstant, readIsoInstant } from './dates.js';
+import { INSTANT_RANGE_MESSAGE, isCanonicalInstant, MAX_INSTANT_MS, readIsoInstant } from './dates.js';
 import { VisitorId } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import {
@@ -296,6 +296,8 @@ export const TagBatchInput = z
     tagId: CollectInput.shape.tagId,
     consent: TagConsentSignal.optional(),
     events: z.array(CollectEvent).max(COLLECT_MAX_EVENTS),
+    /** When the script sent the batch, by the page's clock (ms since 1970): how far off that clock is. */
+    sentAt: z.number().int().min(0).max(MAX_INSTANT_MS).optional(),
   })
   .refine((batch) => batch.consent === 'denied' || batch.events.length > 0, {
     message: 'must hold at least 1 event',

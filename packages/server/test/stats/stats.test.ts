@@ -348,6 +348,59 @@ describe('stats: late events, revenue, retries', () => {
   });
 });
 
+describe("stats: Engagement (the tag's visible time, issue 52)", () => {
+  it('is no interaction: a page view and its Engagement are a bounce lasting the engaged time', async () => {
+    const tag = await preverifiedTag(server);
+    const at = Date.UTC(2026, 2, 10, 12);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const page = (path: string) => ({ path, url: `https://shop.example${path}`, referrer: '' });
+    await collectOk(server, tag.tagId, [
+      // One page seen 40 s: a bounce of 40 s.
+      { id: 'r-view', muid: 'reader', event_name: 'PageView', event_time: iso(at), data: page('/post') },
+      {
+        id: 'r-engaged',
+        muid: 'reader',
+        event_name: 'Engagement',
+        event_time: iso(at + 40_000),
+        data: { path: '/post', engaged_ms: 40_000 },
+      },
+      // Two pages, the second seen 20 s: no bounce, 32 s.
+      { id: 'b-view-1', muid: 'browser', event_name: 'PageView', event_time: iso(at), data: page('/') },
+      {
+        id: 'b-engaged-1',
+        muid: 'browser',
+        event_name: 'Engagement',
+        event_time: iso(at + 10_000),
+        data: { path: '/', engaged_ms: 10_000 },
+      },
+      { id: 'b-view-2', muid: 'browser', event_name: 'PageView', event_time: iso(at + 12_000), data: page('/p') },
+      {
+        id: 'b-engaged-2',
+        muid: 'browser',
+        event_name: 'Engagement',
+        event_time: iso(at + 32_000),
+        data: { path: '/p', engaged_ms: 20_000 },
+      },
+      // One page and a purchase: no bounce, 5 s.
+      { id: 'c-view', muid: 'buyer', event_name: 'PageView', event_time: iso(at), data: page('/buy') },
+      { id: 'c-buy', muid: 'buyer', event_name: 'Purchase', event_time: iso(at + 5_000), data: {} },
+    ]);
+    const summary = await getStats(server, 'summary', {
+      merchantId: tag.merchantId,
+      startDate: '2026-03-10',
+      endDate: '2026-03-10',
+    });
+    expect(summary.status).toBe(200);
+    expect(summary.body.totals).toMatchObject({
+      events: 8,
+      pageviews: 4,
+      visits: 3,
+      bounceRate: 1 / 3,
+      visitDuration: (40 + 32 + 5) / 3,
+    });
+  });
+});
+
 describe('stats: access and validation', () => {
   it("another partner's merchant, or a missing one, is 404 MERCHANT_NOT_FOUND", async () => {
     const other = await server.createPartner('Other');

@@ -80,9 +80,9 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
     });
     await until('the first page events', async () => ((await events()).length >= 2 ? true : undefined));
     // Stored is not yet answered: wait until the script has its 202 (the batch leaves its
-    // sessionStorage box), so the browser holds the muid cookie before the reload's requests.
+    // localStorage copy), so the browser holds the muid cookie before the reload's requests.
     await until('the first batch acknowledged', async () =>
-      (await tab.evaluate(`sessionStorage.getItem('ptag:${tag.tagId}')`)) === null ? true : undefined,
+      (await tab.evaluate(`localStorage.getItem('ptag:${tag.tagId}')`)) === null ? true : undefined,
     );
     expect((await context.cookies()).map((cookie) => cookie.name)).toContain('muid');
     // Runs in the page (a string: this package is typed for Node, not the DOM).
@@ -104,11 +104,12 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
         return beacon(url, body);
       };
     `);
-    // Reload at once: the batch still waiting goes out by sendBeacon on pagehide; the new page sends its own.
+    // Reload at once: the batch still waiting goes out by sendBeacon on pagehide, with the first
+    // page's Engagement; the new page sends its own (and that batch again, from localStorage).
     await tab.reload();
     const all = await until('the events of the reload', async () => {
       const list = await events();
-      return list.length >= 6 ? list : undefined;
+      return list.length >= 7 ? list : undefined;
     });
 
     // Page 1 and page 2 each sent by fetch (a page's events may leave in one batch or two, as the
@@ -120,7 +121,7 @@ describe.skipIf(!hasChromium)('the live tag in a real Chromium', () => {
     expect(await tab.evaluate("sessionStorage.getItem('beacons')")).toBe('1');
     const names = all.map((e) => e.event_name).sort();
     // Each page load sends its PageView and the ViewContent its inline script queued.
-    expect(names).toEqual(['Cyclic', 'PageView', 'PageView', 'Purchase', 'ViewContent', 'ViewContent']);
+    expect(names).toEqual(['Cyclic', 'Engagement', 'PageView', 'PageView', 'Purchase', 'ViewContent', 'ViewContent']);
     const muids = new Set(all.map((e) => e.muid));
     expect(muids.size).toBe(1);
     const [muid] = muids;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TagBatchInput } from '@partner/shared-schemas';
+import { isStorableInstant, readIsoInstant, TagBatchInput } from '@partner/shared-schemas';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { AppDeps } from '../../context.js';
 import { ingestEvents } from '../../features/events/ingest/ingest-events.js';
@@ -19,6 +19,8 @@ const MUID_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
 const MUID_VALUE = /^[A-Za-z0-9_-]{8,128}$/;
 const SCRIPT_PATH = /^\/t\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.js$/;
 const SCRIPT_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=86400';
+/** A page clock further off ours than this (by a batch's `sentAt`) has its events' times corrected. */
+const CLOCK_SKEW_MS = 60_000;
 
 export interface Collector {
   /**
@@ -142,6 +144,7 @@ class FirstPartyCollector implements Collector {
     cors: Record<string, string>,
   ): Promise<void> {
     const { deps } = this;
+    const receivedAt = Date.now();
     const client = clientOf(req, res);
     await deps.limits.limitCollector(client); // the collector policy of every way in (runtime/rate-limits.ts)
     const body = await readJsonBody(req, { textPlain: true });
@@ -167,12 +170,16 @@ class FirstPartyCollector implements Collector {
     if (decision.state !== null) {
       const muid = await this.visitorOf(req, client.ip, tag, decision, given);
       // The first-party cookie (or the cookieless hash) names the visitor: a body `muid` counts only without one.
-      result = await ingestEvents(deps, input, {
-        muid,
-        muidWins: muid === given || decision.visitor === 'hash',
-        consent: decision.state,
-        visitor: { request: visitorOf(req), way: 'tag' },
-      });
+      result = await ingestEvents(
+        deps,
+        { tagId: input.tagId, events: onOurClock(input, receivedAt) },
+        {
+          muid,
+          muidWins: muid === given || decision.visitor === 'hash',
+          consent: decision.state,
+          visitor: { request: visitorOf(req), way: 'tag' },
+        },
+      );
       if (decision.visitor === 'cookie' && muid !== given) headers['set-cookie'] = cookie(muid, MUID_MAX_AGE_SECONDS);
     }
     sendJson(res, 202, result, headers);
@@ -192,6 +199,22 @@ class FirstPartyCollector implements Collector {
     }
     return given && MUID_VALUE.test(given) ? given : randomUUID();
   }
+}
+
+/**
+ * The batch's events, their `event_time` moved by the difference between the collector's clock and
+ * the page's (`receivedAt - sentAt`) when it exceeds CLOCK_SKEW_MS: a device whose clock is off
+ * still dates its events right (a stored batch sent later included), and the times of one page
+ * keep their spacing (a page view and its Engagement). Within the bound the page's times stand.
+ */
+function onOurClock(input: TagBatchInput, receivedAt: number): TagBatchInput['events'] {
+  const skew = input.sentAt === undefined ? 0 : receivedAt - input.sentAt;
+  if (Math.abs(skew) <= CLOCK_SKEW_MS) return input.events;
+  return input.events.map((event) => {
+    const read = event.event_time === undefined ? undefined : readIsoInstant(event.event_time);
+    if (!(read instanceof Date) || !isStorableInstant(read.getTime() + skew)) return event;
+    return { ...event, event_time: new Date(read.getTime() + skew).toISOString() };
+  });
 }
 
 /** CORS for `/e`: only pages on the host's own root domain. Returns the headers to answer with. */

@@ -25,26 +25,52 @@
         return false;
       }
     };
-    // Batches not yet acknowledged: kept (at most MAX_EVENTS events, MAX_AGE ms) in memory and in
-    // sessionStorage, so a batch that met a network error, 429 or 503 is sent again, with the same
-    // event ids, after a backoff with jitter (or the server's Retry-After), here or on the next page.
-    const KEY = `ptag:${TAG}`;
+    // `sentAt` (this clock) lets the collector correct the events' times for a clock that is off.
+    const body = (b) => JSON.stringify({ tagId: TAG, consent: b.c, events: b.events, sentAt: Date.now() });
+    // Batches not yet acknowledged: kept in memory (at most MAX_EVENTS events, MAX_AGE ms), so a
+    // batch that met a network error, 429 or 503 is sent again, with the same event ids, after a
+    // backoff with jitter (or the server's Retry-After).
     const MAX_EVENTS = 300;
     const MAX_AGE = 300000;
     let box = [];
     let retryTimer = 0;
-    const save = () => {
-      try {
-        if (box.length) sessionStorage.setItem(KEY, JSON.stringify(box));
-        else sessionStorage.removeItem(KEY);
-      } catch {}
-    };
     const trim = () => {
       const now = Date.now();
       box = box.filter((b) => now - b.t0 < MAX_AGE);
       let n = 0;
       for (const b of box) n += b.events.length;
       while (n > MAX_EVENTS && box.length > 1) n -= box.shift().events.length;
+    };
+    // And in localStorage until acknowledged, where consent allows storage (mode none, opt-in
+    // granted, opt-out not refused; never cookieless) and fetch can bring an answer: the site's next
+    // page, in this tab or another, sends them again with the same ids (the collector stores an id
+    // once). At most STORE_MAX events and STORE_CHARS characters, a day old at most; the oldest go
+    // first (docs/decisions/tag-engagement.md).
+    const KEY = `ptag:${TAG}`;
+    const STORE_MAX = 1000;
+    const STORE_CHARS = 500000;
+    const stores = () => w.fetch && [undefined, 'granted', 'implied'].includes(state());
+    const stored = () => {
+      try {
+        const now = Date.now();
+        return JSON.parse(localStorage.getItem(KEY)).filter((e) => now - Date.parse(e.event_time) < 86400000);
+      } catch {
+        return [];
+      }
+    };
+    // Takes `events` out of storage, and puts them back last (collected under consent `c`) if `keep`.
+    const sync = (events, keep, c) => {
+      try {
+        const ok = stores();
+        const ids = new Set(events.map((e) => e.id));
+        let list = ok ? stored().filter((e) => !ids.has(e.id)) : [];
+        if (ok && keep) list = list.concat(events.map((e) => ({ ...e, c })));
+        list = list.slice(-STORE_MAX);
+        let n = JSON.stringify(list).length;
+        while (n > STORE_CHARS) n -= JSON.stringify(list.shift()).length + 1;
+        if (list.length) localStorage.setItem(KEY, JSON.stringify(list));
+        else localStorage.removeItem(KEY);
+      } catch {}
     };
     const schedule = () => {
       clearTimeout(retryTimer);
@@ -55,7 +81,7 @@
     };
     const done = (b) => {
       box = box.filter((x) => x !== b);
-      save();
+      sync(b.events);
     };
     const failed = (b, retryAfter) => {
       b.busy = false;
@@ -64,14 +90,12 @@
       const wait = retryAfter > 0 ? retryAfter * 1000 : backoff;
       b.due = Date.now() + wait * (0.75 + Math.random() * 0.5);
       trim();
-      save();
       schedule();
     };
     const send = (b) => {
       b.busy = true;
-      const body = JSON.stringify({ tagId: TAG, consent: b.c, events: b.events });
       // A string body is text/plain: no preflight. keepalive lets it outlive a navigation.
-      fetch(endpoint.href, { method: 'POST', body, credentials: 'include', keepalive: true })
+      fetch(endpoint.href, { method: 'POST', body: body(b), credentials: 'include', keepalive: true })
         .then((r) => {
           if (r.status === 429 || r.status >= 500) failed(b, Number(r.headers.get('retry-after')) || 0);
           else done(b);
@@ -109,41 +133,33 @@
       return 'implied';
     };
     const held = [];
-    const flush = (hidden) => {
+    const flush = (leaving) => {
       clearTimeout(timer);
       timer = 0;
       const c = state();
+      sync(queue, true, c);
       while (queue.length) {
         const b = { events: queue.splice(0, BATCH), c, t0: Date.now(), tries: 0, due: 0 };
-        if (hidden || !w.fetch) {
-          // The page may be going away: sendBeacon outlives it (fire and forget); kept if refused.
-          if (beacon(JSON.stringify({ tagId: TAG, consent: c, events: b.events }))) continue;
-          if (!w.fetch) continue;
-        }
+        // The page is going away: sendBeacon outlives it (fire and forget: a stored copy covers a
+        // failure, sent again by the next page); kept here if refused.
+        if ((leaving || !w.fetch) && (beacon(body(b)) || !w.fetch)) continue;
         box.push(b);
       }
       trim();
-      save();
       if (w.fetch) pump();
     };
-    try {
-      const stored = JSON.parse(sessionStorage.getItem(KEY) || '[]');
-      if (Array.isArray(stored)) {
-        for (const b of stored) {
-          if (b && Array.isArray(b.events))
-            box.push({ events: b.events, c: b.c, t0: b.t0, tries: b.tries || 0, due: 0 });
-        }
-      }
-    } catch {}
-    // Batches of an earlier page collected under a cookie wait no more once the visitor said no.
-    if (state() === 'cookieless' || state() === 'off') box = box.filter((b) => b.c === 'cookieless');
-    const track = (name, data) => {
+    const track = (name, data, at) => {
       if (typeof name !== 'string' || !name.trim() || name.length > 100) return;
       let copy = {};
       try {
         copy = data === undefined ? {} : JSON.parse(JSON.stringify(data));
       } catch {}
-      const event = { id: uid(), event_name: name, data: copy === undefined ? {} : copy };
+      const event = {
+        id: uid(),
+        event_name: name,
+        event_time: new Date(at || Date.now()).toISOString(),
+        data: copy === undefined ? {} : copy,
+      };
       const c = state();
       if (c === 'off') return;
       if (c === 'wait') {
@@ -180,7 +196,7 @@
       held.length = 0;
       if (was !== state()) queue.length = 0;
       box = box.filter((b) => b.c === 'cookieless' || b.busy);
-      save();
+      sync([]);
       clearCookie();
     };
     const ptag = (command, name, data) => {
@@ -221,17 +237,71 @@
         }
       } catch {}
     }
-    track('PageView', {
-      url: bare(location.href, true),
-      path: location.pathname,
-      referrer: bare(d.referrer),
-      title: d.title,
-    });
+    // What an earlier page of the site left unacknowledged leaves again, with the same ids: with
+    // this page's first batch if collected under the same consent, else in batches of its own.
+    if (stores())
+      for (const { c, ...e } of stored()) {
+        const last = box[box.length - 1];
+        if (c === state()) queue.push(e);
+        else if (last?.c === c && last.events.length < BATCH) last.events.push(e);
+        else box.push({ events: [e], c, t0: Date.now(), tries: 0, due: 0 });
+      }
+    // The page view in progress: its time `t0`, and how long it was visible (`vis` ms, and since
+    // `since` when it is visible now).
+    let page = {};
+    const visible = () => d.visibilityState === 'visible';
+    const tick = (on) => {
+      const now = Date.now();
+      if (page.since) page.vis += now - page.since;
+      page.since = on && now;
+    };
+    // Engagement: the page view's visible ms so far, dated its time plus those ms, when they grew.
+    const engage = () => {
+      if (page.vis > page.sent) {
+        page.sent = page.vis;
+        track('Engagement', { path: page.path, engaged_ms: page.vis }, page.t0 + page.vis);
+      }
+    };
+    const view = (referrer) => {
+      const now = Date.now();
+      const { href, pathname, search } = location;
+      page = { key: pathname + search, href, path: pathname, t0: now, vis: 0, sent: 0, since: visible() && now };
+      track('PageView', { url: bare(href, true), path: pathname, referrer, title: d.title }, now);
+    };
+    view(bare(d.referrer));
     for (const args of early) if (args[0] !== 'consent') ptag(...args);
     if (box.length && w.fetch) pump();
-    d.addEventListener('visibilitychange', () => {
-      if (d.visibilityState === 'hidden') flush(true);
-    });
-    w.addEventListener('pagehide', () => flush(true));
+    // Single-page apps: a history navigation to another path or query is a page view, referred by
+    // the page before it, which it ends; a change of the fragment alone is not.
+    const nav = () => {
+      try {
+        if (location.pathname + location.search === page.key) return;
+        tick();
+        engage();
+        view(bare(page.href));
+      } catch {}
+    };
+    const H = w.history;
+    for (const k of ['pushState', 'replaceState']) {
+      const f = H?.[k];
+      if (f)
+        H[k] = function (...a) {
+          const r = f.apply(this, a);
+          nav();
+          return r;
+        };
+    }
+    w.addEventListener('popstate', nav);
+    // Hidden, the page lives on (a tab switch): with a stored copy, fetch (keepalive), whose answer
+    // removes the copy; a beacon would leave it for the next page to send again. Else by sendBeacon.
+    const leave = (e) => {
+      try {
+        tick();
+        engage();
+        flush(e.type === 'pagehide' || !stores());
+      } catch {}
+    };
+    d.addEventListener('visibilitychange', (e) => (visible() ? tick(1) : leave(e)));
+    w.addEventListener('pagehide', leave);
   } catch {}
 })(window, document);
