@@ -64,6 +64,12 @@ describe('tag script: the page view URL', () => {
     });
   });
 
+  it('marks an ad click id as present, never keeping its value', async () => {
+    const data = await pageViewAt('https://shop.example/l?gclid=Cj0KCQsecret&x=1&fbclid=IwAR0&msclkid=', '');
+    // An empty click id is no click id.
+    expect(data).toMatchObject({ url: 'https://shop.example/l?gclid=1&fbclid=1' });
+  });
+
   it('records origin and path alone when the page has no utm_* parameter', async () => {
     const data = await pageViewAt('https://shop.example/?reset=s3cret', '');
     expect(data).toMatchObject({ url: 'https://shop.example/', path: '/', referrer: '' });

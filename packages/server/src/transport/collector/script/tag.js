@@ -209,15 +209,15 @@
     w.ptag = ptag;
     // Query strings and fragments often carry tokens (password resets, sessions, e-mail links): the
     // page view records origin and path, and of the page's query only the five utm_* campaign
-    // parameters (docs/decisions/collector.md).
+    // parameters and whether an ad click id was there (docs/decisions/collector.md).
     const bare = (u, utm) => {
       try {
         const x = new URL(u);
         let q = '';
         if (utm) {
-          for (const k of ['source', 'medium', 'campaign', 'term', 'content']) {
-            const v = x.searchParams.get(`utm_${k}`);
-            if (v !== null) q += `${q ? '&' : '?'}utm_${k}=${encodeURIComponent(v)}`;
+          for (const k of 'utm_source utm_medium utm_campaign utm_term utm_content gclid gbraid wbraid dclid msclkid fbclid ttclid li_fat_id twclid'.split(' ')) {
+            const v = x.searchParams.get(k);
+            if (v) q += `${q ? '&' : '?'}${k}=${k[3] === '_' ? encodeURIComponent(v) : 1}`;
           }
         }
         return x.origin + x.pathname + q;
