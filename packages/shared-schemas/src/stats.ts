@@ -190,6 +190,15 @@ const StatsFiltersParam = z
     example: 'country==DE;channel==Organic Search|Email',
   });
 
+/** How a statistics answer is sent: JSON (default) or CSV (also `Accept: text/csv`). */
+const csvFormat = z
+  .enum(['json', 'csv'])
+  .meta({
+    description: '`csv`: the answer as `text/csv` (also with `Accept: text/csv`); default JSON.',
+    example: 'csv',
+  })
+  .optional();
+
 const statsQueryShape = {
   merchantId: Uuid.meta({
     description: 'The merchant whose statistics to read (UUID, one of the partner’s merchants).',
@@ -269,6 +278,7 @@ export type StatsSummaryQuery = z.input<typeof StatsSummaryQuery>;
 export const StatsTimeseriesQuery = z
   .object({
     ...statsQueryShape,
+    format: csvFormat,
     interval: z.enum(STATS_INTERVALS).default('day').meta({
       description:
         'Point length (default `day`); days, weeks (from Monday) and months start at local midnight, the first point at startDate.',
@@ -307,6 +317,7 @@ export const StatsBreakdownQuery = z
         "`event_name`; from page views: `path`; of the page view's visit: `referrer` (its landing's host), `utm_source`, `utm_medium`, `utm_campaign` (its landing URL's), `channel` (GA4's default grouping), `entry_page`, `exit_page`; of its client: `country` (ISO 3166-1 alpha-2), `device` (desktop, mobile, tablet), `browser`, `os`.",
     }),
     limit: breakdownLimit,
+    format: csvFormat,
     goal: Uuid.meta({
       description: 'A goal of the merchant: each row then gives its `conversions` and `conversionRate`.',
       example: '0b8e7c2a-3f5d-4e1b-9a6c-7d8e9f0a1b2c',
@@ -499,6 +510,7 @@ export const StatsFunnelQuery = z
         description: 'How long a visitor has from the first step to the last (ISO 8601, default `P1D`).',
         example: 'PT30M',
       }),
+    format: csvFormat,
   })
   .superRefine(checkRange)
   .meta({ id: 'StatsFunnelQuery' });
@@ -545,6 +557,7 @@ export const StatsAttributionQuery = z
       example: 'channel',
     }),
     limit: breakdownLimit,
+    format: csvFormat,
   })
   .superRefine(checkRange)
   .meta({ id: 'StatsAttributionQuery' });

@@ -343,6 +343,19 @@ function completeProcedureOperation(doc: Doc, meta: Meta): void {
   const success = responses['200'] ?? { description: 'Successful response' };
   if (meta.successDescription) success.description = meta.successDescription;
   if (meta.nextLink) success.headers = { ...(success.headers as object), Link: headerRef('NextLink') };
+  if (meta.csv) {
+    success.content = {
+      ...(success.content as object),
+      'text/csv': {
+        schema: {
+          type: 'string',
+          description:
+            "RFC 4180, a header row first; text cells that a spreadsheet would run as a formula start with `'`.",
+        },
+        example: 'value,events,visitors,visits\r\n/pricing,120,80,95\r\n',
+      },
+    };
+  }
   const successStatus = String(meta.successStatus ?? 200);
   const isPartnerOperation = openapi.protect === true;
   const idempotent = method === 'post' && isPartnerOperation;

@@ -32,6 +32,8 @@ export interface Meta extends OpenApiMeta {
    * 403 SESSION_SCOPE: the default is deny.
    */
   sessionAccess?: 'merchant';
+  /** Also answers `text/csv` (`format=csv` or `Accept: text/csv`; transport/rest/stats-csv.ts). */
+  csv?: true;
 }
 
 /** The one map from the error table to tRPC: a tRPC code per HTTP status. */

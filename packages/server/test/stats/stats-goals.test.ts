@@ -7,7 +7,7 @@ import { type GeneratedTag, preverifiedTag } from '../helpers/fixtures.js';
 import { getStats } from './stats-helpers.js';
 
 const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
+const _HOUR = 60 * MINUTE;
 const T0 = Date.UTC(2026, 3, 2, 8); // 2026-04-02 08:00 UTC
 const SHOP = 'https://shop.example';
 

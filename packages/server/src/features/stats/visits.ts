@@ -34,9 +34,16 @@ const PARAMS = new Map(
   ]),
 );
 
+/** A query parameter's value, decoded (`+` is a space; a malformed escape is kept as sent). */
 function param(url: string, name: string): string {
   const value = PARAMS.get(name)?.exec(url)?.[1];
-  return value === undefined ? '' : value.replaceAll('+', ' ').slice(0, 200);
+  if (value === undefined) return '';
+  const spaced = value.replaceAll('+', ' ');
+  try {
+    return decodeURIComponent(spaced).slice(0, 200);
+  } catch {
+    return spaced.slice(0, 200);
+  }
 }
 
 /**

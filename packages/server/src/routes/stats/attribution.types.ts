@@ -13,6 +13,7 @@ export const statsAttributionMeta: Meta = {
     protect: true,
   },
   sessionAccess: 'merchant',
+  csv: true,
   errors: [
     'UNAUTHORIZED',
     'VALIDATION_ERROR',

@@ -12,6 +12,7 @@ export const statsBreakdownMeta: Meta = {
     protect: true,
   },
   sessionAccess: 'merchant',
+  csv: true,
   errors: [
     'UNAUTHORIZED',
     'VALIDATION_ERROR',

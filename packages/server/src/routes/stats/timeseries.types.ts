@@ -12,6 +12,7 @@ export const statsTimeseriesMeta: Meta = {
     protect: true,
   },
   sessionAccess: 'merchant',
+  csv: true,
   errors: [
     'UNAUTHORIZED',
     'VALIDATION_ERROR',

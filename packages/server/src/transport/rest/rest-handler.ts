@@ -16,6 +16,7 @@ import { clientOf, visitorOf } from '../http/request-client.js';
 import type { RequestPath } from '../http/request-path.js';
 import { restErrorBody, sendError } from '../http/respond.js';
 import { answerSessionPreflight, applyFailedSessionCors, applySessionCors } from '../http/session-cors.js';
+import { csvAsked, statsCsv } from './stats-csv.js';
 
 interface RestRequest extends IncomingMessage {
   body?: unknown;
@@ -127,6 +128,7 @@ export function createRestHandler(deps: AppDeps) {
     // ends it; that end is taken here, once. Its error body is replaced by ours (from the error it
     // reported), an idempotent request's answer is stored before anything leaves, then it is written.
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+    const csv = csvAsked(req, path.route);
     let finished = false;
     res.end = ((chunk?: unknown) => {
       if (finished) return end(chunk);
@@ -135,7 +137,9 @@ export function createRestHandler(deps: AppDeps) {
       const response: FinalResponse =
         failure && !res.headersSent
           ? errorAnswer(failure)
-          : { status: res.statusCode, headers: {}, body: chunk, ours: false };
+          : csv && res.statusCode === 200
+            ? csvAnswer(csv, chunk)
+            : { status: res.statusCode, headers: {}, body: chunk, ours: false };
       if (claim) void claim.finish(response.status, textOf(response.body)).then(() => write(res, end, response));
       else write(res, end, response);
       return res;
@@ -153,6 +157,19 @@ interface FinalResponse {
   body: unknown;
   /** Written here (an error answer, a replay): content-length is set from the body. */
   ours: boolean;
+}
+
+/** A statistics answer as CSV (asked by `format=csv` or `Accept: text/csv`), a download. */
+function csvAnswer(kind: Parameters<typeof statsCsv>[0], chunk: unknown): FinalResponse {
+  return {
+    status: 200,
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${kind}.csv"`,
+    },
+    body: statsCsv(kind, JSON.parse(textOf(chunk))),
+    ours: true,
+  };
 }
 
 function errorAnswer(failure: AppError): FinalResponse {

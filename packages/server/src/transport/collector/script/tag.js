@@ -215,7 +215,9 @@
         const x = new URL(u);
         let q = '';
         if (utm) {
-          for (const k of 'utm_source utm_medium utm_campaign utm_term utm_content gclid gbraid wbraid dclid msclkid fbclid ttclid li_fat_id twclid'.split(' ')) {
+          for (const k of 'utm_source utm_medium utm_campaign utm_term utm_content gclid gbraid wbraid dclid msclkid fbclid ttclid li_fat_id twclid'.split(
+            ' ',
+          )) {
             const v = x.searchParams.get(k);
             if (v) q += `${q ? '&' : '?'}${k}=${k[3] === '_' ? encodeURIComponent(v) : 1}`;
           }
