@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Clickhouse, migrateClickhouse, openClickhouse } from '@partner/server/bench';
-import { log } from './log.js';
 
 export type { Clickhouse };
 

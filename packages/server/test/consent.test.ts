@@ -173,7 +173,7 @@ describe('the collector enforces the tag’s mode on POST /e', () => {
     expect(first.json).toEqual({ accepted: 1 });
     expect(cookieOf(first)).toBeUndefined();
     await batch(tag, { consent: 'cookieless', events: pageView });
-    await batch(tag, { events: pageView }, { 'user-agent': 'Another browser' });
+    await batch(tag, { events: pageView }, { 'user-agent': 'Mozilla/5.0 (Another browser)' });
     // A muid cookie from before is cleared by the first cookieless batch.
     const cleared = await batch(tag, { events: pageView }, { cookie: 'muid=0123456789abcdef' });
     expect(cookieOf(cleared)).toMatch(/^muid=; Max-Age=0;/);

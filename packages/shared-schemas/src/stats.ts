@@ -448,7 +448,7 @@ export const StatsBreakdownResponse = z
 export type StatsBreakdownResponse = z.infer<typeof StatsBreakdownResponse>;
 
 export const StatsRealtimeQuery = z
-  .object({ merchantId: statsQueryShape.merchantId })
+  .object({ merchantId: statsQueryShape.merchantId, filters: statsQueryShape.filters })
   .meta({ id: 'StatsRealtimeQuery' });
 export type StatsRealtimeQuery = z.input<typeof StatsRealtimeQuery>;
 

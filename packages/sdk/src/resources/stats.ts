@@ -268,10 +268,13 @@ export class Stats {
   }
 
   /** Visitors on the site in the last 5 minutes and their pages (`GET /v1/partners/stats/realtime`). */
-  realtime(params: { merchantId: string }, options?: RequestOptions): APIPromise<StatsRealtime> {
+  realtime(
+    params: { merchantId: string; filters?: StatsParams['filters'] },
+    options?: RequestOptions,
+  ): APIPromise<StatsRealtime> {
     return this.#transport.get<StatsRealtime>(
       '/v1/partners/stats/realtime',
-      buildQuery({ merchantId: params.merchantId }),
+      buildQuery({ merchantId: params.merchantId, filters: filtersParam(params.filters) }),
       options,
     );
   }

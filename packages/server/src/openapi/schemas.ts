@@ -59,6 +59,7 @@ export function exampleFor(schema: unknown, root: Json, depth = 0): unknown {
     case 'object': {
       const out: Json = {};
       for (const [name, property] of Object.entries((s.properties ?? {}) as Json)) {
+        if ((property as Json)['x-omit-from-example'] === true) continue;
         out[name] = exampleFor(property, root, depth + 1);
       }
       return out;

@@ -135,7 +135,16 @@ describe('a session token through createCaller', () => {
         code: 'SESSION_SCOPE',
       });
     }
-    expect(open.sort()).toEqual(['stats.breakdown', 'stats.summary', 'stats.timeseries', 'tag.get']);
+    expect(open.sort()).toEqual([
+      'merchant.goals.list',
+      'stats.attribution',
+      'stats.breakdown',
+      'stats.funnel',
+      'stats.realtime',
+      'stats.summary',
+      'stats.timeseries',
+      'tag.get',
+    ]);
   });
 
   it('has a budget of its own and charges the key that created it only for what it admitted', async () => {

@@ -91,6 +91,7 @@ describe('one key hammering the statistics', () => {
 
     const statuses = new Map<number, number>();
     const refusals: ApiResponse[] = [];
+    const busy: ApiResponse[] = [];
     let hammering = true;
     const hammer = Promise.all(
       Array.from({ length: HAMMERS }, async () => {
@@ -98,6 +99,7 @@ describe('one key hammering the statistics', () => {
           const res = await getStats(server, 'timeseries', { merchantId: hammered.merchantId, ...SERIES });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
           if (res.status === 429 && refusals.length < 5) refusals.push(res);
+          if (res.status === 503) busy.push(res);
           if (res.status !== 200 && res.status !== 429) console.error(res.status, res.text);
           // A refused client comes back at once: the hammering never lets up.
           await new Promise((resolve) => setImmediate(resolve));
@@ -118,8 +120,13 @@ describe('one key hammering the statistics', () => {
         `other partner's GET merchant alone ${figures(alone.merchant)}, beside ${figures(beside.merchant)}; ` +
         `its series alone ${figures(alone.stats)}, beside ${figures(beside.stats)}`,
     );
-    expect([...statuses.keys()].sort()).toEqual([200, 429]);
+    // On a loaded machine a read admitted to its line may wait past the line's deadline: a 503 to retry, never a 500.
+    expect([...statuses.keys()].filter((status) => status !== 503).sort()).toEqual([200, 429]);
     expect(statuses.get(429)).toBeGreaterThan(0);
+    for (const res of busy) {
+      expect(res.body).toEqual({ message: expect.stringMatching(/statistics/), code: 'SERVICE_UNAVAILABLE' });
+      expect(res.headers.get('retry-after')).toBe('1');
+    }
     for (const res of refusals) {
       expect(res.body).toEqual({ message: expect.stringMatching(/statistics reads at a time/), code: 'RATE_LIMITED' });
       expect(res.headers.get('retry-after')).toBe('1');

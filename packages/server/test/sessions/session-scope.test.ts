@@ -75,7 +75,11 @@ describe('merchant sessions: scope', () => {
       .map(({ method, path }) => `${method} ${path}`)
       .sort();
     expect(readable).toEqual([
+      'GET /v1/partners/merchant/{merchantId}/goals',
+      'GET /v1/partners/stats/attribution',
       'GET /v1/partners/stats/breakdown',
+      'GET /v1/partners/stats/funnel',
+      'GET /v1/partners/stats/realtime',
       'GET /v1/partners/stats/summary',
       'GET /v1/partners/stats/timeseries',
       'GET /v1/partners/tag/{tagId}',

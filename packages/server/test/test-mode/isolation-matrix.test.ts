@@ -181,7 +181,7 @@ describe('test mode: live and test data apart on every partner operation of the 
         }
         // An operation on one of the objects finds nothing: as for another partner (403 or 404).
         if (/\{(merchantId|tagId|webhookId)\}/.test(op.path) && op.path !== '/v1/partners/test/tags/{tagId}/trigger') {
-          expect([403, 404], name).toContain(across.status);
+          expect([403, 404], `${name} ${across.text}`).toContain(across.status);
         }
       }
       console.log(`isolation ${to} key on ${from} objects (${rows.length} operations):\n  ${rows.join('\n  ')}`);

@@ -1,3 +1,4 @@
+import type { StatsFilter } from '@partner/shared-schemas';
 import { sql } from 'drizzle-orm';
 import { type Clickhouse, openClickhouse } from '../../db/clickhouse/client.js';
 import { migrateClickhouse } from '../../db/clickhouse/migrate.js';
@@ -121,8 +122,8 @@ export class StatsStore {
     return this.read(principal, query.merchantId, () => readTouches(this.clickhouse, query));
   }
 
-  visitorsNow(principal: string, merchantId: string, now: number) {
-    return this.read(principal, merchantId, () => readVisitorsNow(this.clickhouse, merchantId, now));
+  visitorsNow(principal: string, merchantId: string, now: number, filters: readonly StatsFilter[] = []) {
+    return this.read(principal, merchantId, () => readVisitorsNow(this.clickhouse, merchantId, now, filters));
   }
 
   /**

@@ -1,5 +1,6 @@
-import type { StatsRealtimeResponse } from '@partner/shared-schemas';
+import type { StatsFilter, StatsRealtimeResponse } from '@partner/shared-schemas';
 import type { Clickhouse } from '../../db/clickhouse/client.js';
+import { whereOf } from './where.js';
 
 /** "Now": the last 5 minutes; a minute ahead too, for clients whose clocks run fast. */
 const WINDOW_MS = 5 * 60_000;
@@ -11,10 +12,11 @@ export async function readVisitorsNow(
   clickhouse: Clickhouse,
   merchantId: string,
   now: number,
+  filters: readonly StatsFilter[] = [],
 ): Promise<StatsRealtimeResponse> {
-  const params = { merchant: merchantId, fromMs: now - WINDOW_MS, toMs: now + AHEAD_MS, top: TOP_PAGES };
-  const window = `merchant_id = {merchant:UUID} AND toDate(event_time) >= toDate(toDateTime64({fromMs:Int64} / 1000, 3))
-    AND event_time >= toDateTime64({fromMs:Int64} / 1000, 3) AND event_time < toDateTime64({toMs:Int64} / 1000, 3)`;
+  const scope = { merchantId, start: now - WINDOW_MS, end: now + AHEAD_MS, names: [], filters };
+  const { where: window, params } = whereOf(scope, 'instant');
+  params.top = TOP_PAGES;
   const [[totals], pages] = await Promise.all([
     clickhouse.query<{ visitors: string; pageviews: string }>(
       `SELECT uniqExact(visitor) AS visitors, countIf(event_name = 'PageView') AS pageviews FROM events WHERE ${window}`,
