@@ -1,8 +1,8 @@
 // <partner-tags-dashboard>: one merchant's statistics (summary against the previous period, a daily
-// chart, goals, a funnel, top pages, sources, places and devices, visitors now; each table also as
-// a CSV download) read in the browser with a merchant
-// session through the SDK's MerchantClient, which renews the session through `fetchSession` before
-// it expires and after a 401. A value picked in a table filters every call (the `filters` attribute).
+// chart, goals, a funnel, top pages, sources, places and devices, visitors now; each card also as a
+// CSV download) read in the browser with a merchant session through the SDK's MerchantClient, which
+// renews the session through `fetchSession` before it expires and after a 401. A value picked in a
+// table filters every call (the `filters` attribute).
 import {
   APIError,
   MerchantClient,
