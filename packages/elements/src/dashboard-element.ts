@@ -1,25 +1,33 @@
 // <partner-tags-dashboard>: one merchant's statistics (summary against the previous period, a daily
-// chart, top pages, sources, places and devices, visitors now) read in the browser with a merchant
-// session through the SDK's MerchantClient, which renews the session through `fetchSession` before
-// it expires and after a 401. A value picked in a table filters every call (the `filters` attribute).
+// chart, goals, a funnel, top pages, sources, places and devices, visitors now; each card also as a
+// CSV download) read in the browser with a merchant session through the SDK's MerchantClient, which
+// renews the session through `fetchSession` before it expires and after a 401. A value picked in a
+// table filters every call (the `filters` attribute).
 import {
+  APIError,
   MerchantClient,
   type SessionGrant,
   type StatsBreakdown,
   type StatsDimension,
   type StatsFilter,
+  type StatsFunnel,
   type StatsSummary,
   type StatsTimeseries,
 } from '@partner/sdk';
 import type uPlot from 'uplot';
 import { chartColors, drawChart } from './chart.js';
+import { goalsCsv, saveCsv } from './csv.js';
 import { type Filter, formatFilters, parseFilters } from './filters.js';
 import { browserTimeZone, currentPoint, dayCount, lastDays, PERIODS } from './format.js';
 import { errorMessage, SetupError } from './messages.js';
 import { STYLES } from './styles.js';
 import {
   dailyTable,
+  durationWords,
   filterItems,
+  funnelBars,
+  funnelTable,
+  goalsContent,
   h,
   nowItems,
   type Parts,
@@ -47,12 +55,30 @@ export interface DashboardRange {
 /** A filter of the dashboard: `dimension` is one of `values` (with `not`, none of them). */
 export type DashboardFilter = Filter;
 
+/** What every stats call of a load gets. */
+interface Params extends DashboardRange {
+  merchantId: string;
+  filters: Filter[];
+}
+
+/** The funnel asked for by the `funnel` and `funnel-window` attributes. */
+interface FunnelAsk {
+  steps: string[];
+  window: string | undefined;
+}
+
 interface Loaded {
+  params: Params;
   summary: StatsSummary;
   daily: StatsTimeseries;
   tops: StatsBreakdown[];
   filters: Filter[];
+  /** The funnel's answer, or why there is none; absent without a `funnel` attribute. */
+  funnel?: { ask: FunnelAsk; answer: StatsFunnel | Error };
 }
+
+/** Accept header of a CSV download: the API answers the same read as `text/csv`. */
+const CSV = { headers: { accept: 'text/csv' } };
 
 /** The top lists, in their order on screen. */
 const TOPS: TopSpec[] = [
@@ -101,6 +127,8 @@ export class PartnerTagsDashboard extends HTMLElement {
     'heading',
     'filters',
     'realtime-interval',
+    'funnel',
+    'funnel-window',
   ];
 
   readonly #parts: Parts;
@@ -111,6 +139,8 @@ export class PartnerTagsDashboard extends HTMLElement {
   #scheduled = false;
   #state: DashboardState = 'loading';
   #daily: StatsTimeseries | undefined;
+  /** What is on screen: the CSV downloads are of it. */
+  #shown: Loaded | undefined;
   #current = -1;
   #chart: uPlot | undefined;
   #resize: ResizeObserver | undefined;
@@ -260,7 +290,7 @@ export class PartnerTagsDashboard extends HTMLElement {
   }
 
   #wire(): void {
-    const { periods, toggle, daily, status, filters, tops } = this.#parts;
+    const { root, periods, status, filters, tops } = this.#parts;
     periods.addEventListener('click', (event) => {
       const button = (event.target as Element).closest('button[data-days]');
       if (!button) return;
@@ -278,13 +308,21 @@ export class PartnerTagsDashboard extends HTMLElement {
       event.preventDefault();
       buttons[(target + buttons.length) % buttons.length]?.focus();
     });
-    toggle.addEventListener('click', () => {
-      const open = toggle.getAttribute('aria-expanded') !== 'true';
-      toggle.setAttribute('aria-expanded', String(open));
-      toggle.textContent = open ? 'Hide table' : 'Show as table';
-      daily.classList.toggle('sr-only', !open);
-      if (open) daily.setAttribute('tabindex', '0');
-      else daily.removeAttribute('tabindex');
+    // "Show as table" of the chart and of the funnel; "Download CSV" of each card.
+    root.addEventListener('click', (event) => {
+      const button = (event.target as Element).closest('button');
+      const table =
+        button?.hasAttribute('data-toggle') && root.querySelector(`#${button.getAttribute('aria-controls')}`);
+      if (button && table) {
+        const open = button.getAttribute('aria-expanded') !== 'true';
+        button.setAttribute('aria-expanded', String(open));
+        button.textContent = open ? 'Hide table' : 'Show as table';
+        table.classList.toggle('sr-only', !open);
+        if (open) table.setAttribute('tabindex', '0');
+        else table.removeAttribute('tabindex');
+      }
+      const kind = button?.getAttribute('data-csv');
+      if (button && kind) void this.#download(button, kind);
     });
     status.addEventListener('click', (event) => {
       if ((event.target as Element).closest('button[data-retry]')) void this.#load();
@@ -397,25 +435,55 @@ export class PartnerTagsDashboard extends HTMLElement {
     return { client, merchantId };
   }
 
+  /** The `funnel` attribute's goal ids and `funnel-window`; null without a `funnel` attribute. */
+  #funnelAsk(): FunnelAsk | null {
+    const steps = this.getAttribute('funnel');
+    if (steps === null) return null;
+    return {
+      steps: steps.split(',').flatMap((id) => id.trim() || []),
+      window: this.getAttribute('funnel-window') || undefined,
+    };
+  }
+
   async #load(): Promise<void> {
     const generation = ++this.#generation;
     const range = this.range;
     this.#showRange(range);
     this.#setState('loading', 'Loading statistics…');
     const filters = this.filters;
+    const ask = this.#funnelAsk();
     try {
       const { client, merchantId } = await this.#session();
       const params = { merchantId, ...range, filters };
       // Queued two at a time; what a newer load made useless is not sent.
       const read = <T>(call: () => Promise<T>) =>
         this.#read(() => (generation === this.#generation ? call() : Promise.reject(new Superseded())));
-      const [summary, daily, ...tops] = await Promise.all([
+      // A funnel that cannot be read (a wrong goal id) says so in its card; the rest is shown.
+      const funnel = async (): Promise<StatsFunnel | Error | null> => {
+        if (!ask) return null;
+        if (ask.steps.length < 2 || ask.steps.length > 8) return new SetupError('give 2 to 8 goal ids.');
+        try {
+          return await read(() => client.stats.funnel({ ...params, ...ask }));
+        } catch (error) {
+          if (error instanceof Superseded) throw error;
+          return error as Error;
+        }
+      };
+      const [summary, daily, answer, ...tops] = await Promise.all([
         read(() => client.stats.summary({ ...params, compare: 'previous' })),
         read(() => client.stats.timeseries({ ...params, interval: 'day' })),
+        funnel(),
         ...TOPS.map(({ dimension }) => read(() => client.stats.breakdown({ ...params, dimension, limit: 10 }))),
       ]);
       if (generation !== this.#generation) return;
-      this.#render({ summary, daily, tops, filters });
+      this.#render({
+        params,
+        summary,
+        daily,
+        tops: tops as StatsBreakdown[],
+        filters,
+        ...(ask && { funnel: { ask, answer: answer as StatsFunnel | Error } }),
+      });
       // Visitors now, if it failed before the session was there.
       if (this.#liveAt === 0 && this.#live !== undefined) void this.#loadNow();
     } catch (error) {
@@ -448,9 +516,13 @@ export class PartnerTagsDashboard extends HTMLElement {
   }
 
   #render(loaded: Loaded): void {
-    const { kpis, daily, tops, soFarKey } = this.#parts;
+    const { kpis, daily, tops, soFarKey, goals } = this.#parts;
     const current = currentPoint(loaded.daily);
     kpis.replaceChildren(...summaryItems(loaded.summary));
+    const goalTotals = loaded.summary.totals.goals;
+    goals.replaceChildren(...goalsContent(goalTotals));
+    goals.hidden = goalTotals.length === 0;
+    this.#renderFunnel(loaded.funnel);
     daily.replaceChildren(dailyTable(loaded.daily, current));
     soFarKey.hidden = current < 0;
     // A dimension filtered to its values has nothing more to pick.
@@ -465,6 +537,7 @@ export class PartnerTagsDashboard extends HTMLElement {
     );
     this.#daily = loaded.daily;
     this.#current = current;
+    this.#shown = loaded;
     const empty = loaded.summary.totals.events === 0;
     const nothing =
       loaded.filters.length > 0 ? 'Nothing matches these filters in this period.' : 'No visits yet in this period.';
@@ -473,6 +546,57 @@ export class PartnerTagsDashboard extends HTMLElement {
     this.dispatchEvent(
       new CustomEvent('ptd-load', { detail: { range: loaded.summary.range, filters: loaded.filters } }),
     );
+  }
+
+  #renderFunnel(funnel: Loaded['funnel']): void {
+    const { funnel: card, funnelNote, funnelBars: bars, funnelTable: table } = this.#parts;
+    card.hidden = !funnel;
+    const answer = funnel?.answer;
+    const failed = answer instanceof Error;
+    bars.replaceChildren(...(answer && !failed ? funnelBars(answer) : []));
+    table.replaceChildren(...(answer && !failed ? [funnelTable(answer)] : []));
+    for (const button of card.querySelectorAll('button')) button.hidden = failed;
+    funnelNote.textContent = !answer
+      ? ''
+      : !failed
+        ? `Visitors who reached each goal after the ones before it, within ${durationWords(answer.window)}.`
+        : answer instanceof SetupError ||
+            (answer instanceof APIError && (answer.status === 400 || answer.status === 404))
+          ? 'The funnel cannot be shown: check the goal ids of its funnel attribute (2 to 8) and its funnel-window.'
+          : `The funnel could not be loaded. ${errorMessage(answer)}`;
+  }
+
+  /** Saves the CSV of a card as shown: the API's CSV of the same read (the goals': made here). */
+  async #download(button: HTMLButtonElement, kind: string): Promise<void> {
+    const shown = this.#shown;
+    if (!shown || button.getAttribute('aria-disabled') === 'true') return;
+    const { params } = shown;
+    const filename = `${kind}-${params.startDate}-to-${params.endDate}.csv`;
+    button.setAttribute('aria-disabled', 'true');
+    try {
+      let text: string;
+      if (kind === 'goals') {
+        text = goalsCsv(shown.summary.totals.goals);
+      } else {
+        const { client } = await this.#session();
+        const { stats } = client;
+        const ask = shown.funnel?.ask;
+        const call =
+          kind === 'daily'
+            ? () => stats.timeseries({ ...params, interval: 'day' }, CSV)
+            : kind === 'funnel' && ask
+              ? () => stats.funnel({ ...params, ...ask }, CSV)
+              : () => stats.breakdown({ ...params, dimension: kind as StatsDimension, limit: 10 }, CSV);
+        text = await this.#read(async () => (await call().asResponse()).text());
+      }
+      saveCsv(filename, text);
+      this.dispatchEvent(new CustomEvent('ptd-download', { detail: { kind, filename } }));
+    } catch (error) {
+      this.#parts.status.replaceChildren(h('span', {}, `The CSV could not be downloaded. ${errorMessage(error)}`));
+      this.dispatchEvent(new CustomEvent('ptd-error', { detail: { error } }));
+    } finally {
+      button.removeAttribute('aria-disabled');
+    }
   }
 
   #drawChart(): void {

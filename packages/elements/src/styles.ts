@@ -137,6 +137,20 @@ tbody tr:last-child td, tbody tr:last-child th { border-bottom: 0; }
 .table-wrap { max-height: 320px; overflow: auto; margin-top: 8px; }
 .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
-.empty .chart-card, .empty .tops, .failed .body { display: none; }
+.empty .chart-card, .empty .tops, .empty [data-card], .failed .body { display: none; }
+.actions { display: flex; flex-wrap: wrap; gap: 8px; }
+.link[aria-disabled="true"] { opacity: 0.6; cursor: progress; }
+.foot { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between;
+  margin: 8px 0 0; }
+.foot .note { margin: 0; }
+.foot .link { margin-left: auto; }
+.funnel { list-style: none; margin: 8px 0 0; padding: 0; font-size: 0.875rem; }
+.step { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 4px 12px; }
+.step-name { font-weight: 600; overflow-wrap: anywhere; }
+.step-value { font-variant-numeric: tabular-nums; color: var(--ptd-color-muted); }
+.track { grid-column: 1 / -1; height: 12px; border-radius: calc(var(--ptd-radius) * 0.4);
+  background: var(--ptd-color-bg); border: 1px solid var(--ptd-color-border); overflow: hidden; }
+.bar { display: block; height: 100%; background: var(--ptd-color-accent); }
+.drop { margin: 6px 0 6px 12px; color: var(--ptd-color-down); font-size: 0.8rem; }
 ${UPLOT}
 `;

@@ -1,6 +1,14 @@
 // The element's DOM: built with createElement and textContent only (paths, referrers and utm
 // values come from visitors' browsers: never parsed as HTML).
-import type { StatsBreakdown, StatsDimension, StatsRealtime, StatsSummary, StatsTimeseries } from '@partner/sdk';
+import type {
+  StatsBreakdown,
+  StatsDimension,
+  StatsFunnel,
+  StatsGoalTotals,
+  StatsRealtime,
+  StatsSummary,
+  StatsTimeseries,
+} from '@partner/sdk';
 import { describeFilter, displayValue, type Filter } from './filters.js';
 import { change, formatCount, formatDuration, formatMoney, formatShare, PERIODS, pointsChange } from './format.js';
 
@@ -24,10 +32,36 @@ export interface Parts {
   status: HTMLElement;
   kpis: HTMLElement;
   chart: HTMLElement;
-  toggle: HTMLElement;
   daily: HTMLElement;
   soFarKey: HTMLElement;
+  goals: HTMLElement;
+  funnel: HTMLElement;
+  funnelNote: HTMLElement;
+  funnelBars: HTMLElement;
+  funnelTable: HTMLElement;
   tops: HTMLElement;
+}
+
+/**
+ * "Download CSV" of what a card shows (`data-csv`: `daily`, `goals`, `funnel` or a top list's
+ * dimension); the card's name completes its accessible name.
+ */
+function csvButton(kind: string, what: string): HTMLElement {
+  return h(
+    'button',
+    { type: 'button', class: 'link', 'data-csv': kind },
+    'Download CSV',
+    h('span', { class: 'sr-only' }, ` of ${what}`),
+  );
+}
+
+/** "Show as table" for the visually hidden table `id` (the chart's numbers). */
+function tableToggle(id: string): HTMLElement {
+  return h(
+    'button',
+    { type: 'button', class: 'link', 'data-toggle': '', 'aria-expanded': 'false', 'aria-controls': id },
+    'Show as table',
+  );
 }
 
 /** The skeleton: heading, visitors now, range picker, filters, status line, summary, chart with its table, top lists. */
@@ -45,11 +79,6 @@ export function skeleton(): Parts {
   const status = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const kpis = h('ul', { class: 'kpis', 'aria-label': 'Summary' });
   const chart = h('div', { class: 'chart', 'aria-hidden': 'true' });
-  const toggle = h(
-    'button',
-    { type: 'button', class: 'link', 'aria-expanded': 'false', 'aria-controls': 'ptd-daily' },
-    'Show as table',
-  );
   const daily = h('div', { class: 'table-wrap sr-only', id: 'ptd-daily' });
   const legend = h(
     'ul',
@@ -62,10 +91,32 @@ export function skeleton(): Parts {
   const chartCard = h(
     'section',
     { class: 'card chart-card', 'aria-labelledby': 'ptd-chart-title' },
-    h('div', { class: 'card-head' }, h('h3', { id: 'ptd-chart-title' }, 'Visitors and page views per day'), toggle),
+    h(
+      'div',
+      { class: 'card-head' },
+      h('h3', { id: 'ptd-chart-title' }, 'Visitors and page views per day'),
+      h('div', { class: 'actions' }, tableToggle('ptd-daily'), csvButton('daily', 'the daily numbers')),
+    ),
     legend,
     chart,
     daily,
+  );
+  const goals = h('section', { class: 'card', 'data-card': 'goals', hidden: '' });
+  const funnelNote = h('p', { class: 'note' });
+  const funnelBars = h('ol', { class: 'funnel', 'aria-hidden': 'true' });
+  const funnelTable = h('div', { class: 'table-wrap sr-only', id: 'ptd-funnel' });
+  const funnel = h(
+    'section',
+    { class: 'card', 'data-card': 'funnel', 'aria-labelledby': 'ptd-funnel-title', hidden: '' },
+    h(
+      'div',
+      { class: 'card-head' },
+      h('h3', { id: 'ptd-funnel-title' }, 'Funnel'),
+      h('div', { class: 'actions' }, tableToggle('ptd-funnel'), csvButton('funnel', 'the funnel')),
+    ),
+    funnelNote,
+    funnelBars,
+    funnelTable,
   );
   const tops = h('div', { class: 'tops' });
   const root = h(
@@ -74,9 +125,27 @@ export function skeleton(): Parts {
     h('div', { class: 'head' }, h('div', {}, title, range, now), periods),
     filters,
     status,
-    h('div', { class: 'body' }, kpis, chartCard, tops),
+    h('div', { class: 'body' }, kpis, chartCard, goals, funnel, tops),
   );
-  return { root, title, range, now, periods, filters, status, kpis, chart, toggle, daily, soFarKey, tops };
+  return {
+    root,
+    title,
+    range,
+    now,
+    periods,
+    filters,
+    status,
+    kpis,
+    chart,
+    daily,
+    soFarKey,
+    goals,
+    funnel,
+    funnelNote,
+    funnelBars,
+    funnelTable,
+    tops,
+  };
 }
 
 /** "3 visitors now": the realtime answer, whatever the filters (the API takes none for it). */
@@ -255,5 +324,72 @@ export function topTable(spec: TopSpec, breakdown: StatsBreakdown, filterable: b
     table(spec.caption, [spec.heading, 'Visitors', spec.count === 'visits' ? 'Visits' : 'Page views'], rows),
   );
   if (rows.length === 0) card.append(h('p', { class: 'note' }, 'Nothing in this period.'));
+  else card.append(h('p', { class: 'foot' }, csvButton(spec.dimension, spec.caption)));
   return card;
+}
+
+/** The goals card's content: each goal's conversions and conversion rate, oldest goal first. */
+export function goalsContent(goals: StatsGoalTotals[]): HTMLElement[] {
+  return [
+    table(
+      'Goals',
+      ['Goal', 'Conversions', 'Conversion rate'],
+      goals.map((g) => [g.name, formatCount(g.conversions), formatShare(g.conversionRate)]),
+    ),
+    h(
+      'p',
+      { class: 'foot' },
+      h('span', { class: 'note' }, 'Conversion rate: visitors who converted over all visitors.'),
+      csvButton('goals', 'the goals'),
+    ),
+  ];
+}
+
+const UNITS = ['day', 'hour', 'minute', 'second'];
+
+/** An ISO 8601 duration of days to seconds in words: `P1D` "1 day", `PT1H30M` "1 hour 30 minutes". */
+export function durationWords(iso: string): string {
+  const parts = /^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/.exec(iso)?.slice(1) ?? [];
+  const words = parts.flatMap((n, i) => (n ? [`${Number(n)} ${UNITS[i]}${Number(n) === 1 ? '' : 's'}`] : []));
+  return words.join(' ') || iso;
+}
+
+/**
+ * The funnel as bars (hidden from assistive technology: `funnelTable`'s table has the same
+ * numbers): each step's visitors against the first step's, and the share lost between steps.
+ */
+export function funnelBars(funnel: StatsFunnel): HTMLElement[] {
+  const first = funnel.steps[0]?.visitors ?? 0;
+  return funnel.steps.flatMap((step, i) => {
+    const bar = h('span', { class: 'bar' });
+    // A CSSOM property, not a style attribute: allowed by a CSP without 'unsafe-inline'.
+    bar.style.width = `${first === 0 ? 0 : (step.visitors / first) * 100}%`;
+    const item = h(
+      'li',
+      { class: 'step', 'data-goal': step.goalId },
+      h('span', { class: 'step-name' }, `${i + 1}. ${step.name}`),
+      h('span', { class: 'track' }, bar),
+      h(
+        'span',
+        { class: 'step-value' },
+        `${formatCount(step.visitors)} visitors · ${formatShare(step.conversionRate)}`,
+      ),
+    );
+    if (i === 0) return [item];
+    return [h('li', { class: 'drop' }, `↓ ${formatShare(step.dropOff)} dropped off`), item];
+  });
+}
+
+/** The funnel's numbers as a table: one row a step. */
+export function funnelTable(funnel: StatsFunnel): HTMLElement {
+  return table(
+    'Funnel steps',
+    ['Step', 'Visitors', 'Conversion rate', 'Drop-off'],
+    funnel.steps.map((step, i) => [
+      `${i + 1}. ${step.name}`,
+      formatCount(step.visitors),
+      formatShare(step.conversionRate),
+      i === 0 ? '–' : formatShare(step.dropOff),
+    ]),
+  );
 }
