@@ -350,8 +350,8 @@ export async function truthOf(clickhouse: Clickhouse, shape: Shape, merchantId: 
 type Params = Record<string, unknown>;
 
 /**
- * The range's totals, and its visits: each visit (all of its events, whatever their day) counted
- * when its first `visit_start` falls in the range; a bounce has one page view and no other event
+ * The range's totals, and its visits: each visit (its events from the day before the range to the
+ * day after: the seed's visits last minutes) counted when its first `visit_start` falls in the range; a bounce has one page view and no other event
  * but `Engagement`; its duration from its first event to its last.
  */
 async function visitsTruth(clickhouse: Clickhouse, where: string, params: Params): Promise<Answer> {
@@ -360,7 +360,9 @@ async function visitsTruth(clickhouse: Clickhouse, where: string, params: Params
     `SELECT count() AS visits, countIf(pv = 1 AND ia = 0) AS bounces, sum(dur) AS duration, sum(pv) AS views FROM (
        SELECT min(visit_start) AS vs, dateDiff('millisecond', min(event_time), max(event_time)) AS dur,
          countIf(event_name = 'PageView') AS pv, countIf(event_name NOT IN ('PageView', 'Engagement')) AS ia
-       FROM events WHERE merchant_id = {merchant:UUID} GROUP BY visit
+       FROM events WHERE merchant_id = {merchant:UUID}
+         AND toDate(event_time) BETWEEN toDate({start30:String}) - 1 AND toDate({last:String}) + 1
+       GROUP BY visit
        HAVING toDate(vs, {zone:String}) BETWEEN toDate({start30:String}) AND toDate({last:String}))`,
     params,
     RAW,
