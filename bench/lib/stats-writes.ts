@@ -1,6 +1,7 @@
 /**
  * Writes beside the statistics, for the stats section: `POST /v1/collect` with statistics on and
- * off (issue 55's 0.9x), and `POST /e` alone and beside clients reading stats.
+ * off (issue 55's 0.9x) and with the enrichment against without (issue 52's 0.9x), and `POST /e`
+ * alone and beside clients reading stats.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeVisitor } from '@partner/server/bench';

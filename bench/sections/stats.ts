@@ -4,7 +4,9 @@
  * start-up load (timed), or with --seed-clickhouse (and from 50M events) inserted straight into
  * its chDB by the bench. With the server stopped, the bench opens that chDB: storage, and the
  * exact answers by GROUP BY over the raw events (timed). Then, through the HTTP API, each shape's
- * p50/p95, every answer compared with the exact one; ingestion with statistics on against off;
+ * p50/p95, every answer compared with the exact one (issues 52 and 53's visit metrics, filtered
+ * channels, funnel and attribution once every merchant has 4 goals); ingestion with statistics on
+ * against off, and with the enrichment (user agent, country) against without;
  * `POST /e` alone and beside 8 clients reading stats; at 10M, the statistics of 08df871 on the
  * same events (lib/stats-baseline.ts).
  */
