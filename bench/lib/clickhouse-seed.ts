@@ -6,11 +6,16 @@
  * time, muid, seq, name, the data's JSON text, consent, livemode), so the server's own view
  * (`events_typed`) types them into `events`. `seq` numbers each merchant's events from 1.
  */
+import { channelOf } from '@partner/server/bench';
 import type { Clickhouse } from './clickhouse.js';
 import { log } from './log.js';
 import { Progress } from './progress.js';
 import {
   BLOCK,
+  CLIENT_BOUNDS,
+  CLIENTS,
+  COUNTRIES,
+  COUNTRY_BOUNDS,
   GAP_MIN_MS,
   GAP_SPREAD_MS,
   LATER_NAMES,
@@ -33,6 +38,27 @@ const U32 = 4294967295;
 const UNIT = 4294967296;
 /** Rows per INSERT: each statement a few seconds of both cores, its parts merged in the background. */
 const CHUNK = 4_000_000;
+
+/**
+ * What the server's visit assignment (features/stats/visits.ts) makes of each of SOURCES' landings,
+ * sent with every event of the visit: the referrer's host, the utm values (a `month` campaign gets
+ * the visit's month appended) and GA4's channel, by the server's own `channelOf`.
+ */
+const LANDINGS = SOURCES.map((source) => {
+  const query = new URLSearchParams(source.query);
+  const landing = {
+    referrerHost: source.referrer ? new URL(source.referrer).host.toLowerCase() : '',
+    utmSource: query.get('utm_source') ?? '',
+    utmMedium: query.get('utm_medium') ?? '',
+    utmCampaign: query.get('utm_campaign') ?? '',
+  };
+  // The month (`YYYY-MM`) a campaign may get changes no channel rule's outcome.
+  const campaign = landing.utmCampaign + (source.month ? '2026-01' : '');
+  return { ...landing, channel: channelOf({ ...landing, utmCampaign: campaign, clickId: '' }) };
+});
+
+/** A visit's id in the ClickHouse seed: the merchant's index + 1 above bit 40, its first event's number below. */
+const visitIdOf = (m: number, visit: number) => ((BigInt(m + 1) << 40n) + BigInt(visit)).toString();
 
 /** SQL aliases: mulberry32's k-th output (lib/seed.ts `draw`) from the column `seed`, named `out`, in UInt64 arithmetic. */
 function drawSql(seed: string, k: number, out: string): string {
@@ -91,6 +117,8 @@ function rowsSql(source: string): string {
       ${drawSql('sv', 2, 'visitor_draw')},
       ${drawSql('sv', 3, 'entry_draw')},
       ${drawSql('sv', 4, 'source_draw')},
+      ${drawSql('sv', 7, 'country_draw')},
+      ${drawSql('sv', 8, 'client_draw')},
       multiIf(${later.map((i) => `st = ${i}, y${i}`).join(', ')}, y0) AS start_draw,
       toInt64({start:Int64} + floor((toFloat64(toInt64(j) - toInt64(b - st) * merchants) + start_draw / ${UNIT}) * ${START_SPAN_MS} / {total:Float64})) AS start_ms,
       toInt64(start_ms + ${later.map((i) => `if(${i} <= b AND ${i} > st, ${gap(i)}, 0)`).join(' + ')}) AS ms,
@@ -112,16 +140,22 @@ function rowsSql(source: string): string {
       if(first, entry, if(event_name = 'PageView', toInt64(intDiv(${PATHS} * yb, ${LATER_PAGE_VIEW_BELOW})), page)) AS path,
       multiIf(${SOURCE_BOUNDS.slice(0, -1)
         .map((upTo, i) => `source_draw < ${upTo}, ${i + 1}`)
-        .join(', ')}, ${SOURCES.length}) AS source
+        .join(', ')}, ${SOURCES.length}) AS source,
+      multiIf(${COUNTRY_BOUNDS.slice(0, -1)
+        .map((upTo, i) => `country_draw < ${upTo}, ${i + 1}`)
+        .join(', ')}, ${COUNTRIES.length}) AS country_i,
+      multiIf(${CLIENT_BOUNDS.slice(0, -1)
+        .map((upTo, i) => `client_draw < ${upTo}, ${i + 1}`)
+        .join(', ')}, ${CLIENTS.length}) AS client_i
     FROM (${visitDraws})`;
   return `SELECT
     j,
     concat('https://shop', toString(m), '.example') AS shop,
-    [${SOURCES.map((s) => quote(s.referrer)).join(', ')}][source] AS referrer,
-    concat([${SOURCES.map((s) => quote(s.query)).join(', ')}][source],
-      if([${SOURCES.map((s) => (s.month ? 1 : 0)).join(', ')}][source] = 1, formatDateTime(fromUnixTimestamp64Milli(start_ms, 'UTC'), '%Y-%m', 'UTC'), '')) AS query,
+    [${SOURCES.map((s) => quote(s.referrer)).join(', ')}][source] AS referrer_url,
+    if([${SOURCES.map((s) => (s.month ? 1 : 0)).join(', ')}][source] = 1, formatDateTime(fromUnixTimestamp64Milli(start_ms, 'UTC'), '%Y-%m', 'UTC'), '') AS month,
+    concat([${SOURCES.map((s) => quote(s.query)).join(', ')}][source], month) AS query,
     multiIf(
-      first, concat(${pageView}, query, '","referrer":"', referrer, '"}'),
+      first, concat(${pageView}, query, '","referrer":"', referrer_url, '"}'),
       event_name = 'PageView', concat(${pageView}, '","referrer":"', shop, '/p/', toString(page), '"}'),
       event_name = 'Purchase', concat('{"path":"/p/', toString(path), '","value":', toString(j % 100), '.5,"currency":"EUR"}'),
       concat('{"path":"/p/', toString(path), '"}')) AS data,
@@ -129,13 +163,25 @@ function rowsSql(source: string): string {
     fromUnixTimestamp64Milli(ms, 'UTC') AS event_time,
     muid,
     n + 1 AS seq,
+    bitShiftLeft(toUInt64(m + 1), 40) + toUInt64(base + st) AS visit,
+    fromUnixTimestamp64Milli(start_ms, 'UTC') AS visit_start,
     event_name,
+    [${LANDINGS.map((l) => quote(l.referrerHost)).join(', ')}][source] AS referrer,
+    [${LANDINGS.map((l) => quote(l.utmSource)).join(', ')}][source] AS utm_source,
+    [${LANDINGS.map((l) => quote(l.utmMedium)).join(', ')}][source] AS utm_medium,
+    concat([${LANDINGS.map((l) => quote(l.utmCampaign)).join(', ')}][source], month) AS utm_campaign,
+    [${LANDINGS.map((l) => quote(l.channel)).join(', ')}][source] AS channel,
+    [${COUNTRIES.map(([c]) => quote(c)).join(', ')}][country_i] AS country,
+    [${CLIENTS.map((c) => quote(c.device)).join(', ')}][client_i] AS device,
+    [${CLIENTS.map((c) => quote(c.browser)).join(', ')}][client_i] AS browser,
+    [${CLIENTS.map((c) => quote(c.os)).join(', ')}][client_i] AS os,
     'not_required' AS consent,
     {livemode:Bool} AS livemode
   FROM (${events})`;
 }
 
-const COLUMNS = 'merchant_id, event_time, muid, seq, event_name, data, consent, livemode';
+const COLUMNS =
+  'merchant_id, event_time, muid, seq, visit, visit_start, event_name, data, referrer, utm_source, utm_medium, utm_campaign, channel, country, device, browser, os, consent, livemode';
 
 /** The sample of event indexes checked: `sample` spread over the seed, each a little off the even spacing. */
 function sampleOf(total: number, sample = 2000): number[] {
@@ -164,7 +210,9 @@ async function checkRows(
 ): Promise<number> {
   const indexes = sampleOf(total);
   const rows = await clickhouse.query<Record<string, string>>(
-    `SELECT j, toString(merchant_id) AS merchant_id, toUnixTimestamp64Milli(event_time) AS ms, muid, seq, event_name, data
+    `SELECT j, toString(merchant_id) AS merchant_id, toUnixTimestamp64Milli(event_time) AS ms, muid, seq, event_name, data,
+       toString(visit) AS visit, toUnixTimestamp64Milli(visit_start) AS visit_ms, referrer, utm_source, utm_medium,
+       utm_campaign, channel, country, device, browser, os
      FROM (${rowsSql('(SELECT arrayJoin({sample:Array(UInt64)}) AS number)')}) ORDER BY j`,
     { ...params, sample: indexes },
     { timeoutMs: 60_000 },
@@ -178,6 +226,7 @@ async function checkRows(
       seq: e.n + 1,
       event_name: e.name,
       data: e.data,
+      ...visitOf(e),
     };
     expectEqual('row', e.n, expected, row);
   }
@@ -186,18 +235,43 @@ async function checkRows(
   return rows.length;
 }
 
+/** What `events_in` gets of a seeded event's visit and client (as features/stats/insert.ts sends them). */
+function visitOf(e: SeededEvent) {
+  const landing = LANDINGS[e.source] as (typeof LANDINGS)[number];
+  const month = SOURCES[e.source]?.month ? new Date(e.visitStart).toISOString().slice(0, 7) : '';
+  return {
+    visit: visitIdOf(e.m, e.visit),
+    visit_ms: e.visitStart,
+    referrer: landing.referrerHost,
+    utm_source: landing.utmSource,
+    utm_medium: landing.utmMedium,
+    utm_campaign: landing.utmCampaign + month,
+    channel: landing.channel,
+    country: e.country,
+    device: e.device,
+    browser: e.browser,
+    os: e.os,
+  };
+}
+
 /** What the server's view `events_typed` makes of a seeded event (migration 0002), as lib/seed.ts describes it. */
 function typedOf(e: SeededEvent) {
-  const data = JSON.parse(e.data) as { path: string; url?: string; referrer?: string; value?: number };
-  const pageView = e.name === 'PageView';
-  const query = new URL(data.url ?? 'https://x.example/').searchParams;
-  const utm = (key: string) => (pageView ? query.get(`utm_${key}`) || '(none)' : '');
+  const data = JSON.parse(e.data) as { path: string; value?: number };
+  const visit = visitOf(e);
+  const none = (value: string) => value || '(none)';
   return {
-    path: pageView ? data.path : '',
-    referrer: pageView ? (data.referrer ? new URL(data.referrer).host.toLowerCase() : '(none)') : '',
-    utm_source: utm('source'),
-    utm_medium: utm('medium'),
-    utm_campaign: utm('campaign'),
+    path: e.name === 'PageView' ? data.path : '',
+    visit: visit.visit,
+    visit_ms: visit.visit_ms,
+    referrer: none(visit.referrer),
+    utm_source: none(visit.utm_source),
+    utm_medium: none(visit.utm_medium),
+    utm_campaign: none(visit.utm_campaign),
+    channel: visit.channel,
+    country: none(visit.country),
+    device: visit.device,
+    browser: visit.browser,
+    os: visit.os,
     currency: e.name === 'Purchase' ? 'EUR' : '',
     tenths: e.name === 'Purchase' ? Math.round((data.value ?? 0) * 10) : 0,
     revenue_scale: e.name === 'Purchase' ? 1 : 0,
@@ -222,8 +296,9 @@ async function checkTyped(
   );
   const rows = await clickhouse.query<Record<string, string>>(
     `SELECT toString(merchant_id) AS merchant_id, seq, toUnixTimestamp64Milli(event_time) AS ms,
-       toString(visitor) AS visitor, event_name, path, referrer, utm_source, utm_medium, utm_campaign,
-       currency, toUInt64(revenue * 10) AS tenths, revenue_scale
+       toString(visitor) AS visitor, event_name, path, toString(visit) AS visit,
+       toUnixTimestamp64Milli(visit_start) AS visit_ms, referrer, utm_source, utm_medium, utm_campaign, channel,
+       country, device, browser, os, currency, toUInt64(revenue * 10) AS tenths, revenue_scale
      FROM events WHERE seq IN {seqs:Array(UInt64)}`,
     { seqs: [...new Set(events.map((e) => e.n + 1))] },
     { timeoutMs: 600_000 },

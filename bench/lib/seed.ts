@@ -99,6 +99,41 @@ export const SOURCES: ReadonlyArray<{ share: number; referrer: string; query: st
 /** SOURCES' cumulative bounds over [0, 2^32). */
 export const SOURCE_BOUNDS = bounds(SOURCES.map((s) => s.share));
 
+/**
+ * A visit's client, as the server's enrichment would have told it from the request (country of
+ * the address, device, browser and system of the user agent, names as bowser gives them): its
+ * country (`''`: unknown) from draw 7 of its first event, the rest from draw 8.
+ */
+export const COUNTRIES: ReadonlyArray<readonly [string, number]> = [
+  ['US', 0.3],
+  ['DE', 0.15],
+  ['GB', 0.1],
+  ['FR', 0.08],
+  ['IN', 0.07],
+  ['CA', 0.06],
+  ['NL', 0.05],
+  ['BR', 0.05],
+  ['JP', 0.04],
+  ['ES', 0.04],
+  ['AU', 0.03],
+  ['', 0.03],
+];
+export const COUNTRY_BOUNDS = bounds(COUNTRIES.map(([, share]) => share));
+export const CLIENTS: ReadonlyArray<{ share: number; device: string; browser: string; os: string }> = [
+  { share: 0.22, device: 'desktop', browser: 'Chrome', os: 'Windows' },
+  { share: 0.08, device: 'desktop', browser: 'Chrome', os: 'macOS' },
+  { share: 0.06, device: 'desktop', browser: 'Safari', os: 'macOS' },
+  { share: 0.06, device: 'desktop', browser: 'Microsoft Edge', os: 'Windows' },
+  { share: 0.03, device: 'desktop', browser: 'Firefox', os: 'Windows' },
+  { share: 0.01, device: 'desktop', browser: 'Firefox', os: 'Linux' },
+  { share: 0.22, device: 'mobile', browser: 'Safari', os: 'iOS' },
+  { share: 0.2, device: 'mobile', browser: 'Chrome', os: 'Android' },
+  { share: 0.04, device: 'mobile', browser: 'Samsung Internet for Android', os: 'Android' },
+  { share: 0.05, device: 'tablet', browser: 'Safari', os: 'iOS' },
+  { share: 0.03, device: 'tablet', browser: 'Chrome', os: 'Android' },
+];
+export const CLIENT_BOUNDS = bounds(CLIENTS.map((c) => c.share));
+
 /** mulberry32's increment: its k-th output (from 0) is `mulberryMix(seed + (k + 1) * MULBERRY_STEP)`. */
 export const MULBERRY_STEP = 0x6d2b79f5;
 /** A 32-bit odd constant spreading the merchant index over the seed's bits. */
@@ -116,7 +151,8 @@ function mulberryMix(state: number): number {
  * mulberry32 seeded by both, so a seed never depends on what ran before it (two databases seeded
  * alike hold the same events, and lib/clickhouse-seed.ts generates them in SQL). The draws of an
  * event: 0 whether it starts a visit, else its gap; 1 its first event's time, else its name (and
- * a page view's path); a visit's first event's 2 visitor, 3 entry path, 4 source; 5 and 6 its id.
+ * a page view's path); a visit's first event's 2 visitor, 3 entry path, 4 source, 7 country,
+ * 8 device, browser and system; 5 and 6 its id.
  */
 function draw(key: number, n: number, k: number): number {
   return mulberryMix((((key ^ n) >>> 0) + (k + 1) * MULBERRY_STEP) >>> 0);
@@ -158,6 +194,13 @@ export interface SeededEvent {
   /** The event's data as JSON text (PageView: path, url, referrer as the tag sends them). */
   data: string;
   id: string;
+  /** Its visit's first event's time, source (SOURCES' index) and client (`country` '' when unknown). */
+  visitStart: number;
+  source: number;
+  country: string;
+  device: string;
+  browser: string;
+  os: string;
 }
 
 /**
@@ -199,8 +242,10 @@ export function seededEvent(j: number, total: number, merchants: number, firstEv
   let name = 'PageView';
   let path: number;
   let data: string;
+  const sourceIndex = pick(draw(key, visit, 4), SOURCE_BOUNDS);
+  const client = CLIENTS[pick(draw(key, visit, 8), CLIENT_BOUNDS)] as (typeof CLIENTS)[number];
   if (st === b) {
-    const source = SOURCES[pick(draw(key, visit, 4), SOURCE_BOUNDS)] as (typeof SOURCES)[number];
+    const source = SOURCES[sourceIndex] as (typeof SOURCES)[number];
     const query = source.query + (source.month ? new Date(startTime).toISOString().slice(0, 7) : '');
     path = entry;
     data = `{"path":"/p/${path}","url":"${shop}/p/${path}${query}","referrer":"${source.referrer}"}`;
@@ -224,6 +269,12 @@ export function seededEvent(j: number, total: number, merchants: number, firstEv
     path: `/p/${path}`,
     data,
     id: `${hex(r5, 8)}-${hex(r6 >>> 16, 4)}-4${hex(r6 & 0xfff, 3)}-${hex(8 + ((m >>> 12) & 3), 1)}${hex(m & 0xfff, 3)}-${hex(n, 12)}`,
+    visitStart: startTime,
+    source: sourceIndex,
+    country: COUNTRIES[pick(draw(key, visit, 7), COUNTRY_BOUNDS)]?.[0] as string,
+    device: client.device,
+    browser: client.browser,
+    os: client.os,
   };
 }
 
@@ -233,7 +284,8 @@ export interface SeedMerchant {
 }
 
 /**
- * Adds `perMerchant` events to every merchant with COPY (CSV), in `seededEvent`'s order: the
+ * Adds `perMerchant` events to every merchant with COPY (CSV), in `seededEvent`'s order (with
+ * `client`, each one's visit's client in `events.client` as the API stores it: migration 0038): the
  * merchants interleaved, their visits' first events in time order (a visit's later events a few
  * minutes after), as the collector stores them when they happen (a merchant's newest events sit
  * together at the end of the table, not scattered over all of it). The triggers on events (day
@@ -246,6 +298,7 @@ export async function seedEvents(
   perMerchant: number,
   label: string,
   firstEvent = 0,
+  client = true,
 ) {
   const total = perMerchant * merchants.length;
   const progress = new Progress(label, total);
@@ -268,8 +321,12 @@ export async function seedEvents(
     await sql.begin(async (tx) => {
       const [first] = await tx<{ floor: string }[]>`select events_seq_floor(pg_current_xact_id())::text as floor`;
       const seqs = merchants.map(() => Number(first?.floor) - 1);
-      const stream = await tx`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
-      from stdin with (format csv)`.writable();
+      const stream = await (client
+        ? tx`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq, client)
+          from stdin with (format csv)`
+        : tx`copy events (merchant_id, id, tag_id, muid, event_name, event_time, raw_data, seq)
+          from stdin with (format csv)`
+      ).writable();
       const finished = new Promise<void>((resolve, reject) => {
         stream.on('finish', resolve);
         stream.on('error', reject);
@@ -282,7 +339,9 @@ export async function seedEvents(
         seqs[e.m] = seq;
         // The data as CSV: its quotes doubled (purchases carry a currency: the statistics count their revenue).
         const data = e.data.replaceAll('"', '""');
-        buffer += `${merchant.merchantId},${e.id},${merchant.tagId},${e.muid},${e.name},${new Date(e.time).toISOString()},"${data}",${seq}\n`;
+        // The client as `storeEvents` writes it (`country|device|browser|os`): no comma or quote in it.
+        const tail = client ? `,${e.country}|${e.device}|${e.browser}|${e.os}\n` : '\n';
+        buffer += `${merchant.merchantId},${e.id},${merchant.tagId},${e.muid},${e.name},${new Date(e.time).toISOString()},"${data}",${seq}${tail}`;
         if (buffer.length > 1 << 20) {
           if (!stream.write(buffer)) await new Promise((resolve) => stream.once('drain', resolve));
           buffer = '';

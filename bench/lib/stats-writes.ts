@@ -1,8 +1,10 @@
 /**
  * Writes beside the statistics, for the stats section: `POST /v1/collect` with statistics on and
- * off (issue 55's 0.9x), and `POST /e` alone and beside clients reading stats.
+ * off (issue 55's 0.9x) and with the enrichment against without (issue 52's 0.9x), and `POST /e`
+ * alone and beside clients reading stats.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { describeVisitor } from '@partner/server/bench';
 import type { Child } from './children.js';
 import { apiServer, type BenchContext, freshDataDir, removeDataDir } from './context.js';
 import { request, requestJson } from './http.js';
@@ -25,6 +27,19 @@ export interface IngestResult {
   onVisiblePerSecond: number;
   /** A STATS=off process: until stored (median). */
   offStoredPerSecond: number;
+  /**
+   * Issue 52's enrichment: the stats server again, until stored, every request with a user agent
+   * of its own (a browser's, never seen before: parsed, checked for a bot) and an X-Forwarded-For
+   * address (TRUST_PROXY=1: looked up in the country database), against the `on` runs (no user
+   * agent, a loopback address: nothing parsed, nothing found). Median.
+   */
+  enrichedStoredPerSecond: number;
+  /** The enriched runs until visible in the statistics (median), as the `on` runs. */
+  enrichedVisiblePerSecond: number;
+  /** Every round's events/s until stored, in round order: on, off, enriched. */
+  perRound: { on: number[]; off: number[]; enriched: number[] };
+  /** `describeVisitor` in the bench's process: µs per call, a user agent never seen, and one kept. */
+  enrichCallMicros: { unseen: number; kept: number };
 }
 
 export interface CollectorBesideReads {
@@ -38,8 +53,49 @@ export interface CollectorBesideReads {
   reads: Latency & { perSecond: number };
 }
 
-/** `POST /v1/collect` batches (500, 4 concurrent) to the process at `url`; resolves at the last 202. */
-async function sendCollect(url: string, tagId: string, prefix: string, total: number): Promise<void> {
+/** Browsers' user agents; `{v}` a version of each request's own (so the server's kept parses never answer). */
+const AGENTS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{v} Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/{v} Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/{v} Mobile Safari/537.36',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/{v} Safari/605.1.15',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:121.0) Gecko/20100101 Firefox/{v}',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36 Edg/{v}',
+];
+
+/** The request's client for the enrichment: a new browser user agent and a public address per `n`. */
+function visitorHeaders(n: number): Record<string, string> {
+  const agent = AGENTS[n % AGENTS.length] as string;
+  const version = `${100 + (n % 31)}.0.${Math.floor(n / 31) % 10_000}.${n % 97}`;
+  const address = `${1 + (n % 223)}.${(n * 7) % 256}.${(n * 13) % 256}.${1 + ((n * 29) % 254)}`;
+  return { 'user-agent': agent.replace('{v}', version), 'x-forwarded-for': address };
+}
+
+/** `describeVisitor` per call (µs): each call a user agent never seen, then one kept (the server keeps 10,000). */
+function enrichCallMicros(): { unseen: number; kept: number } {
+  const calls = 20_000;
+  const visitor = (n: number) => {
+    const h = visitorHeaders(n);
+    return { ip: h['x-forwarded-for'] as string, userAgent: h['user-agent'], country: undefined };
+  };
+  for (let n = 0; n < 2_000; n++) describeVisitor(visitor(1e9 + n), 'server');
+  let started = process.hrtime.bigint();
+  for (let n = 0; n < calls; n++) describeVisitor(visitor(2e9 + n), 'server');
+  const unseen = (since(started) * 1000) / calls;
+  const kept = visitor(1e9);
+  started = process.hrtime.bigint();
+  for (let n = 0; n < calls; n++) describeVisitor(kept, 'server');
+  return { unseen, kept: (since(started) * 1000) / calls };
+}
+
+/** The next request's client (`visitorHeaders`): a user agent the server has not seen. */
+let nextVisitor = 0;
+
+/**
+ * `POST /v1/collect` batches (500, 4 concurrent) to the process at `url`; resolves at the last 202.
+ * `enrich`: each request with a client of its own (`visitorHeaders`).
+ */
+async function sendCollect(url: string, tagId: string, prefix: string, total: number, enrich = false): Promise<void> {
   const batch = 500;
   const batches = total / batch;
   const now = Date.now();
@@ -66,7 +122,7 @@ async function sendCollect(url: string, tagId: string, prefix: string, total: nu
         });
         const res = await request(`${url}/v1/collect`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', ...(enrich ? visitorHeaders(nextVisitor++) : {}) },
           body: JSON.stringify({ tagId, events }),
         });
         if (res.status !== 202) throw new Error(`collect: ${res.status} ${res.body.slice(0, 200)}`);
@@ -89,6 +145,8 @@ export async function measureIngest(ctx: BenchContext, server: Child): Promise<I
   const on: number[] = [];
   const onVisible: number[] = [];
   const offStored: number[] = [];
+  const enriched: number[] = [];
+  const enrichedVisible: number[] = [];
   const stored = async (prefix: string) => {
     const [row] = await ctx.raw`select count(*)::int as n from events
       where merchant_id = ${merchant.merchantId}::uuid and id like ${`${prefix}-%`}`;
@@ -101,7 +159,8 @@ export async function measureIngest(ctx: BenchContext, server: Child): Promise<I
   };
   try {
     for (let round = 0; round < rounds; round++) {
-      for (const kind of round % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
+      const kinds = ['on', 'off', 'enriched'];
+      for (const kind of [...kinds.slice(round % 3), ...kinds.slice(0, round % 3)]) {
         await settle();
         const prefix = `st${kind}${round}-${Date.now()}`;
         if (kind === 'on') {
@@ -111,6 +170,14 @@ export async function measureIngest(ctx: BenchContext, server: Child): Promise<I
           on.push(total / (since(started) / 1000));
           await waitVisible(ctx.raw, server.url, ctx.auth, merchant.merchantId, before + total);
           onVisible.push(total / (since(started) / 1000));
+        } else if (kind === 'enriched') {
+          // Until visible too: the next run never starts beside this one's sends to the statistics.
+          const before = await statsEventCount(server.url, ctx.auth, merchant.merchantId);
+          const started = process.hrtime.bigint();
+          await sendCollect(server.url, merchant.tagId, prefix, total, true);
+          enriched.push(total / (since(started) / 1000));
+          await waitVisible(ctx.raw, server.url, ctx.auth, merchant.merchantId, before + total);
+          enrichedVisible.push(total / (since(started) / 1000));
         } else {
           const started = process.hrtime.bigint();
           await sendCollect(off.url, merchant.tagId, prefix, total);
@@ -132,9 +199,13 @@ export async function measureIngest(ctx: BenchContext, server: Child): Promise<I
     onStoredPerSecond: quantile(on, 0.5),
     onVisiblePerSecond: quantile(onVisible, 0.5),
     offStoredPerSecond: quantile(offStored, 0.5),
+    enrichedStoredPerSecond: quantile(enriched, 0.5),
+    enrichedVisiblePerSecond: quantile(enrichedVisible, 0.5),
+    perRound: { on, off: offStored, enriched },
+    enrichCallMicros: enrichCallMicros(),
   };
   log(
-    `  stats ingest: statistics on ${int(result.onStoredPerSecond)}/s stored, ${int(result.onVisiblePerSecond)}/s visible; off ${int(result.offStoredPerSecond)}/s stored`,
+    `  stats ingest: statistics on ${int(result.onStoredPerSecond)}/s stored, ${int(result.onVisiblePerSecond)}/s visible; off ${int(result.offStoredPerSecond)}/s stored; enriched ${int(result.enrichedStoredPerSecond)}/s stored (describeVisitor ${result.enrichCallMicros.unseen.toFixed(1)} µs a new user agent, ${result.enrichCallMicros.kept.toFixed(2)} µs a kept one)`,
   );
   return result;
 }
