@@ -272,7 +272,10 @@ class RateLimitPolicy implements RateLimits {
     await limiter.consume(key, 1).catch(() => {});
   }
 
-  /** True for a token this process knows to be a key: in the verified-key cache, or authenticated here lately. */
+  /**
+   * True for a token this process knows to be a key (cached, or authenticated here lately), so that a throttled
+   * address's flood of unknown tokens costs no database read while its valid keys keep working.
+   */
   private knownKey(authorization: string | string[] | undefined): boolean {
     const token = bearerToken(authorization);
     if (token === null || !(isWellFormedApiKey(token) || isWellFormedSessionToken(token))) return false;

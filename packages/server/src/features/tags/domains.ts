@@ -26,7 +26,7 @@ export function rootDomainOf(host: string): string | null {
   return null;
 }
 
-/** Decides the domain type: preverified when the domain is the partner's onboarded domain or under it. */
+/** Decides the domain type: preverified at or under the partner's domain; otherwise custom, a registrable root. */
 export function classifyDomain(domain: string, partnerDomain: string): DomainType {
   if (isUnderDomain(domain, partnerDomain)) return 'preverified';
   const parsed = parse(domain, TLDTS_OPTIONS);

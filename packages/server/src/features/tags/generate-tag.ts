@@ -123,7 +123,7 @@ async function existingOwnTag(
   return row ? generated(row.tag, partner, config, false) : undefined;
 }
 
-/** A new tag's consent settings. */
+/** A new tag's consent settings: `opt-in` is cookieless by default, so page views count before an answer. */
 function consentSettings(
   input: Partial<Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'>>,
 ): Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'> {

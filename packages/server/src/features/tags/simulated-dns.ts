@@ -29,7 +29,10 @@ function simulatedOutcomeOf(domain: string): DnsCheckReason | null {
 const ELSEWHERE = 'elsewhere.example.net';
 const ADDRESS = '192.0.2.10';
 
-/** A resolver that asks no DNS server. `reason` overrides the suffix (a trigger's record taken away or put back). */
+/**
+ * A resolver that asks no DNS server but answers as a real zone in the suffix's state, so the live check gives
+ * the live outcome. `reason` overrides the suffix (a trigger's record taken away or put back).
+ */
 export function simulatedResolver(
   tag: CheckedTag,
   targetHost: string,

@@ -1,4 +1,4 @@
-/** Who a partner request comes from, as authentication answers it and the key cache holds it. */
+/** Who a partner request comes from. Types only, beside the key cache, so that runtime/ never imports features/. */
 export interface AuthenticatedPartner {
   id: string;
   name: string;

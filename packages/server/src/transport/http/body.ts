@@ -55,7 +55,7 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
 
 export interface JsonBodyOptions {
   limit?: number;
-  /** Also read a `text/plain` body as JSON. */
+  /** Also read a `text/plain` body as JSON: only `POST /e`, which the tag sends without a CORS preflight. */
   textPlain?: boolean;
 }
 

@@ -29,7 +29,10 @@ function errorFrame(error: unknown): string {
   return `${retry}event: error\ndata: ${JSON.stringify(body)}\n\n`;
 }
 
-/** Once the route's prologue authenticated the key and validated the query. */
+/**
+ * The REST event stream: every failure before the first byte is a JSON `{ message, code }`; then frames flow
+ * with backpressure and pings, and a failure ends it with an `event: error` frame.
+ */
 export async function streamEvents(
   deps: AppDeps,
   { req, res, partner, query }: RouteContext<typeof EVENT_STREAM_ROUTE>,
