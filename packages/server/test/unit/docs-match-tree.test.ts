@@ -1,11 +1,13 @@
 // The README and docs/ARCHITECTURE.md name what exists (issue 13 item 9): the README links the settings
-// page; every top-level folder of the repository is in the repository table and every path there
-// exists; every source file ARCHITECTURE.md names exists. Read from the files as committed, so a rename fails here.
+// page and keeps no settings table of its own; every top-level folder of the repository is in the
+// repository table and every path there exists; every source file ARCHITECTURE.md names exists.
+// Read from the files as committed, so a rename fails here.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { EnvSchema } from '../../src/kernel/env.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -28,6 +30,12 @@ describe('README configuration', () => {
     const start = README.indexOf('\n## Configuration\n');
     expect(start, 'README has a "## Configuration" section').toBeGreaterThan(-1);
     expect(README.slice(start)).toContain('](docs/settings.md)');
+  });
+
+  it('keeps no settings table of its own (one list of settings, generated from env.ts)', () => {
+    const settings = new Set(Object.keys(EnvSchema.shape));
+    const rows = README.split('\n').filter((line) => settings.has(/^\| `([^`]+)`/.exec(line)?.[1] ?? ''));
+    expect(rows).toEqual([]);
   });
 });
 
