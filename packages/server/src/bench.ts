@@ -1,9 +1,4 @@
-/**
- * What `bench/` (the `@partner/bench` workspace package) imports from the server, through the
- * package export `@partner/server/bench`: the statements the baselines run (so the raw SQL and the
- * bare node:http server do exactly the API's database work) and the set-up helpers. Nothing here
- * is used by the server itself.
- */
+/** What `bench/` imports from the server, through the package export `@partner/server/bench`. */
 export { type Clickhouse, openClickhouse } from './db/clickhouse/client.js';
 export { CLICKHOUSE_MIGRATIONS_DIR, migrateClickhouse, statementsOf } from './db/clickhouse/migrate.js';
 export { openDatabase } from './db/client.js';

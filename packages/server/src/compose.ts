@@ -85,10 +85,7 @@ export interface ComposedApp {
   webhookWorker?: WebhookDeliveryWorker | undefined;
 }
 
-/**
- * Opens the database of the env. A failure is a StartupError naming the setting to fix (the URL's
- * password masked, the error code; for the embedded store the data dir and who holds its lock).
- */
+/** Opens the database of the env. */
 export async function openDatabaseFromEnv(env: Env, owner = 'the server'): Promise<DatabaseHandle> {
   const url = env.DATABASE_URL;
   if (url) {
@@ -113,12 +110,7 @@ export async function openDatabaseFromEnv(env: Env, owner = 'the server'): Promi
   });
 }
 
-/**
- * Builds the app's dependencies and its parts from the env, nothing started, nothing listening (an
- * in-process caller can use `deps` as they are). The parts are listed in start order; they stop in
- * reverse, so each stops before what it depends on: the writers before the log they read, all
- * before the database. A failure releases what was opened.
- */
+/** Builds the app's dependencies and its parts from the env, nothing started, nothing listening. */
 export async function composeApp(env: Env, options: ComposeOptions = {}): Promise<ComposedApp> {
   const logger = options.logger ?? createLogger(env);
   const metrics = options.metrics ?? createMetrics();
@@ -287,11 +279,7 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
   return { deps, database, lifecycle, writers, webhookWorker };
 }
 
-/**
- * The reads a replica may serve (DATABASE_READ_URL, docs/decisions/replica-reads.md): routed by
- * the replica's measured lag, or all on the primary without one. The part is there either way
- * (it owns the replica's pool and its lag checks when there is one).
- */
+/** The reads a replica may serve: routed by the replica's measured lag, or all on the primary without one. */
 async function openReads(
   env: Env,
   database: DatabaseHandle,
@@ -350,9 +338,8 @@ function createEventQueue(
     maxPending: env.INGEST_QUEUE_MAX,
     maxBatch: env.INGEST_BATCH_MAX,
     flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
-    // Nothing orders event commits (migration 0026) and day counts are appended (0029): writes of
-    // one merchant share no lock, so several may run at once: one per core, leaving at least half
-    // the pool to the other routes (bench/README.md, "Part 4").
+    // Nothing orders event commits and day counts are appended: writes of one merchant share no lock, so several may
+    // run at once: one per core, leaving at least half the pool to the other routes.
     concurrency: database.driver === 'postgres' ? ingestWriters(env) : 1,
     // PGlite runs in process: no silent network to wait on.
     waitDeadlineMs: database.driver === 'postgres' ? env.DB_STATEMENT_TIMEOUT + DEADLINE_MARGIN_MS : undefined,
@@ -419,11 +406,7 @@ function createLogWriters(
   );
 }
 
-/**
- * Where the statistics live: the ClickHouse server of CLICKHOUSE_URL, else chDB in this process
- * (DATA_DIR/clickhouse, a database per PostgreSQL database); none for a process of a deployment
- * of several (ROLE api or writer) without CLICKHOUSE_URL, as chDB is one process's.
- */
+/** Where the statistics live: the ClickHouse server of CLICKHOUSE_URL, else chDB in this process. */
 export function statsEngineOf(env: Env, database: DatabaseHandle): StatsEngine | undefined {
   if (env.STATS === 'off') return undefined;
   if (env.CLICKHOUSE_URL) return { kind: 'server', url: env.CLICKHOUSE_URL };

@@ -74,10 +74,7 @@ export interface Context extends AppDeps {
   requestId: string;
   /** The raw Authorization header, authenticated by the partner middleware. */
   authorization: string | string[] | undefined;
-  /**
-   * Set when the transport already authenticated the request and charged the key's budget (REST
-   * does, before reading the body); otherwise the partner middleware does both, per call.
-   */
+  /** Set when the transport already authenticated the request and charged the key's budget. */
   partner: AuthenticatedPartner | null;
   /** The caller, for the rate-limit policy (runtime/rate-limits.ts); absent for in-process callers. */
   client?: RateLimitClient;
@@ -90,12 +87,7 @@ export interface Context extends AppDeps {
 /** What one call adds to the shared dependencies. */
 export type RequestScope = Omit<Context, keyof AppDeps>;
 
-/**
- * One call's context: the shared dependencies and what the call adds. Built per request, so the keys
- * the call adds are listed before the spread and set after it: every context then
- * has one hidden class, where a spread followed by new keys makes a fresh one per call on Node 20
- * (bench/README.md, "Object spreads on the request path").
- */
+/** One call's context: the shared dependencies and what the call adds. */
 export function requestContext(deps: AppDeps, scope: RequestScope): Context {
   const context: Context = {
     requestId: '',

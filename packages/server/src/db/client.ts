@@ -13,20 +13,15 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface DatabaseHandle {
   db: Database;
   driver: 'postgres' | 'pglite';
-  /**
-   * Names this database's statistics (the ClickHouse database beside it): `pg_<database>` on
-   * PostgreSQL, `partner_tags` for the embedded store in a directory, a fresh name in memory.
-   */
+  /** Names this database's statistics. */
   statsName: string;
   /** Resolves when the database answers a trivial query within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<void>;
   /** postgres.js: connections by state and queries waiting for one; PGlite: undefined. */
   poolStats?(): { busy: number; idle: number; connecting: number; closed: number; waiting: number };
   /**
-   * LISTENs on a channel: `onPayload` runs for each notification. postgres.js holds one dedicated
-   * connection for it and re-listens after a reconnect, calling `onListen` each time (notifications
-   * sent while disconnected are lost: catch up then); PGlite delivers in-process. Resolves once
-   * listening; the returned function stops.
+   * LISTENs on a channel: `onPayload` runs for each notification. postgres.js holds one dedicated connection for it
+   * and re-listens after a reconnect, calling `onListen` each time; PGlite delivers in-process.
    */
   listen(channel: string, onPayload: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -41,11 +36,7 @@ interface DeadlineOptions {
 
 export type DatabaseOptions =
   | ({ kind: 'postgres'; url: string; maxConnections?: number } & DeadlineOptions)
-  /**
-   * `dataDir` undefined: in memory (tests). Otherwise a directory, guarded by a lock file.
-   * `loadDataDir`: an in-memory store starts from this dump (`dumpDataDir`) instead of an empty
-   * cluster (the tests' migrated template, src/testing/pglite-template.ts).
-   */
+  /** `dataDir` undefined: in memory (tests). Otherwise a directory, guarded by a lock file. */
   | { kind: 'pglite'; dataDir?: string; lockOwner?: string; loadDataDir?: Blob };
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations', import.meta.url));
@@ -78,24 +69,19 @@ function openPool(
     max: maxConnections,
     idle_timeout: 30,
     connect_timeout: 2,
-    // Reconnect attempts after a failure: 50 ms doubling to at most 1 s (postgres.js's default grows
-    // to 20 s, so a database back from an outage went unused for up to 20 s).
+    // Reconnect attempts after a failure, capped low: postgres.js's default backoff grows so long that
+    // a database back from an outage stayed unused.
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     onnotice: () => {},
     keep_alive: KEEPALIVE_SECONDS,
-    // Names this process's connections in pg_stat_activity (the LISTEN one included); every
-    // statement ends within statement_timeout. JIT off: the API's statements read few rows, but a
-    // claim whose LATERAL limit the planner cannot see is costed past jit_above_cost, and compiling
-    // it took 0.2-1 s a claim (docs/decisions/database-access.md, "JIT off").
+    // Names this process's connections in pg_stat_activity; every statement ends within statement_timeout. JIT off:
+    // the planner misjudges a claim's LATERAL limit and compiles it (docs/decisions/database-access.md).
     connection: { application_name: applicationName, statement_timeout: statementTimeoutMs, jit: 'off' },
     // The client-side deadline (patched postgres.js): also covers a connection that went silent.
     query_timeout: statementTimeoutMs + DEADLINE_MARGIN_MS,
   });
-  // drizzle sends every query as an unnamed statement (`prepare: false`), so PostgreSQL parses
-  // and plans it on every call. postgres.js caches named statements per connection by query text:
-  // let it, as a postgres.js tagged template would, for the small queries that make up the read
-  // paths (values are parameters, so their texts are a bounded set). Big multi-row inserts stay
-  // unnamed: one cached statement per batch size would only hold memory on both ends.
+  // drizzle sends every query as an unnamed statement, so PostgreSQL parses and plans it on every call. postgres.js
+  // caches named statements per connection by query text.
   const unsafe = client.unsafe.bind(client);
   client.unsafe = ((query: string, params?: unknown[], options?: Record<string, unknown>) => {
     // `prepare` listed before the spread, then set (a key added after a spread costs fresh hidden
@@ -210,11 +196,7 @@ export interface ReplicaHandle {
   close(): Promise<void>;
 }
 
-/**
- * Opens a pool on a PostgreSQL streaming replica (DATABASE_READ_URL), lazily: nothing connects
- * until the first query, so a replica that is down does not stop the start (reads then go to the
- * primary, db/read-routing.ts). Its connections are named `partner-tags:<pid>:replica`.
- */
+/** Opens a pool on a PostgreSQL streaming replica, lazily. Its connections are named `partner-tags:<pid>:replica`. */
 export async function openReadReplica(
   url: string,
   maxConnections: number,

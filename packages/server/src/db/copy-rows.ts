@@ -25,10 +25,8 @@ interface PostgresJsClient {
 }
 
 /**
- * A value as a PostgreSQL literal, for the one statement that takes no parameters (COPY): text as
- * an escape string (`E'...'`, backslashes and quotes escaped, so the result does not depend on
- * standard_conforming_strings), finite numbers as they are. Null for anything else (a NUL, which
- * text cannot hold; other types): the caller reads rows instead.
+ * A value as a PostgreSQL literal, for the one statement that takes no parameters. Null for anything else: the caller
+ * reads rows instead.
  */
 export function literal(value: unknown): string | null {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : null;
@@ -36,11 +34,7 @@ export function literal(value: unknown): string | null {
   return `E'${value.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
-/**
- * `text` with each `$n` replaced by its parameter as a literal, in one pass (a `$1` inside an
- * inlined value stays as it is); null when one cannot be. For statements built here with drizzle's
- * `sql`, whose own text never holds `$` followed by a digit outside a placeholder.
- */
+/** `text` with each `$n` replaced by its parameter as a literal, in one pass; null when one cannot be. */
 function inlineParams(text: string, params: readonly unknown[]): string | null {
   let failed = false;
   const out = text.replace(/\$(\d+)/g, (_, n: string) => {
@@ -52,24 +46,14 @@ function inlineParams(text: string, params: readonly unknown[]): string | null {
 }
 
 /**
- * Runs `COPY (statement) TO STDOUT` (text format) and returns its rows as the bytes PostgreSQL
- * sent, never parsed into rows or strings here. Reads to the end (memory: the statement's output;
- * callers keep it to a batch), within the pool's deadline: a connection that goes silent mid-copy
- * is discarded, as for any query. Null on PGlite or when a parameter cannot be inlined: the
- * caller reads rows instead. `into`: the buffer to read into (a larger one replaces it if needed;
- * 1 MB when none is given). A caller reading batch after batch passes the buffer of a batch it is done
- * with: a new buffer per batch (a megabyte or more, outside V8's heap) made V8 run a full
- * collection every few batches (13-18 in a 1M-event export, docs/decisions/export.md).
+ * Runs `COPY TO STDOUT` and returns its rows as the bytes PostgreSQL sent, never parsed into rows or strings here.
+ * Null on PGlite or when a parameter cannot be inlined: the caller reads rows instead.
  */
 export async function copyRows(
   db: Database,
   statement: SQL,
   into?: Buffer,
-  /**
-   * Stop once this many bytes are read (the row limit came from smaller rows): the connection is
-   * discarded, as on the deadline (no cancel request that could land on its next query), and the
-   * whole rows read so far are returned with `cut`.
-   */
+  /** Stop once this many bytes are read. */
   maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<CopiedRows | null> {
   const client = (db as unknown as { $client: PostgresJsClient | object }).$client;
@@ -84,8 +68,6 @@ export async function copyRows(
   try {
     const stream = await copy.readable();
     return await new Promise<CopiedRows>((resolve, reject) => {
-      // The caller's buffer (a batch it is done with), else 1 MB: a buffer grown by doubling from
-      // small allocates (and copies) about three times what it holds.
       let bytes = into ?? Buffer.allocUnsafe(1 << 20);
       let size = 0;
       let rows = 0;
@@ -97,11 +79,8 @@ export async function copyRows(
           reject(error);
         }, ms);
       }
-      // One chunk per row: postgres.js pushes each CopyData message, and a backend's CopyData
-      // messages always correspond to single rows (protocol docs, "COPY Operations"). Each is
-      // copied into one growing buffer at once, so the row chunks die young (kept in an array
-      // until a final concat, they outlived the young generation and the collector's cost doubled
-      // the read's time).
+      // One chunk per row: postgres.js pushes each CopyData message, and a backend's CopyData messages always
+      // correspond to single rows (protocol docs, "COPY Operations").
       stream.on('data', (chunk: Buffer) => {
         if (cut) return;
         if (size + chunk.length > bytes.length) {

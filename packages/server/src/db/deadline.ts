@@ -13,10 +13,7 @@
  */
 export const DEADLINE_MARGIN_MS = 500;
 
-/**
- * The error of a wait on the database that passed its deadline, as the patched postgres.js makes
- * it: code QUERY_DEADLINE; `sent` false when the work surely never reached the database.
- */
+/** The error of a wait on the database that passed its deadline, as the patched postgres.js makes it. */
 export function deadlineError(ms: number, sent: boolean): Error {
   return Object.assign(new Error(`QUERY_DEADLINE: no answer from the database within ${ms} ms`), {
     code: 'QUERY_DEADLINE',

@@ -20,11 +20,7 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/**
- * Takes an exclusive lock file for the embedded database. PGlite happily opens one data directory
- * twice and corrupts it, so the server and the CLI both take this lock first. A lock left by a dead
- * process is taken over.
- */
+/** Takes an exclusive lock file for the embedded database. */
 export function acquireLock(file: string, owner: string): () => void {
   const content = JSON.stringify({ pid: process.pid, owner, since: new Date().toISOString() });
   for (let attempt = 0; attempt < 2; attempt++) {

@@ -14,13 +14,7 @@ export interface PartnerShare {
 const UNBOUNDED = 1_000_000_000;
 const NO_SHARE: PartnerShare = { slots: UNBOUNDED, perPartner: UNBOUNDED, held: new Map() };
 
-/**
- * The CTEs `held`, `share`, `ranked` and `turns` that make partners take turns in a claim, over a
- * `candidates(id, <due>, partner_id)` CTE the caller defines before them. Each candidate's turn is
- * its rank within its partner plus the slots that partner holds here; `turns.ids` lists the rows
- * whose turn is within the share (min(perPartner, ceil(slots / partners with work))), by turn then
- * due time. The DNS checks and the webhook deliveries share it (docs/decisions/fairness-between-partners.md).
- */
+/** The CTEs `held`, `share`, `ranked` and `turns` that make partners take turns in a claim. */
 export function partnerTurns(due: 'next_check_at' | 'next_attempt_at', fairness: PartnerShare = NO_SHARE): SQL {
   const heldIds = `{${[...fairness.held.keys()].join(',')}}`;
   const heldCounts = `{${[...fairness.held.values()].join(',')}}`;

@@ -5,11 +5,7 @@ import type { Metrics } from '../kernel/metrics.js';
 import type { Database } from './client.js';
 import { readRows } from './read-rows.js';
 
-/**
- * Reads that may be served by a streaming replica (DATABASE_READ_URL): the event list, the export
- * and the statistics. Everything else (writes, idempotency, authentication, sessions, anything
- * that reads its own writes) uses the primary `db` (docs/decisions/replica-reads.md).
- */
+/** Reads that may be served by a streaming replica: the event list, the export and the statistics. */
 export type ReadRoute = 'events_list' | 'events_export' | 'stats';
 const ROUTES: readonly ReadRoute[] = ['events_list', 'events_export', 'stats'];
 
@@ -17,19 +13,11 @@ const ROUTES: readonly ReadRoute[] = ['events_list', 'events_export', 'stats'];
 type FallbackReason = 'down' | 'lagging' | 'behind' | 'error' | 'confirm';
 const REASONS: readonly FallbackReason[] = ['down', 'lagging', 'behind', 'error', 'confirm'];
 
-/**
- * What only the primary may decide for a read a replica serves, asked there first: throws the
- * refusal that is the answer (a merchant deleted a moment ago), or answers true when the replica
- * must first replay what the primary has committed (`caughtUp`: something the read shows was
- * deleted less than `recentMs` ago, so a replica in use may not have replayed it yet).
- */
+/** What only the primary may decide for a read a replica serves, asked there first. */
 export type PrimaryCheck = (primary: Database, recentMs: number) => Promise<boolean>;
 
 export interface ReadOptions {
-  /**
-   * The replica must have replayed everything the primary committed before this call; it is given
-   * CATCH_UP_WAIT_MS, else the primary answers.
-   */
+  /** The replica must have replayed everything the primary committed before this call. */
   caughtUp?: boolean;
   /** Asked on the primary before a replica read (not without a replica: the read is the primary's). */
   primaryCheck?: PrimaryCheck;
@@ -62,13 +50,7 @@ export function lsnBytes(lsn: string): bigint {
   return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
 }
 
-/**
- * Seconds the replica is behind at most, from the primary's positions sampled at each check
- * (`samples`, oldest first, the newest taken just now): 0 when it replayed the newest; otherwise
- * the time since the newest sample it has replayed (everything committed before that sample is
- * visible), or, when smaller, the age of the last commit it replayed (`replayAge`, exact under a
- * steady write load, meaningless after an idle spell). Infinity when neither says.
- */
+/** Seconds the replica is behind at most, from the primary's positions sampled at each check. */
 export function lagSeconds(
   now: number,
   samples: readonly { at: number; lsn: bigint }[],
@@ -110,10 +92,7 @@ function replicaFailed(error: unknown): boolean {
 export interface ReplicaReadsOptions {
   primary: Database;
   replica: Database;
-  /**
-   * One connection of its own on each side for the lag check: on the pools, a check queued behind
-   * busy reads past PROBE_TIMEOUT_MS counted a healthy replica as down. Absent: the pools.
-   */
+  /** One connection of its own on each side for the lag check. Absent: the pools. */
   probes?: { primary: Database; replica: Database } | undefined;
   /** Further behind than this (ms), reads go to the primary (DB_READ_MAX_LAG). */
   maxLagMs: number;
@@ -125,14 +104,7 @@ export interface ReplicaReadsOptions {
 
 type State = 'unknown' | 'up' | 'down' | 'lagging';
 
-/**
- * Routes reads between the primary and a streaming replica by the replica's health, measured every
- * `checkIntervalMs` (`check`): down (no answer within PROBE_TIMEOUT_MS, or not a standby), further
- * behind than `maxLagMs`, or not measured lately, and reads go to the primary. A read that fails on
- * the replica because it is unreachable, slow or in conflict with recovery runs again on the
- * primary (reads are safe to repeat), and a refusal there (an AppError, e.g. a merchant created a
- * moment ago and not yet replayed) is confirmed on the primary. Every fallback is counted.
- */
+/** Routes reads between the primary and a streaming replica by the replica's health. */
 export class ReplicaReads implements ReadDb {
   readonly primary: Database;
   private readonly replica: Database;
@@ -145,10 +117,7 @@ export class ReplicaReads implements ReadDb {
   private stopped = false;
   private readonly reads;
   private readonly fallbacks;
-  /**
-   * A commit older than this is on the replica whenever it is used: it was at most `maxLagMs`
-   * behind when last measured, and a measurement is used for at most 3 intervals + 2 probes.
-   */
+  /** A commit older than this is on the replica whenever it is used. */
   private readonly recentMs: number;
 
   constructor(private readonly options: ReplicaReadsOptions) {

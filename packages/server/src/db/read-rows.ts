@@ -23,14 +23,7 @@ export function toQuery(statement: SQL): Query {
   return dialect.sqlToQuery(statement);
 }
 
-/**
- * Runs read-only statements of a hot path straight on the driver, skipping drizzle's session
- * layer: on postgres.js in parallel on the pool (prepared, as client.ts sets up `unsafe`), on
- * PGlite one after another. Same rows and type parsing as `db.execute`. Measured against sending
- * them pipelined on one reserved connection: the pool was faster (bench/README.md).
- * Failures are wrapped in DrizzleQueryError, as drizzle wraps them, so errors.ts classifies a
- * closed PGlite or an ended pool the same way on both paths.
- */
+/** Runs read-only statements of a hot path straight on the driver, skipping drizzle's session layer. */
 export function readRows(db: Database, statements: (SQL | Query)[]): Promise<Row[][]> {
   const queries = statements.map((statement) => (statement instanceof SQL ? toQuery(statement) : statement));
   const client = (db as unknown as { $client: PostgresJsClient | PgliteClient }).$client;
@@ -50,12 +43,7 @@ export function readRows(db: Database, statements: (SQL | Query)[]): Promise<Row
   })();
 }
 
-/**
- * The rows of one read-only statement as the bytes PostgreSQL sent (postgres.js `raw()`): each
- * value a Buffer that is a view of the connection's read buffer, in column order, no string made.
- * A caller that keeps a value copies it (the view keeps the whole read buffer alive). Null on
- * PGlite: the caller reads rows with `db.execute`.
- */
+/** The rows of one read-only statement as the bytes PostgreSQL sent (postgres.js `raw()`). */
 export async function readRawRows(db: Database, statement: SQL): Promise<(Buffer | null)[][] | null> {
   const client = (db as unknown as { $client: PostgresJsClient | PgliteClient }).$client;
   if (!('unsafe' in client)) return null;

@@ -11,11 +11,7 @@ export interface DayCountCompactionOptions {
   batch?: number;
 }
 
-/**
- * Merges `event_day_counts`' delta rows per key (features/events/day-counts/): writers append
- * without a shared lock, this keeps each key's sum a few rows. Every process runs it; one pass at a
- * time holds the compaction (an advisory lock, tried), the others skip theirs.
- */
+/** Merges `event_day_counts`' delta rows per key. */
 export function createDayCountCompaction(options: DayCountCompactionOptions): PollLoop {
   const batch = options.batch ?? COMPACT_BATCH;
   return createPollLoop({

@@ -1,17 +1,4 @@
-/**
- * What one process knows of each webhook endpoint's answers, and the in-flight limit it gives the
- * endpoint: WEBHOOK_ENDPOINT_CONCURRENCY once an attempt was answered (any status), one request at
- * a time before that (an endpoint not heard from yet) and after an attempt got no answer (a
- * timeout, a refused or reset connection) until one is answered again. A dead endpoint so holds
- * one slot of WEBHOOK_TIMEOUT_MS at a time and everyone else's deliveries keep the rest; a healthy
- * one reaches its full limit with its first answer. Remembered for the last `capacity` endpoints
- * heard from (one forgotten starts again at one request, as a new one does).
- *
- * An endpoint whose attempts keep holding their slot to the deadline unanswered also backs off
- * (`cooling`): after the n-th such attempt in a row none of its deliveries is claimed here for
- * min(base x 2^(n-1), maxBackoffMs), so its rows stop taking slots from everyone else's
- * (docs/decisions/webhooks.md, "Earned per-endpoint limit"); its deliveries wait, none is dropped.
- */
+/** What one process knows of each webhook endpoint's answers, and the in-flight limit it gives the endpoint. */
 export class EndpointAnswers {
   /** Endpoint id -> whether its last attempt was answered; insertion order is recency. */
   readonly #answered = new Map<string, boolean>();
@@ -26,10 +13,7 @@ export class EndpointAnswers {
     private readonly maxBackoffMs = 600_000,
   ) {}
 
-  /**
-   * Records an attempt that got no answer before its deadline (it held a slot the whole time): the
-   * endpoint is not claimed for a delay that doubles with each such attempt in a row. Returns the delay.
-   */
+  /** Records an attempt that got no answer before its deadline. Returns the delay. */
   noteTimedOut(endpointId: string, now = Date.now()): number {
     const streak = (this.#backoff.get(endpointId)?.streak ?? 0) + 1;
     const delay = Math.min(this.backoffBaseMs * 2 ** Math.min(streak - 1, 30), this.maxBackoffMs);
@@ -63,10 +47,7 @@ export class EndpointAnswers {
     return ids;
   }
 
-  /**
-   * Records an attempt's outcome: `answered` when a status came back. Returns the change worth
-   * logging: `silent` when an endpoint that had answered stopped, `answering` when a silent one answered.
-   */
+  /** Records an attempt's outcome: `answered` when a status came back. */
   note(endpointId: string, answered: boolean): 'silent' | 'answering' | null {
     const before = this.#answered.get(endpointId);
     if (answered) this.#backoff.delete(endpointId);

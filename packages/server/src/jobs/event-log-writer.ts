@@ -20,24 +20,13 @@ export interface LogWriterOptions {
   onStored?: (count: number) => void;
   /** Where the statistics take the events each write commits (features/stats/store.ts). */
   stats?: StatsSink | undefined;
-  /**
-   * Called once per message terminated without being stored, with why: a `DataRejection` reason
-   * (the database refused its values), `unreadable` (not JSON) or `repeated_failure`.
-   */
+  /** Called once per message terminated without being stored, with why. */
   onRejected?: (reason: string) => void;
 }
 
 /**
- * A writer: drains the log's durable pull consumer into PostgreSQL. Messages arrive in the
- * consumer's buffer while a write runs, and the next write takes all of them (up to `maxBatch`
- * events) as one statement (`storeEvents`, the same insert as direct mode), then moves the
- * tags' lifecycle (`TagLiveness.eventsStored`, the same step as direct mode), and only then
- * acknowledges the messages.
- * A writer killed mid-batch acknowledged nothing of it: JetStream redelivers after ack_wait and
- * ON CONFLICT DO NOTHING skips what was already committed. While the database does not answer the
- * writer keeps its batch, tells JetStream it is still working on it (no redelivery to another
- * writer meanwhile), and retries with capped exponential backoff and jitter.
- * Any number of writers (processes, or several in one) share the consumer.
+ * A writer: drains the log's durable pull consumer into PostgreSQL, acknowledging only after the commit, so a writer
+ * killed mid-batch loses nothing (redelivered; ON CONFLICT DO NOTHING skips what was committed).
  */
 export class LogWriter {
   /** Batches and events committed since start (tests, metrics). */
@@ -59,10 +48,8 @@ export class LogWriter {
     const consumer = await jetstream(this.log.nc).consumers.get(this.log.names.stream, this.log.names.durable);
     this.messages = await consumer.consume({
       max_messages: this.options.maxMessages,
-      // Pull requests live on the consumer's leader node. When that node dies, the client only
-      // notices after two missed idle heartbeats (half of `expires`, so 2 x 15 s by default) and
-      // the writer idles meanwhile: 43 s measured on a 3-node cluster, 11 s with 5 s (the rest is
-      // the consumer's election). An idle writer re-pulls every 5 s: a few bytes.
+      // Pull requests live on the consumer's leader node; a dead leader is noticed only after two missed
+      // heartbeats (half of `expires`), so a short `expires` bounds that stall. An idle re-pull costs a few bytes.
       expires: 5_000,
       callback: (msg) => {
         this.buffer.push(msg);
@@ -153,9 +140,8 @@ export class LogWriter {
       } catch (error) {
         if (!isConnectionError(error)) {
           if (msgs.length > 1) {
-            // The database refused these rows (not: did not answer): some message is the cause.
-            // Write each half alone (and so on), so the refused ones are found in a few statements
-            // and the others are stored, never held up with them.
+            // The database refused these rows (not: did not answer): some message is the cause. Write each half alone,
+            // so the refused ones are found in a few statements and the others are stored, never held up with them.
             const half = Math.ceil(msgs.length / 2);
             const [first, second] = [msgs.slice(0, half), msgs.slice(half)];
             await this.write({ msgs: first, rows: first.flatMap((msg) => msg.json<LogMessage>().rows) });

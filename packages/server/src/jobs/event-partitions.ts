@@ -21,12 +21,7 @@ export interface EventPartitionsOptions {
   monthsAhead?: number;
 }
 
-/**
- * The monthly partitions of `events` (features/events/partitions/event-partitions.ts): creates this
- * month's and the next ones ahead of time, and empties whole months every merchant's retention has
- * passed. Every process runs it; both are idempotent (a month another process made or emptied is
- * skipped).
- */
+/** The monthly partitions of `events`. */
 export function createEventPartitions(options: EventPartitionsOptions): PollLoop {
   const log = options.logger.child({ job: 'event-partitions' });
   const changed = options.metrics?.counter({

@@ -30,12 +30,7 @@ export interface EventRetentionOptions {
   pauseRatio?: number;
 }
 
-/**
- * Event retention (features/events/retention/expire-events.ts): each run claims the merchant most
- * overdue for a pass (a lease: one process at a time), removes its expired rows round after round in
- * bounded batches with a pause after each, then the statistics of them, and marks the pass done. A run that reaches its budget
- * gives the merchant back and the next run follows at once. Looks every `everyMs` (at most 30 s).
- */
+/** Event retention: each run claims the merchant most overdue for a pass. */
 export function createEventRetention(options: EventRetentionOptions): PollLoop {
   const log = options.logger.child({ job: 'event-retention' });
   const budgetMs = options.runBudgetMs ?? 20_000;

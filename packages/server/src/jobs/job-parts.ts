@@ -7,10 +7,7 @@ import type { WebhookDeliveryWorker } from './webhook-delivery.js';
 
 // The background jobs as lifecycle parts (runtime/lifecycle.ts).
 
-/**
- * The tag monitor: no new check is claimed from the first phase on; the one running ends by its
- * deadline (its claim expires if cut) while the rest shuts down, and is waited for on release.
- */
+/** The tag monitor: no new check is claimed from the first phase on. */
 export function tagMonitorPart(monitor: PollLoop): Part {
   let stopped: Promise<void> | undefined;
   return {
@@ -25,12 +22,7 @@ export function tagMonitorPart(monitor: PollLoop): Part {
   };
 }
 
-/**
- * A background loop as a part, named as the loop: started with the app, stopped on release (the
- * pass running ends). What a cut run leaves is safe by each job's design: its transaction rolls back
- * (event-partitions, day-count-compaction) or its lease runs out and another process
- * takes the work up (merchant-purge, event-retention, visitor-erasure, webhook-retention).
- */
+/** A background loop as a part, named as the loop: started with the app, stopped on release. */
 export function pollLoopPart(name: string, loop: PollLoop): Part {
   return { name, start: () => loop.start(), stop: { release: () => loop.stop() } };
 }
@@ -40,10 +32,7 @@ export function webhookWorkerPart(worker: WebhookDeliveryWorker): Part {
   return { name: 'webhook-worker', start: () => worker.start(), stop: { release: () => worker.stop() } };
 }
 
-/**
- * The log writers of this process (none with ROLE=api, their metrics still at 0): each finishes the
- * batch it is writing; what it holds unwritten goes back to the log.
- */
+/** The log writers of this process: each finishes the batch it is writing. */
 export function logWritersPart(writers: readonly LogWriter[]): Part {
   return {
     name: 'log-writers',

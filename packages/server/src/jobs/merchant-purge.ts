@@ -26,19 +26,11 @@ export interface MerchantPurgeOptions {
   batch?: number;
   /** How long one run purges before it gives the merchant back for the next run (default 20 s). */
   runBudgetMs?: number;
-  /**
-   * After each round, a pause of this many times the round's duration (default 1: the purge works
-   * half the time), so the statements of other merchants' ingestion find the CPU and disk free.
-   */
+  /** After each round, a pause of this many times the round's duration. */
   pauseRatio?: number;
 }
 
-/**
- * The background purge of deleted merchants (features/merchants/purge-merchant.ts): each run claims
- * one deleted merchant (a lease: one process at a time), deletes its rows round after round in
- * bounded batches, then its statistics, and once nothing is left removes the merchant's row and enqueues
- * `merchant.deleted`. A run that reaches its budget gives the claim back and the next run follows at once.
- */
+/** The background purge of deleted merchants. */
 export function createMerchantPurge(options: MerchantPurgeOptions): PollLoop {
   const log = options.logger.child({ job: 'merchant-purge' });
   const budgetMs = options.runBudgetMs ?? 20_000;

@@ -5,51 +5,29 @@ export interface PollLoopOptions {
   name: string;
   /** Pause between runs (ms). */
   intervalMs: number;
-  /**
-   * Idle backoff: after a run that found nothing (resolved anything but `true`), the next pause
-   * doubles, up to this (ms); a run with work or a wake() brings it back to intervalMs. Unset: no
-   * backoff. For loops that poll a queue which is empty most of the time.
-   */
+  /** Idle backoff: after a run that found nothing, the next pause doubles, up to this. Unset: no backoff. */
   maxIdleIntervalMs?: number;
   /** Each pause is drawn from intervalMs x [1 - jitter, 1 + jitter] so instances drift apart. Default 0.2. */
   jitter?: number;
-  /**
-   * Deadline of one run (ms): the signal aborts then and the loop goes on without waiting further.
-   * Default: 30 s.
-   */
+  /** Deadline of one run (ms): the signal aborts then and the loop goes on without waiting further. Default: 30 s. */
   runTimeoutMs?: number;
   logger: Logger;
-  /**
-   * One round of work. Resolve `true` when there may be more to do now (the next run starts at
-   * once, without the pause). Errors are logged, never thrown. Honour `signal`: it aborts at the
-   * deadline and on stop().
-   */
+  /** One round of work. Errors are logged, never thrown. */
   run: (signal: AbortSignal) => Promise<unknown>;
 }
 
 export interface PollLoop {
   /** Starts the loop; the first run begins at once. Calling it again does nothing. */
   start(): void;
-  /**
-   * Runs within `withinMs` (default 0: now if idle, right after the current run otherwise); a pause
-   * already shorter is kept. Ends an idle backoff.
-   */
+  /** Runs within `withinMs`; a pause already shorter is kept. Ends an idle backoff. */
   wake(withinMs?: number): void;
-  /**
-   * Stops: no new run starts, the current run's signal aborts, and this resolves when that run has
-   * ended (at the latest at its deadline).
-   */
+  /** Stops: no new run starts, the current run's signal aborts, and this resolves when that run has ended. */
   stop(): Promise<void>;
   /** True between start() and stop(). */
   readonly running: boolean;
 }
 
-/**
- * A background loop: run, pause (interval with jitter), run again; `wake()` cuts the pause short.
- * One run at a time per loop, each with a deadline; a failing run is logged and the loop goes on.
- * The source of truth for what is due lives in the database (runs claim rows), so a loop only
- * decides when this process looks; several processes may run the same loop.
- */
+/** A background loop: run, pause (interval with jitter), run again; `wake()` cuts the pause short. */
 export function createPollLoop(options: PollLoopOptions): PollLoop {
   const jitter = Math.min(Math.max(options.jitter ?? 0.2, 0), 1);
   const runTimeoutMs = options.runTimeoutMs ?? 30_000;

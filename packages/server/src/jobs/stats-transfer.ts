@@ -3,12 +3,7 @@ import type { Logger } from '../kernel/logger.js';
 import type { Part } from '../runtime/lifecycle.js';
 import { createPollLoop } from './poll-loop.js';
 
-/**
- * The statistics' store as a part: while it runs, outbox ranges whose claim ran out are sent
- * (every 5 s, at once again while a pass is full), and once per store the events stored before it
- * existed are loaded in the background (features/stats/load.ts). Stopped after everything that
- * hands it events, before the database: what is queued is sent, then ClickHouse is closed.
- */
+/** The statistics' store as a part. */
 export function statsStorePart(store: StatsStore, logger: Logger): Part {
   const log = logger.child({ job: 'stats-transfer' });
   const recovery = createPollLoop({

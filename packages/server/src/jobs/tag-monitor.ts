@@ -26,18 +26,9 @@ export interface TagMonitorOptions {
 }
 
 /**
- * The tag monitor: a background loop (jobs/poll-loop.ts) that claims due DNS checks from the
- * database (features/tags/lifecycle/tag-checks.ts) and applies each like a verify would
- * (features/tags/lifecycle/tag-state.ts): re-checks of unverified custom tags on TAG_RECHECK_SCHEDULE, health
- * checks of verified ones every TAG_HEALTH_INTERVAL. Due times live in the tags table, so the loop
- * only decides when this process looks (a quarter of the shortest interval, 100 ms to 5 s); with
- * several processes each due check runs once. A claim lasts a run's deadline plus a margin.
- *
- * Fairness between partners (docs/decisions/fairness-between-partners.md): a check is claimed for each
- * free slot of CONCURRENCY, partners taking turns (the claim counts the checks each partner runs here), a
- * partner never runs more than PARTNER_SHARE at once, and a domain whose checks keep failing for
- * want of an answer (RESOLVER_UNAVAILABLE) backs off as a whole: its other due checks move to the
- * first re-check interval after the failure, doubling with each failure in a row.
+ * The tag monitor: a background loop that claims due DNS checks from the database and applies each like a verify
+ * would: re-checks of unverified custom tags on TAG_RECHECK_SCHEDULE, health checks of verified ones every
+ * TAG_HEALTH_INTERVAL.
  */
 export function createTagMonitor(options: TagMonitorOptions): PollLoop {
   const { schedule } = options.config;

@@ -33,13 +33,7 @@ export interface VisitorErasureOptions {
   pauseRatio?: number;
 }
 
-/**
- * The background erasure of visitors (features/erasures/erase-visitor.ts): each run claims one
- * erasure (a lease: one process at a time), deletes the visitor's events in bounded batches until
- * none is left, deletes them from the statistics (once the events stored before arrived there), then
- * completes it with `erasure.completed`. A run that reaches its budget gives the claim back; the
- * next run continues at once, anywhere (the rounds are idempotent: what is done stays done).
- */
+/** The background erasure of visitors. */
 export function createVisitorErasure(options: VisitorErasureOptions): PollLoop {
   const log = options.logger.child({ job: 'visitor-erasure' });
   const budgetMs = options.runBudgetMs ?? 20_000;

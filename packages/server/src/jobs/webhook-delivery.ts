@@ -36,15 +36,7 @@ export interface WebhookDeliveryWorker {
   wake(): void;
 }
 
-/**
- * The delivery worker (one per process): claims due deliveries (features/webhooks/delivery-queue.ts),
- * POSTs each signed body to its endpoint with a deadline, and records the outcome. Woken by the
- * outbox's NOTIFY at commit and by its own poll interval. In flight at once: WEBHOOK_CONCURRENCY per
- * process, WEBHOOK_ENDPOINT_CONCURRENCY per endpoint once it answers (endpoint-answers.ts: one
- * request at a time to an endpoint not heard from yet, or whose last attempt got no answer), so an
- * endpoint that never answers holds one slot of WEBHOOK_TIMEOUT_MS at a time and everyone else's
- * deliveries keep the rest.
- */
+/** The delivery worker: claims due deliveries, POSTs each signed body to its endpoint with a deadline. */
 export function createWebhookDeliveryWorker(
   database: Pick<DatabaseHandle, 'db' | 'listen'>,
   config: WebhookDeliveryConfig,

@@ -16,12 +16,7 @@ export interface WebhookRetentionOptions {
   intervalMs?: number;
 }
 
-/**
- * Webhook retention (features/webhooks/expired-webhooks.ts): every process that delivers webhooks runs it,
- * at start and then about hourly; a pass deletes one batch each of finished deliveries, emptied
- * messages and emptied deleted endpoints past WEBHOOK_RETENTION, and the next pass follows at once
- * while batches come back full. Passes of several processes skip each other's locked rows.
- */
+/** Webhook retention: every process that delivers webhooks runs it, at start and then about hourly. */
 export function createWebhookRetention(options: WebhookRetentionOptions): PollLoop {
   const log = options.logger.child({ job: 'webhook-retention' });
   const deleted = options.metrics?.counter({

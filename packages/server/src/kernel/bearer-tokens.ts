@@ -1,9 +1,4 @@
-/**
- * The bearer tokens partners send: API keys (`mp_live_`, `mp_test_`) and merchant session tokens
- * (`ms_`): their shape, generation and hash, and the token of an `Authorization` header. Below
- * every layer: the key cache and rate limits (runtime/) and the key and session use cases
- * (features/) share them.
- */
+/** The bearer tokens partners send: API keys and merchant session tokens. */
 import * as crypto from 'node:crypto';
 import { API_KEY_PREFIX, SESSION_TOKEN_PREFIX, TEST_API_KEY_PREFIX } from '@partner/shared-schemas';
 
@@ -20,7 +15,6 @@ export interface NewApiKey {
   prefix: string;
 }
 
-/** `crypto.hash` (Node >= 20.12) is the one-shot digest: about 3x faster than a Hash object. */
 const oneShotHash = (crypto as { hash?: typeof crypto.hash }).hash;
 
 /** SHA-256 of the key, hex: what api_keys stores. Runs on every partner request. */

@@ -2,11 +2,7 @@ import type { DnsCheckDetails, ErrorBody, ErrorCode } from '@partner/shared-sche
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { ZodError } from 'zod';
 
-/**
- * Every failure the service can answer, with its HTTP status and public code: the one table from
- * error to status, applied by `errorResponse` and nowhere else. Several reasons share a public
- * code where the spec gives one code several statuses (VALIDATION_ERROR is 400, 413, 415, 422 or 500).
- */
+/** Every failure the service can answer, with its HTTP status and public code. */
 export const ERROR_TABLE = {
   UNAUTHORIZED: { status: 401, code: 'UNAUTHORIZED' },
   /** No bearer token at all: the spec's own 401 body (`{ statusCode, message, error }`, transport/http/respond.ts). */
@@ -68,10 +64,7 @@ const GENERIC_MESSAGES: Partial<Record<ErrorReason, string>> = {
   INTERNAL: 'The request could not be processed.',
 };
 
-/**
- * The error every layer throws. It knows nothing of tRPC: src/routes/procedures.ts maps it to tRPC's codes (by
- * its status) where a procedure fails, and every transport writes it with `errorResponse`.
- */
+/** The error every layer throws. */
 export class AppError extends Error {
   override readonly name = 'AppError';
   readonly reason: ErrorReason;
@@ -98,10 +91,7 @@ export function statusOf(error: AppError | ErrorReason): number {
   return ERROR_TABLE[typeof error === 'string' ? error : error.reason].status;
 }
 
-/**
- * A failure of the server, not of the request (5xx): logged as an error, never stored as an
- * idempotent answer. Takes an error, a reason of the table or a plain HTTP status.
- */
+/** A failure of the server, not of the request (5xx): logged as an error, never stored as an idempotent answer. */
 export function isServerFailure(error: AppError | ErrorReason | number): boolean {
   return (typeof error === 'number' ? error : statusOf(error)) >= 500;
 }
@@ -139,21 +129,10 @@ export function databaseUnavailable(cause: unknown): AppError {
   });
 }
 
-/**
- * The database is unreachable or did not answer within its deadline (db/deadline.ts): a connection
- * refused, reset, closed or timed out, the client-side query deadline (QUERY_DEADLINE), PostgreSQL
- * cancelling a statement at statement_timeout (57014), shutting down or refusing connections (57P0x,
- * 53300 too many connections), a connection exception (08xxx). Not our own pool having been ended
- * (CONNECTION_ENDED: a DATABASE_ERROR, as a closed PGlite is).
- */
+/** The database is unreachable or did not answer within its deadline. */
 const UNAVAILABLE =
   /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|CONNECTION_CLOSED|CONNECTION_DESTROYED|CONNECT_TIMEOUT|QUERY_DEADLINE|57014|57P0|53300|08)/;
-/**
- * ...and among those, the ones where the statement certainly did not take effect: the connection was
- * never made, the query never left the pool, or PostgreSQL cancelled it (the statement rolled back).
- * The others (a connection that went silent or broke with the statement in flight) leave the
- * outcome of a write unknown.
- */
+/** ...and among those, the ones where the statement certainly did not take effect. */
 const NOT_APPLIED = /^(ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN|CONNECT_TIMEOUT|57014|57P03|53300|08001|08004)$/;
 
 function errorCode(e: unknown): string | undefined {
@@ -177,20 +156,13 @@ export function databaseUnavailability(error: unknown): 'not-applied' | 'unknown
 
 export interface ToAppErrorOptions {
   /**
-   * The request may be repeated without harm (a read, a write carrying an Idempotency-Key, an
-   * ingestion of keyed events). Decides how a database that stopped answering mid-statement is
-   * reported: retry-safe -> 503 SERVICE_UNAVAILABLE + Retry-After; otherwise 500 DATABASE_ERROR
-   * (the write may or may not have happened: the client must check before repeating it).
-   * Default false.
+   * The request may be repeated without harm. Decides how a database that stopped answering mid-statement is reported:
+   * retry-safe -> 503 SERVICE_UNAVAILABLE + Retry-After; otherwise 500 DATABASE_ERROR.
    */
   retrySafe?: boolean;
 }
 
-/**
- * The database is unreachable (as opposed to refusing a statement): a connection refused, reset
- * or timed out, or PostgreSQL's admin shutdown (57P0x) and connection exceptions (08xxx), anywhere
- * in the cause chain. Retrying statement by statement is pointless then.
- */
+/** The database is unreachable. Retrying statement by statement is pointless then. */
 export function isConnectionError(error: unknown): boolean {
   return causes(error).some((e) => {
     const code = (e as { code?: unknown } | null)?.code;
@@ -198,11 +170,7 @@ export function isConnectionError(error: unknown): boolean {
   });
 }
 
-/**
- * True for failures of the database driver: query errors, connection loss, PGlite errors. Every
- * query drizzle runs that fails is wrapped in a DrizzleQueryError (whose `name` is plain `Error`,
- * so it is recognised by class), whatever the driver threw: a closed PGlite, an ended pool.
- */
+/** True for failures of the database driver: query errors, connection loss, PGlite errors. */
 function isDatabaseError(error: unknown): boolean {
   return causes(error).some((e) => {
     if (!(e instanceof Error)) return false;
@@ -215,10 +183,7 @@ function isDatabaseError(error: unknown): boolean {
   });
 }
 
-/**
- * PostgreSQL cannot store U+0000 in text (22021) or jsonb (22P05): the client sent it, so it is a
- * 400, not a database failure. (Found by the fuzzer, test/system/fuzz.test.ts.)
- */
+/** PostgreSQL cannot store U+0000 in text or jsonb: the client sent it, so it is a 400, not a database failure. */
 function isUnstorableText(error: unknown): boolean {
   return causes(error).some((e) => {
     const code = (e as { code?: unknown } | null)?.code;
@@ -249,11 +214,8 @@ const REJECTIONS: Record<string, Omit<DataRejection, 'sqlstate'>> = {
 };
 
 /**
- * PostgreSQL refused a statement because of the values it carried: a data exception (SQLSTATE
- * class 22), an integrity violation (class 23) other than a unique violation (23505: the dedupe
- * race of a concurrent insert, which a retry resolves), or a value over a limit (54000, e.g. an
- * index row too large). Repeating the statement fails the same way, so writers never retry it;
- * everything else (connection loss, timeouts, deadlocks, serialization failures) may pass later.
+ * PostgreSQL refused a statement because of the values it carried. Repeating the statement fails the same way, so
+ * writers never retry it; everything else may pass later.
  */
 export function dataRejection(error: unknown): DataRejection | null {
   for (const e of causes(error)) {
@@ -280,11 +242,8 @@ function describeZodError(error: ZodError): string {
 }
 
 /**
- * Maps anything thrown to an AppError. Unknown failures never expose their message (INTERNAL);
- * tRPC's own failures (a parse error, an unknown procedure) are recognised by src/routes/procedures.ts's
- * `appErrorOf`, which the transports that run tRPC use.
- * An unavailable database is 503 SERVICE_UNAVAILABLE with Retry-After when a retry is safe (always
- * when the statement surely did not apply; see `ToAppErrorOptions.retrySafe`), else DATABASE_ERROR.
+ * Maps anything thrown to an AppError. Unknown failures never expose their message; tRPC's own failures are recognised
+ * by src/routes/procedures.ts's `appErrorOf`, which the transports that run tRPC use.
  */
 export function toAppError(error: unknown, options: ToAppErrorOptions = {}): AppError {
   if (error instanceof AppError) return error;

@@ -27,13 +27,7 @@ function byteLength(value: unknown): number {
   }
 }
 
-/**
- * An error as a log line may hold it: type, message (capped), code, the stack's frames, and the
- * cause chain the same way. Never the enumerable extras an error carries: drizzle's
- * `DrizzleQueryError` holds the statement's parameters (a request's whole payload) in `params` and
- * in its message, so a failed statement is logged as `Failed query` with the number and size of
- * its parameters (finding 5 of the security round: one 969 KB request wrote 7.7 MB of log).
- */
+/** An error as a log line may hold it: type, message, code, the stack's frames, and the cause chain the same way. */
 function serializeError(error: unknown, depth = 0): LoggedError {
   if (!(error instanceof Error)) {
     return { type: typeof error, message: `(a thrown ${typeof error}, ${byteLength(error)} bytes)` };
@@ -61,11 +55,7 @@ function serializeError(error: unknown, depth = 0): LoggedError {
   return out;
 }
 
-/**
- * Structured JSON logs. Authorization headers and API keys are redacted wherever they appear;
- * errors (`err`) go through `serializeError`: no request payload, no query parameters. Request
- * logs carry ids, paths without query strings, statuses and sizes only.
- */
+/** Structured JSON logs. */
 export function createLogger(env: Pick<Env, 'LOG_LEVEL'>, destination?: pino.DestinationStream): Logger {
   return pino(
     {

@@ -55,10 +55,7 @@ interface HttpMetrics {
 }
 
 interface IngestMetrics {
-  /**
-   * Collector events by outcome: `accepted` (answered 202, queued for writing), `stored` (written),
-   * `rejected` (refused: invalid, unknown or not-live tag, queue full, database down).
-   */
+  /** Collector events by outcome: `accepted`, `stored`, `rejected`. */
   events: Counter<'outcome'>;
 }
 

@@ -3,9 +3,8 @@
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * The deepest nesting of arrays and objects a request may carry. No real payload comes near it;
- * a far deeper one (a 1 MB body holds 500 000 levels) overflows the stack of the JSON.stringify
- * calls further down (tRPC, event storage) and would answer 500 instead of 400.
+ * The deepest nesting of arrays and objects a request may carry. No real payload comes near it; a far deeper one
+ * overflows the stack of the JSON.stringify calls further down and would answer 500 instead of 400.
  */
 const MAX_JSON_DEPTH = 64;
 
@@ -15,14 +14,7 @@ type JsonInputProblem = 'too-deep' | 'malformed-text' | null;
 /** Large bodies already inspected (by the REST body reader), so the procedure's guard does not walk them again. */
 const inspected = new WeakMap<object, JsonInputProblem>();
 
-/**
- * One walk of a request's JSON for both input guards: nesting deeper than `MAX_JSON_DEPTH`
- * (`too-deep`, which wins), and any string or object key with a lone surrogate (`malformed-text`,
- * what PostgreSQL refuses). Iterative: safe at any depth. With `remember` (a large body, read by
- * transport/http/body.ts) the answer is kept for the object, so the tRPC procedure's guard does
- * not walk a 500-event collector batch again (issue 37); a small body is walked twice, cheaper
- * than an entry in a WeakMap per request.
- */
+/** One walk of a request's JSON for both input guards. Iterative: safe at any depth. */
 export function jsonInputProblem(value: unknown, remember = false): JsonInputProblem {
   if (value === null || typeof value !== 'object') {
     return typeof value === 'string' && !isWellFormed(value) ? 'malformed-text' : null;

@@ -2,11 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { causes } from './errors.js';
 
-/**
- * A failure to start that an operator fixes by configuration: its message is one line that names
- * the setting and the fix (`PORT 3000 is in use: stop the other process or set PORT`). main.ts
- * prints it alone on stderr and exits 1 (the stack only with LOG_LEVEL=debug).
- */
+/** A failure to start that an operator fixes by configuration. */
 export class StartupError extends Error {
   override name = 'StartupError';
 }

@@ -1,7 +1,6 @@
 /**
- * A small in-memory cache whose entries expire after a time to live. Bounded: past `maxEntries`
- * the oldest entries are dropped first (a Map keeps insertion order). For hot-path lookups that
- * may be a few seconds stale (collector hosts, live tags), never for anything that must be exact.
+ * A small in-memory cache whose entries expire after a time to live. For hot-path lookups that may be a few seconds
+ * stale, never for anything that must be exact.
  */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; expires: number }>();

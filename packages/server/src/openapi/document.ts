@@ -50,10 +50,7 @@ const REASON_TEXT: Record<ErrorReason, string> = {
 
 const BODY_REASONS: ErrorReason[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
 
-/**
- * Failures the HTTP layer adds to every operation (rate limits, the database deadline) and to
- * partner POSTs (idempotency).
- */
+/** Failures the HTTP layer adds to every operation and to partner POSTs. */
 function layerReasons(method: string, isPartnerOperation: boolean): ErrorReason[] {
   const reasons: ErrorReason[] = ['RATE_LIMITED', 'DATABASE_UNAVAILABLE'];
   // Every method but GET has its body read (transport/rest/rest-handler.ts): a wrong type or size answers.
@@ -182,11 +179,7 @@ function responseHeaders(status: number, rateLimited: boolean, idempotent: boole
 type Operation = Record<string, unknown>;
 type Doc = ReturnType<typeof generateOpenApiDocument>;
 
-/**
- * What every operation gets, procedure or route (routes/route-table.ts): parameter
- * descriptions and examples lifted from their schemas, media-type examples for the request and
- * every response, the response headers, `security: []` on public operations.
- */
+/** What every operation gets, procedure or route. */
 function finishOperation(
   doc: Doc,
   operation: Operation,
@@ -235,14 +228,7 @@ function dnsCheckComponents(): Record<string, unknown> {
   return out;
 }
 
-/**
- * The OpenAPI 3.1 document, generated from the procedures and corrected where the generator
- * cannot tell the truth: success statuses (201, 202), the `{ message, code }` error body, each
- * operation's own error statuses, response headers, examples and descriptions.
- *
- * `baseUrl` (PUBLIC_BASE_URL) is written into `servers` when given; otherwise the server URL is
- * relative (`/`), so the reference at /docs calls whatever origin it was opened at.
- */
+/** The OpenAPI 3.1 document, generated from the procedures and corrected where the generator cannot tell the truth. */
 export function buildOpenApiDocument(baseUrl?: string): Doc {
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Partner Tags API',

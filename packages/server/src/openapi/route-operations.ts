@@ -7,11 +7,7 @@ import { componentSchema } from './schemas.js';
 type Json = Record<string, unknown>;
 type Paths = Record<string, Record<string, Json>>;
 
-/**
- * The documented routes as trpc-to-openapi's extra paths: only their query schemas, so the
- * generator describes their parameters as it describes the procedures'. `addRouteOperations`
- * completes each one.
- */
+/** The documented routes as trpc-to-openapi's extra paths. `addRouteOperations` completes each one. */
 export function routePaths(): ZodOpenApiPathsObject {
   const paths: ZodOpenApiPathsObject = {};
   for (const route of documentedRoutes()) {
@@ -40,11 +36,7 @@ function headerParameters(route: RouteDeclaration): Json[] {
   return Object.values(route.queryFromHeaders ?? {}).map((name) => ({ name, in: 'header', required: false }));
 }
 
-/**
- * Writes each documented route's operations into `doc`: the parameters generated from its query
- * schema (and headers), with the route's per-parameter docs over them; its 200 response; the error
- * table's responses for its errors; its component schemas; then `finish` (what every operation gets).
- */
+/** Writes each documented route's operations into `doc`. */
 export function addRouteOperations(
   doc: { paths?: unknown; components?: { schemas?: unknown } },
   errorResponses: (reasons: ErrorReason[], authenticated: boolean) => Json,

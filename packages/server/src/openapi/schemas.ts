@@ -1,12 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Media-type examples synthesised from the document's own schemas: a schema's `example` (or first
- * of `examples`), `const`, first `enum` value or `default` wins; otherwise a value is built from its
- * type and format. Every leaf that has a realistic value carries it as zod `.meta({ example })` in
- * shared-schemas, so the synthesised examples read like real traffic and are valid by construction
- * (test/openapi-lint.test.ts validates each one against its schema).
- */
+/** Media-type examples synthesised from the document's own schemas. */
 
 type Json = Record<string, unknown>;
 
@@ -80,11 +74,7 @@ export function exampleFor(schema: unknown, root: Json, depth = 0): unknown {
   }
 }
 
-/**
- * A zod schema as a component: a schema registered with an id comes out of `toJSONSchema` as
- * `{ $ref: '#/$defs/X', $defs: { X } }`, a pointer that resolves against the document's root (where
- * there is no `$defs`) once placed in `components`; unwrap it (and drop `$schema` and `id`).
- */
+/** A zod schema as a component. */
 export function componentSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
   const defs = json.$defs as Record<string, Record<string, unknown>> | undefined;

@@ -3,10 +3,7 @@ import type { ErrorReason } from '../kernel/errors.js';
 
 type RouteMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/**
- * Who may call a route: an API key (authenticated and charged to the key's budget, as every
- * `/v1/partners` call), anyone, or the holder of METRICS_TOKEN.
- */
+/** Who may call a route: an API key, anyone, or the holder of METRICS_TOKEN. */
 type RouteAuth = 'partner' | 'none' | 'metrics-token';
 
 /** A component schema a documented route refers to: from a zod schema (with extras), or as JSON. */
@@ -28,11 +25,7 @@ export interface RouteDocs {
   components?: Record<string, ComponentDoc>;
 }
 
-/**
- * A route that is not a tRPC procedure: what it answers and how it is described. Declarations
- * import nothing from `transport/` (the document builder reads them); the handlers are attached
- * in transport/http/route-handlers.ts.
- */
+/** A route that is not a tRPC procedure: what it answers and how it is described. */
 export interface RouteDeclaration {
   /** Names the route in logs ("<name> failed to open") and in the handler table. */
   name: string;

@@ -26,11 +26,7 @@ export interface Meta extends OpenApiMeta {
   successDescription?: string;
   /** The success response carries `Link: <...>; rel="next"` when another page follows (declared in the document). */
   nextLink?: boolean;
-  /**
-   * A merchant session token (`ms_...`) may call this procedure, for its own merchant only (the
-   * procedure checks the merchant: features/partners/session-scope.ts). Without it a session gets
-   * 403 SESSION_SCOPE: the default is deny.
-   */
+  /** A merchant session token may call this procedure, for its own merchant only. */
   sessionAccess?: 'merchant';
   /** Also answers `text/csv` (`format=csv` or `Accept: text/csv`; transport/rest/stats-csv.ts). */
   csv?: true;
@@ -72,10 +68,7 @@ export function trpcErrorOf(error: unknown): unknown {
   return carried ? toTrpcError(carried) : error;
 }
 
-/**
- * `toAppError` for what tRPC and trpc-to-openapi report: their own failures (unreadable input, an
- * unknown procedure, a wrong media type) get their reason here; everything else as `toAppError`.
- */
+/** `toAppError` for what tRPC and trpc-to-openapi report: their own failures get their reason here. */
 export function appErrorOf(error: unknown, options: ToAppErrorOptions = {}): AppError {
   const appError = toAppError(error, options);
   if (appError.reason !== 'INTERNAL' || !(error instanceof TRPCError)) return appError;
@@ -136,11 +129,8 @@ const t = initTRPC
 export const router = t.router;
 
 /**
- * What every procedure's one middleware does with a failure: one carrying an AppError leaves as a
- * TRPCError with the table's tRPC code (createCaller callers, tRPC's status), the AppError as its
- * cause. Thrown in the middleware itself: rethrown through `trpcErrorOf`; reported by the levels
- * below it (input schema, resolver, output): `mapFailure`. Not a middleware of its own: that would
- * add a tRPC level to every call for a mapping two lines do here.
+ * What every procedure's one middleware does with a failure. Not a middleware of its own: that would add a tRPC level
+ * to every call for a mapping two lines do here.
  */
 function mapFailure<R extends { ok: true } | { ok: false; error: TRPCError }>(result: R): R {
   if (result.ok || result.error.code !== 'INTERNAL_SERVER_ERROR') return result;
@@ -162,11 +152,7 @@ async function checkRawInput(getRawInput: () => Promise<unknown>): Promise<void>
 /** In-process callers (createCaller) share one budget; HTTP transports pass the real client. */
 const IN_PROCESS: RateLimitClient = { ip: 'in-process', setHeader: () => {}, unchargedBytes: 0 };
 
-/**
- * The public collector procedure: one point of the client address's collector budget per call,
- * whatever the transport (REST `/v1/collect` charges before reading the body and says so;
- * each call of a /trpc batch is charged here), before the input is parsed.
- */
+/** The public collector procedure. */
 export const collectorProcedure = t.procedure.use(async ({ ctx, getRawInput, next }) => {
   try {
     if (!ctx.collectorCharged) await ctx.limits.limitCollector(ctx.client ?? IN_PROCESS);
@@ -177,12 +163,7 @@ export const collectorProcedure = t.procedure.use(async ({ ctx, getRawInput, nex
   return mapFailure(await next());
 });
 
-/**
- * Every partner procedure: authenticated (failed attempts throttled per address), then one point
- * of the key's budget, per call, before its input is parsed (runtime/rate-limits.ts). A merchant
- * session token is refused (403 SESSION_SCOPE) unless the procedure's meta lets sessions in. One middleware
- * (authentication, the input guard, the failure mapping): each tRPC level costs every call.
- */
+/** Every partner procedure: authenticated, then one point of the key's budget, per call. */
 export const partnerProcedure = t.procedure.use(async ({ ctx, meta, getRawInput, next }) => {
   let partner: AuthenticatedPartner;
   try {

@@ -4,12 +4,7 @@ import ipaddr from 'ipaddr.js';
 /** What a forwarded hop that is not an address keys as, at most (the store never gets a long header). */
 const MAX_OTHER_KEY = 64;
 
-/**
- * The key of an address's budgets (collector, auth failures): IPv4 as is, an IPv4-mapped IPv6
- * address as its IPv4, IPv6 by its /64 (what one subscriber is given: every /128 in it shares one
- * budget), a hop with a port (`1.2.3.4:5678`, `[2001:db8::1]:443`) without it, anything else (a
- * forwarded hop that is no address) as sent, cut short. docs/decisions/rate-limits-and-quotas.md.
- */
+/** The key of an address's budgets. */
 export function addressBudgetKey(ip: string): string {
   if (isIPv4(ip)) return ip;
   if (ipaddr.IPv6.isValid(ip)) {

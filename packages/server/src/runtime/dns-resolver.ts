@@ -15,10 +15,7 @@ export interface AnswerRecord {
   value: string;
 }
 
-/**
- * A DNS answer: NXDOMAIN and NOERROR (with or without records) are answers; everything else
- * (timeout, SERVFAIL, REFUSED, a truncated or garbled reply) throws {@link DnsUnavailableError}.
- */
+/** A DNS answer: NXDOMAIN and NOERROR are answers; everything else throws {@link DnsUnavailableError}. */
 interface DnsAnswer {
   rcode: 'NOERROR' | 'NXDOMAIN';
   /** The answer section's CNAME/A/AAAA records, whatever their owner name: the caller checks it. */
@@ -54,10 +51,7 @@ function parseServer(entry: string): Server {
 
 const canonical = (name: string) => name.toLowerCase().replace(/\.$/, '');
 
-/**
- * One UDP exchange: a random query id on a fresh socket (random source port), and only a reply
- * with that id and the same question is taken (anything else on the socket is ignored).
- */
+/** One UDP exchange: a random query id on a fresh socket. */
 function exchange(server: Server, name: string, type: QueryType, timeoutMs: number): Promise<DnsAnswer> {
   return new Promise<DnsAnswer>((resolve, reject) => {
     const id = randomInt(0, 65536);
@@ -105,12 +99,7 @@ function exchange(server: Server, name: string, type: QueryType, timeoutMs: numb
   });
 }
 
-/**
- * A small stub resolver over UDP (dns-packet for the wire format) that returns whole answer
- * sections, so the checks can read owner names, CNAME chains and A/AAAA records (node's Resolver
- * returns bare targets). One query: at most two tries (the second on the next server), each given
- * half of the budget; every socket is closed by its deadline.
- */
+/** A small stub resolver over UDP that returns whole answer sections. */
 export function createDnsResolver(options: DnsResolverOptions): DnsResolver {
   const entries = options.servers && options.servers.length > 0 ? options.servers : getServers();
   const servers = entries.map(parseServer);

@@ -1,10 +1,7 @@
 import type { Metrics } from '../kernel/metrics.js';
 import type { EventLog } from './event-log.js';
 
-/**
- * Log mode: messages the writers set aside without storing them, by why (errors.ts DataRejection
- * reasons, unreadable, repeated_failure): each is terminated at once, never retried.
- */
+/** Log mode: messages the writers set aside without storing them, by why. */
 export function logRejectedCounter(metrics: Metrics) {
   return metrics.counter({
     name: 'partner_tags_event_log_rejected_total',
@@ -75,8 +72,8 @@ export function registerEventLogMetrics(metrics: Metrics, eventLog: EventLog): v
 type LagSample = { pending: number; ackPending: number } | null;
 
 /**
- * The log lag read from NATS with a deadline (a scrape never hangs on NATS). prom-client starts
- * every metric's collect of a scrape in the same tick: the metrics above share one sample per scrape.
+ * The log lag read from NATS with a deadline. prom-client starts every metric's collect of a scrape in the same tick:
+ * the metrics above share one sample per scrape.
  */
 function lagSampler(eventLog: EventLog): () => Promise<LagSample> {
   let lagSample: Promise<LagSample> | undefined;

@@ -58,21 +58,12 @@ function unavailable(message: string, cause?: unknown): AppError {
 }
 
 /**
- * The durable event log in front of PostgreSQL (NATS JetStream). `publish` answers once JetStream
- * acknowledged the message (with replicas, once a quorum stored it): a 202 is never given for
- * events that are not durable. The stream is a work queue (a message leaves it once a writer
- * acknowledged it after commit), limited in bytes and age, and refuses new messages when full
- * (`discard: new`: the backlog is never dropped to make room).
+ * The durable event log in front of PostgreSQL (NATS JetStream). `publish` answers once JetStream acknowledged the
+ * message: a 202 is never given for events that are not durable.
  */
 export class EventLog {
   readonly names: ReturnType<typeof logNames>;
   private connected = true;
-  /**
-   * Publishes asked for during this event-loop turn, sent together in its check phase
-   * (`setImmediate`): the NATS client flushes what it holds once per microtask checkpoint, so
-   * requests read in one poll phase share one socket write instead of one write each (a write on
-   * loopback costs about 100 us of the sender's CPU: the largest single cost of `/e` in log mode).
-   */
   private outbox: Array<() => void> = [];
   private readonly sendOutbox = () => {
     const batch = this.outbox;
@@ -111,9 +102,7 @@ export class EventLog {
       reconnectTimeWait: 250,
       reconnectJitter: 250,
       pingInterval: 10_000,
-      // Without it every publish builds two Error objects up front (RequestError, TimeoutError) for
-      // their async stack traces: about 5% of the log-mode /e path's CPU in a profile at 64 senders
-      // (bench/README.md). A failed publish is logged and answered 503 all the same.
+      // A failed publish is logged and answered 503 all the same.
       noAsyncTraces: true,
     });
     try {
@@ -168,12 +157,7 @@ export class EventLog {
     return this.connected && !this.nc.isClosed();
   }
 
-  /**
-   * Publishes one request's events and resolves once JetStream stored them. The message id is a
-   * digest of the merchant and the event ids, so a re-sent request inside the duplicate window is
-   * stored once by JetStream (and, past it, once by the insert's ON CONFLICT DO NOTHING).
-   * Throws 503 SERVICE_UNAVAILABLE with Retry-After when the log does not answer in time or is full.
-   */
+  /** Publishes one request's events and resolves once JetStream stored them. */
   async publish(merchantId: string, rows: EventInsertRow[]): Promise<void> {
     if (!this.isConnected) throw unavailable('The event log is unreachable; retry shortly');
     const digest = createHash('sha256').update(merchantId);
@@ -209,11 +193,7 @@ export class EventLog {
     }
   }
 
-  /**
-   * The writers' consumer, for GET /metrics: `pending` messages not yet delivered to a writer and
-   * `ackPending` delivered and not yet acknowledged (their sum is the log lag in messages).
-   * Rejects after `ms` (NATS away or slow).
-   */
+  /** The writers' consumer, for GET /metrics. Rejects after `ms` (NATS away or slow). */
   async consumerLag(ms: number): Promise<{ pending: number; ackPending: number }> {
     let timer: NodeJS.Timeout | undefined;
     try {

@@ -3,10 +3,7 @@ import { deadlineError } from '../db/deadline.js';
 import { AppError, dataRejection, isConnectionError } from '../kernel/errors.js';
 import type { Logger } from '../kernel/logger.js';
 
-/**
- * One row for the events table, as the queue and the event log carry it to the store
- * (`storeEvents`, features/events/ingest/store-events.ts).
- */
+/** One row for the events table, as the queue and the event log carry it to the store. */
 export interface EventInsertRow {
   merchantId: string;
   tagId: string;
@@ -32,10 +29,7 @@ export interface EventClient {
   os?: string | undefined;
 }
 
-/**
- * Stores rows in one statement, duplicates skipped, and answers how many rows each tag stored
- * (compose.ts binds `storeEvents` with the statistics and the tag lifecycle).
- */
+/** Stores rows in one statement, duplicates skipped, and answers how many rows each tag stored. */
 export type StoreEventRows = (rows: EventInsertRow[]) => Promise<Map<string, number>>;
 
 export interface EventQueueOptions {
@@ -47,11 +41,7 @@ export interface EventQueueOptions {
   flushDelayMs: number;
   /** Inserts running at once (1 on PGlite, which has one connection). */
   concurrency: number;
-  /**
-   * The database deadline of one request (ms; db/deadline.ts): a request whose events are not stored
-   * by then is answered 503 (queued behind a write to a silent database, it would otherwise wait
-   * for every write before its own). Unset: none.
-   */
+  /** The database deadline of one request: a request whose events are not stored by then is answered 503. */
   waitDeadlineMs?: number | undefined;
   /** Called with the number of new rows after each successful write (metrics). */
   onStored?: (count: number) => void;
@@ -66,12 +56,8 @@ interface Waiting {
 }
 
 /**
- * The bounded event queue, as group commit: each request enqueues its events and awaits the
- * write that stores them, so a 202 always means "stored" (readable at once, never lost by a
- * restart). While a write runs, the events of every request arriving meanwhile gather into the
- * next one, so one insert serves many requests under load and a lone request waits for nothing.
- * When full, `enqueue` throws 503 SERVICE_UNAVAILABLE with Retry-After. `close()` writes what is
- * queued and refuses more: `app.close()` calls it before the database closes.
+ * The bounded event queue, as group commit: each request awaits the write that stores its events, so a 202
+ * means stored; requests arriving during a write share the next one.
  */
 export class EventQueue {
   /** Writes started and events written since start (for tests and metrics). */
@@ -216,11 +202,8 @@ export class EventQueue {
   }
 
   /**
-   * Stores the requests of `batch` in one statement. When the database refuses it (not: does not
-   * answer), the batch is halved and each half written alone, so the request(s) it refuses are
-   * found in about 2·log2(requests) statements each and every other request is stored. A request
-   * refused for its values (`dataRejection`) is answered 400 VALIDATION_ERROR naming the problem,
-   * logged on one line; connection failures fail the whole batch (the next write would too).
+   * Stores the requests of `batch` in one statement. A request refused for its values is answered 400 VALIDATION_ERROR
+   * naming the problem, logged on one line; connection failures fail the whole batch.
    */
   private async store(batch: Waiting[]): Promise<void> {
     try {

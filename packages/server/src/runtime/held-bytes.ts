@@ -1,21 +1,10 @@
-/**
- * A reader counts as stalled once it has held bytes this long without giving any back. Over the
- * budget, only stalled readers are ended: in a burst (a large insert read by every stream at once)
- * readers that keep up hold bytes for a moment too, and which one is slow is not known yet.
- */
+/** A reader counts as stalled once it has held bytes this long without giving any back. */
 export const STALL_MS = 1000;
 
-/**
- * Why an account was ended: its own limit (one stream's STREAM_BUFFER_BYTES) or the process's
- * budget (HELD_BYTES, shared by every stream and export).
- */
+/** Why an account was ended: its own limit or the process's budget. */
 export type HeldLimit = 'own' | 'process';
 
-/**
- * The bytes one slow reader makes this process hold (a stream's unsent events, an export's batches
- * read and not yet written out), counted in the process's `HeldBytes`. `take` when bytes are held
- * for the reader, `give` when they are gone (sent, or dropped); `close` gives back the rest.
- */
+/** The bytes one slow reader makes this process hold, counted in the process's `HeldBytes`. */
 export class HeldAccount {
   /** Bytes held now. */
   held = 0;
@@ -66,17 +55,7 @@ export class HeldAccount {
   }
 }
 
-/**
- * The process-wide budget (HELD_BYTES) of bytes held for slow readers: event streams' unsent events
- * and exports' batches, one accounting for both. When a `take` brings the total over the budget,
- * readers are ended until what the others hold fits, the stalest first: the one that has gone
- * longest without giving bytes back (a reader that keeps up gives back all the time), the larger
- * one on a tie; the one taking may be among them. Only a reader stalled for STALL_MS is ended: over
- * the budget with none stalled yet (a burst every reader is still taking in), the check runs again
- * when the stalest would be, so the budget may be passed for up to STALL_MS by readers that keep up.
- * An ended reader's bytes still count until its owner gives them back (a stream drops its queue at
- * once; an export's last batch leaves with its socket).
- */
+/** The process-wide budget of bytes held for slow readers. */
 export class HeldBytes {
   private total = 0;
   private readonly accounts = new Set<HeldAccount>();

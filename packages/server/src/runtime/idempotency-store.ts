@@ -28,10 +28,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/**
- * What makes two requests "the same": method, route and canonical body. `route`: the request's
- * path lower-cased without trailing slashes (transport/http/request-path.ts).
- */
+/** What makes two requests "the same": method, route and canonical body. */
 export function requestFingerprint(method: string, route: string, body: unknown): string {
   return createHash('sha256')
     .update(`${method.toUpperCase()} ${route}\n${canonicalJson(body)}`)
@@ -39,11 +36,8 @@ export function requestFingerprint(method: string, route: string, body: unknown)
 }
 
 /**
- * What may be stored for a replay: the body with any top-level `secret` (a webhook endpoint's create
- * and rotate-secret) replaced by `null` and `secretOmitted: true`. Secrets are never written to the
- * idempotency table (it is kept 24 h and read by every replay); the first response carries the
- * secret, a replay tells the client it is not there (docs/decisions/idempotency.md, from "Security round 2: issue
- * 30 low and info findings"). Applied when storing and again when replaying (rows stored before).
+ * What may be stored for a replay. Secrets are never written to the idempotency table; the first response carries the
+ * secret, a replay tells the client it is not there.
  */
 function withoutSecrets(body: string): string {
   if (!body.includes('"secret"')) return body;
@@ -70,11 +64,7 @@ export interface IdempotencyClaim {
   finish(status: number, body: string): Promise<void>;
 }
 
-/**
- * The `idempotency_keys` table: Stripe-style keys scoped per partner. One per app (in `AppDeps`);
- * it holds the purge clock (rows past retention are deleted at most every 10 minutes per process,
- * off the request's path).
- */
+/** The `idempotency_keys` table: Stripe-style keys scoped per partner. */
 export class IdempotencyStore {
   private lastPurge = 0;
 

@@ -18,10 +18,7 @@ export type StopPhase = (typeof STOP_PHASES)[number];
 export interface StopContext {
   /** How long in-flight requests may take to finish (`close(graceMs)`). */
   graceMs: number;
-  /**
-   * What is left of the grace period, counted from `stop()`: the one deadline every part's waits
-   * share, so parts that each wait in turn never take longer than the grace period together.
-   */
+  /** What is left of the grace period, counted from `stop()`. */
   remainingMs(): number;
 }
 
@@ -33,11 +30,7 @@ export interface Part {
   readonly name: string;
   /** Starts the part (listen, consume, loop). A part without `start` is live once built. */
   start?(): Promise<void> | void;
-  /**
-   * What the part does in each phase it takes part in. Within a phase the parts run in reverse list
-   * order, one after another: a hook that returns a promise is waited for before the next hook
-   * runs, one that returns nothing lets the next run in the same tick.
-   */
+  /** What the part does in each phase it takes part in. */
   readonly stop: Partial<Record<StopPhase, StopHook>>;
   /** Time one stop hook may take past the end of the grace period before it is given up on; default the lifecycle's. */
   readonly stopDeadlineMs?: number;
@@ -66,11 +59,7 @@ export function shutdownPlan(parts: readonly Part[]): { phase: StopPhase; parts:
   })).filter((step) => step.parts.length > 0);
 }
 
-/**
- * Starts parts in list order and stops them in reverse, phase by phase. A stop hook that throws or
- * misses its deadline is logged and the others still run. A start that throws stops the parts
- * already started (with no grace) and rethrows.
- */
+/** Starts parts in list order and stops them in reverse, phase by phase. */
 export class Lifecycle {
   private readonly list: Part[] = [];
   private readonly live = new Set<Part>();

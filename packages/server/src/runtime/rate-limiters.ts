@@ -12,8 +12,8 @@ import { AppError } from '../kernel/errors.js';
 export type MakeLimiter = (name: string, points: number, duration?: number) => RateLimiterAbstract | null;
 
 /**
- * Limiters in memory, or in Redis under `RATE_LIMIT_KEY_PREFIX` with an in-memory limiter of the
- * same budget as insurance, so a Redis outage never fails a request.
+ * Limiters in memory, or in Redis under `RATE_LIMIT_KEY_PREFIX` with an in-memory limiter of the same budget as
+ * insurance, so a Redis outage never fails a request.
  */
 export function limiterMaker(env: Env, redis: Redis | undefined): MakeLimiter {
   return (name, points, duration = env.RATE_LIMIT_WINDOW_SECONDS) => {

@@ -11,19 +11,11 @@ import type { AuthenticatedPartner } from './keys/principal.js';
 import { limiterMaker, limitHeaders, rateLimited, windowName } from './rate-limiters.js';
 import { TagQuotas } from './tag-quotas.js';
 
-/**
- * Who a call comes from, as the rate-limit policy sees it: the client address, and where the
- * `RateLimit-*` headers of a successful charge go (the HTTP response; nowhere for in-process
- * callers). An HTTP request's is made by transport/http/request-client.ts.
- */
+/** Who a call comes from, as the rate-limit policy sees it. */
 export interface RateLimitClient {
   ip: string;
   setHeader(name: string, value: string): void;
-  /**
-   * Body bytes of the request not yet charged to the address's collector byte budget: the declared
-   * Content-Length, charged by the first collector call of the request (a tRPC batch's body is one
-   * body), then 0; `UNKNOWN_BODY_BYTES` for a body without one (chunked), charged once read.
-   */
+  /** Body bytes of the request not yet charged to the address's collector byte budget. */
   unchargedBytes: number;
 }
 
@@ -31,58 +23,34 @@ export interface RateLimitClient {
 export const UNKNOWN_BODY_BYTES = -1;
 
 /**
- * The one rate-limit policy, the same for every way in (REST, /trpc with each call of a batch
- * counted, the event streams, the browser collector): see docs/decisions/rate-limits-and-quotas.md.
+ * The one rate-limit policy, the same for every way in (REST, /trpc with each call of a batch counted, the event
+ * streams, the browser collector): see docs/decisions/rate-limits-and-quotas.md.
  */
 export interface RateLimits {
-  /**
-   * Authenticates `authorization`, then charges one point to the key (never before: a random key
-   * creates no limiter entry). Every failed authentication counts against the client address and
-   * the presented key (by hash). An address over its failure budget gets 429 RATE_LIMITED (with
-   * Retry-After), unread, for any token but the keys this process knows (cached, or authenticated
-   * within a day); a key over its own failure budget gets 429 before its database read. Over the
-   * key's budget: 429 with Retry-After. A merchant session is charged to its own budget first, and
-   * to its key only for a call its own budget admitted.
-   */
+  /** Authenticates `authorization`, then charges one point to the key. */
   authenticate(authorization: string | string[] | undefined, client: RateLimitClient): Promise<AuthenticatedPartner>;
-  /**
-   * One point of the client address's collector budget (`POST /v1/collect`, `collect.ingest`,
-   * `POST /e`), and the request's body bytes to its byte budget. Addresses are keyed by
-   * `addressBudgetKey` (IPv6 by /64).
-   */
+  /** One point of the client address's collector budget, and the request's body bytes to its byte budget. */
   limitCollector(client: RateLimitClient): Promise<void>;
   /** A body read without a declared length (chunked): its `bytes` go to the address's byte budget now. */
   chargeReadBytes(client: RateLimitClient, bytes: number): Promise<void>;
-  /**
-   * The volume quotas of a live tag (events and stored bytes per window and per 24 h), charged once
-   * the tag is known live (a made-up tag id creates no entry). Over any: 429 with Retry-After, and
-   * nothing of the refused batch stays counted. No store round trip beyond the limiter's own.
-   */
+  /** The volume quotas of a live tag, charged once the tag is known live. */
   chargeTag(tagKey: string, events: number, bytes: number): Promise<void>;
-  /**
-   * Counts one failed authentication that is not an API key's (the `/metrics` token) into the
-   * address's failure budget; 429 once the address is over it (the caller answers 401 otherwise).
-   */
+  /** Counts one failed authentication that is not an API key's into the address's failure budget. */
   countAuthFailure(client: RateLimitClient): Promise<void>;
   /** True when budgets are shared through Redis. */
   readonly shared: boolean;
   close(): Promise<void>;
 }
 
-/**
- * The partner that owns the bearer token, or 401 (features/partners/authenticate.ts, given at
- * composition). `beforeLookup` runs before a token not in the key cache is read from the database,
- * and may refuse it.
- */
+/** The partner that owns the bearer token, or 401 (features/partners/authenticate.ts, given at composition). */
 export type Authenticate = (
   authorization: string | string[] | undefined,
   beforeLookup: (hash: string) => Promise<void>,
 ) => Promise<AuthenticatedPartner>;
 
 /**
- * Rate limits with rate-limiter-flexible: in memory per process, or in Redis (shared by every
- * instance) when REDIS_URL is set. If Redis stops answering, an in-memory limiter of the same
- * budget takes over (the `insuranceLimiter`), so a Redis outage never fails a request.
+ * Rate limits with rate-limiter-flexible: in memory per process, or in Redis when REDIS_URL is set. If Redis stops
+ * answering, an in-memory limiter of the same budget takes over, so a Redis outage never fails a request.
  */
 export async function createRateLimits(
   env: Env,
@@ -163,10 +131,8 @@ class RateLimitPolicy implements RateLimits {
     if (throttled && !this.knownKey(authorization)) throw this.addressThrottled(throttled);
     const { partner, lookedUp } = await this.lookUpCountingFailures(authorization, address);
     if (lookedUp !== null) this.provenKeys.add(lookedUp);
-    // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself
-    // never reaches the store. A merchant session charges its own budget first (whose RateLimit-*
-    // headers its page sees), then, only for a call that budget admitted, the key that created it:
-    // a session past its limit never spends its partner's budget (issue 51, finding 6).
+    // Keyed by the key's id (or, for a partner without one, its hash, truncated): the key itself never reaches the
+    // store.
     const budgetKey = partner.key?.id ?? hashApiKey(bearerToken(authorization) ?? '').slice(0, 32);
     if (partner.session) {
       const limit = this.env.SESSION_RATE_LIMIT_PER_MINUTE;
@@ -217,10 +183,7 @@ class RateLimitPolicy implements RateLimits {
     }
   }
 
-  /**
-   * The key lookup; a 401 counts against the address and the presented key. `lookedUp`: the
-   * truncated hash of a token read from the database (null for a cached one).
-   */
+  /** The key lookup; a 401 counts against the address and the presented key. */
   private async lookUpCountingFailures(
     authorization: string | string[] | undefined,
     address: string,
@@ -310,9 +273,8 @@ class RateLimitPolicy implements RateLimits {
   }
 
   /**
-   * True for a token this process knows to be a key: in the verified-key cache, or authenticated
-   * here lately. Asked only for a throttled address (one hash then), so that its flood of unknown
-   * tokens costs no database read while the valid keys of its other users keep working.
+   * True for a token this process knows to be a key (cached, or authenticated here lately), so that a throttled
+   * address's flood of unknown tokens costs no database read while its valid keys keep working.
    */
   private knownKey(authorization: string | string[] | undefined): boolean {
     const token = bearerToken(authorization);
@@ -343,11 +305,7 @@ class RateLimitPolicy implements RateLimits {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/**
- * Hashes (truncated) of keys that authenticated in this process within a day, at most 10,000
- * (oldest first out). Only a successful lookup adds one, so a flood cannot fill it; it decides
- * only whether a throttled address's token is worth its database read, never whether it is valid.
- */
+/** Hashes (truncated) of keys that authenticated in this process within a day, at most 10,000 (oldest first out). */
 class ProvenKeys {
   private readonly seen = new Map<string, number>();
 

@@ -34,10 +34,7 @@ export function databasePart(database: DatabaseHandle, owned: boolean): Part {
   };
 }
 
-/**
- * The read replica (DATABASE_READ_URL): its lag measured in the background and its pool, closed
- * after everything that reads through it. Without a replica the part does nothing.
- */
+/** The read replica: its lag measured in the background and its pool. Without a replica the part does nothing. */
 export function readReplicaPart(replica?: { reads: ReplicaReads; close(): Promise<void> }): Part {
   if (!replica) return { name: 'read-replica', stop: {} };
   return {
@@ -128,10 +125,7 @@ export function streamHubPart(streams: StreamHub, heldBytes: HeldBytes): Part {
   };
 }
 
-/**
- * The event queue: writes at once (no batching delay) from the first phase, and holds the
- * database open until every event answered 202 is stored.
- */
+/** The event queue: writes at once from the first phase. */
 export function eventQueuePart(eventQueue: EventQueue): Part {
   return {
     name: 'event-queue',

@@ -13,12 +13,7 @@ export interface CapNames {
 
 const STREAMS: CapNames = { many: 'open event streams', one: 'stream' };
 
-/**
- * Caps on concurrent event streams (REST SSE and tRPC subscriptions alike, through
- * `openEventStream`): per partner (STREAM_MAX_PER_PARTNER, default 100) and per process
- * (STREAM_MAX_PER_PROCESS). Over a cap: 429 RATE_LIMITED with Retry-After, before any stream starts.
- * The same class caps concurrent exports (EXPORT_MAX_PER_PARTNER, EXPORT_MAX_PER_PROCESS).
- */
+/** Caps on concurrent event streams: per partner and per process. */
 export class StreamCaps {
   private readonly byPartner = new Map<string, number>();
   private total = 0;
@@ -29,11 +24,7 @@ export class StreamCaps {
     private readonly names: CapNames = STREAMS,
   ) {}
 
-  /**
-   * The 429 a new stream of the partner would get now, or null when a slot is free. The tRPC
-   * transport asks before handing a subscription to tRPC (which answers 200 before the procedure
-   * runs: transport/trpc/trpc-handler.ts); `take` stays the one that holds the slot.
-   */
+  /** The 429 a new stream of the partner would get now, or null when a slot is free. */
   refusal(partnerId: string): AppError | null {
     const mine = this.byPartner.get(partnerId) ?? 0;
     if (mine < this.perPartner && this.total < this.perProcess) return null;

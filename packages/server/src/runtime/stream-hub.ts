@@ -6,10 +6,7 @@ import type { Logger } from '../kernel/logger.js';
 /** Every statement that stores events notifies here (migration triggers): `merchant:seq,...`. */
 const EVENTS_CHANNEL = 'partner_events';
 
-/**
- * What the hub fans notifications out to: one stream of a merchant's events, which reads its own
- * rows (features/events/stream/subscription.ts).
- */
+/** What the hub fans notifications out to: one stream of a merchant's events, which reads its own rows. */
 export interface HubSubscription {
   readonly merchantId: string;
   /** True once the start position is fixed: an event committed from then on is delivered. */
@@ -38,12 +35,7 @@ export interface SubscribeOptions {
   afterSeq?: number | undefined;
 }
 
-/**
- * One LISTEN per process on `partner_events`; notifications fan out to the subscriptions of the
- * merchants they name. Each subscription reads its own rows (`seq > last`), so the notification
- * only says "look": a lost or merged notification delays nothing past the next one, and a re-listen
- * after a dropped connection wakes every subscription.
- */
+/** One LISTEN per process on `partner_events`. */
 /** Seconds a stream ended by a shutdown tells its client to wait before reconnecting (another instance). */
 const SHUTDOWN_RETRY_AFTER_SECONDS = 1;
 
@@ -102,10 +94,7 @@ export class StreamHub<S extends HubSubscription = HubSubscription> {
     for (const set of this.byMerchant.values()) for (const subscription of set) subscription.notify();
   }
 
-  /**
-   * A subscription, ready: listening, and its start position fixed (so an event committed after
-   * this resolves is delivered). Ownership of the merchant is the caller's to check first.
-   */
+  /** A subscription, ready: listening, and its start position fixed. */
   async subscribe(options: SubscribeOptions): Promise<S> {
     if (this.closed) throw streamShutdownError();
     const subscription = this.open(options.merchantId, options.names, (s) => this.remove(s));
@@ -139,12 +128,7 @@ export class StreamHub<S extends HubSubscription = HubSubscription> {
     return this.closed;
   }
 
-  /**
-   * Ends every subscription and stops listening. Each ends through `fail` with the shutdown error
-   * (503 SERVICE_UNAVAILABLE, Retry-After): the one "end a stream with a final frame" path, the
-   * same as a revoked key's UNAUTHORIZED (open-stream.ts): the REST stream writes its
-   * `event: error` frame, the tRPC subscription its `serialized-error` frame, then each ends.
-   */
+  /** Ends every subscription and stops listening. */
   async close(): Promise<void> {
     this.closed = true;
     for (const set of [...this.byMerchant.values()])

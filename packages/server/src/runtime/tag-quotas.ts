@@ -16,11 +16,7 @@ interface TagQuota {
   policy: string;
 }
 
-/**
- * The volume quotas of a live tag (events and stored bytes per window and per 24 h): see
- * `RateLimits.chargeTag`. Over any: 429 with Retry-After, and nothing of the refused batch stays
- * counted.
- */
+/** The volume quotas of a live tag (events and stored bytes per window and per 24 h): see `RateLimits.chargeTag`. */
 export class TagQuotas {
   private readonly quotas: TagQuota[];
 
@@ -118,10 +114,7 @@ function refusal(quota: TagQuota, outcome: RateLimiterRes): AppError {
 /** Windows kept before expired ones are swept out (the keys are live tags). */
 const MAX_WINDOWS = 100_000;
 
-/**
- * Fixed windows counted in memory, synchronously (the tag quotas without Redis). A window starts
- * with the first points taken for its key and lasts `durationMs`, as rate-limiter-flexible's do.
- */
+/** Fixed windows counted in memory, synchronously (the tag quotas without Redis). */
 class MemoryWindows {
   private readonly windows = new Map<string, { endsAt: number; used: number }>();
 

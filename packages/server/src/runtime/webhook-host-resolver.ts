@@ -12,16 +12,7 @@ export interface WebhookHostResolverOptions {
   maxInFlight: number;
 }
 
-/**
- * Resolves webhook host names (docs/decisions/webhooks.md, "Host resolution"): A and AAAA through c-ares
- * (`dns.promises.Resolver`), never `dns.lookup`, whose getaddrinfo runs on libuv's four-thread pool
- * (shared with file and crypto work) and cannot be cancelled: a timeout there only stops waiting,
- * the thread stays blocked. Here a lookup past its budget is cancelled (`resolver.cancel()`), the
- * queries in flight are bounded (a semaphore of `maxInFlight`, with as many waiting; beyond that
- * {@link WebhookLookupBusyError}), and the hosts file is not read: a webhook host is a public DNS
- * name. One per app (AppDeps.webhookResolver), shared by the create-time check and the delivery
- * connections.
- */
+/** Resolves webhook host names. */
 export class WebhookHostResolver {
   private active = 0;
   private readonly waiting: Array<() => void> = [];

@@ -38,12 +38,7 @@ function lookup(records: Map<string, DnsBehaviour>, name: string): DnsBehaviour 
   return undefined;
 }
 
-/**
- * A real DNS server on loopback UDP for tests: answers CNAME, A and AAAA queries from a table
- * (`*.example.com` entries are wildcards, answered under the name asked); names not in it are
- * NXDOMAIN. Behaviours simulate SERVFAIL, REFUSED and a dropped query (timeout).
- * `port` (default: a free one) lets a separately started API server be pointed at it (examples).
- */
+/** A real DNS server on loopback UDP for tests: answers CNAME, A and AAAA queries from a table. */
 export async function startTestDnsServer(options: { port?: number } = {}): Promise<TestDnsServer> {
   const records = new Map<string, DnsBehaviour>();
   const queries: string[] = [];

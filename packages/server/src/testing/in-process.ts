@@ -1,6 +1,5 @@
-// The fast tier's harness (test/fast/): the real app, its real deps and the real appRouter, called
-// in-process through createCaller on a copy of the migrated PGlite template (or TEST_DATABASE_URL's
-// database). One app per test file; tests keep apart by each onboarding its own partner.
+// The fast tier's harness (test/fast/): the real app, its real deps and the real appRouter, called in-process through
+// createCaller on a copy of the migrated PGlite template (or TEST_DATABASE_URL's database).
 import type { ErrorBody } from '@partner/shared-schemas';
 import { TRPCError } from '@trpc/server';
 import { composeApp } from '../compose.js';

@@ -42,10 +42,7 @@ export interface TestServer {
   app: RunningApp;
   /** A tRPC caller with the given API key as its Authorization header (no key: unauthenticated). */
   caller(apiKey?: string): ReturnType<typeof createCaller>;
-  /**
-   * Issues the partner a new key (features/partners/key-admin.ts; older keys expire after
-   * `overlapMs`, default 24 h); the app forgets its cached keys at once, not on the notification.
-   */
+  /** Issues the partner a new key; the app forgets its cached keys at once, not on the notification. */
   rotateKey(partnerId: string, overlapMs?: number): Promise<{ apiKey: string; oldKeysExpireAt: string }>;
   /** Revokes every usable key of the partner (how many); the app forgets its cached keys at once. */
   revokeKeys(partnerId: string): Promise<number>;
@@ -65,10 +62,7 @@ export function uniquePartnerDomain(): string {
   return `p-${randomBytes(4).toString('hex')}.partner-tags-test.com`;
 }
 
-/**
- * Starts the whole app for a test: the real HTTP server on 127.0.0.1 (random port), PGlite in
- * memory or the real PostgreSQL, a loopback DNS server, and one onboarded partner.
- */
+/** Starts the whole app for a test. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const databaseUrl = options.databaseUrl ?? process.env.TEST_DATABASE_URL ?? undefined;
   const dns = await startTestDnsServer();

@@ -1,8 +1,5 @@
-// Plain JavaScript (types in nats-cluster.d.mts): a JetStream cluster of three `nats-server`
-// processes on loopback, for the cluster system test (test/system/event-log-cluster.test.ts) and
-// for a developer (scripts/nats-cluster.mjs start|stop). Every node has its own client, cluster
-// and monitor port and its own store directory under one temporary directory; never the
-// machine's own server (4222).
+// Plain JavaScript: a JetStream cluster of three `nats-server` processes on loopback, for the cluster system test and
+// for a developer.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,12 +54,7 @@ export async function monitor(node, pathAndQuery, ms = 2_000) {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/**
- * Starts a cluster of `size` (3) nodes and waits until every running node names the same JetStream
- * meta leader. Ports: `basePorts` ({ client, cluster, monitor }, node i gets base + i) or free ports
- * picked by the OS. `detached`: the processes outlive this one (the developer script; output in
- * <dir>/<name>.log); otherwise they are killed when this process exits, however it exits.
- */
+/** Starts a cluster of `size` (3) nodes and waits until every running node names the same JetStream meta leader. */
 export async function startNatsCluster(options = {}) {
   const size = options.size ?? 3;
   const clusterName = options.clusterName ?? 'partner_tags_test';

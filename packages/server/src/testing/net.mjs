@@ -1,6 +1,5 @@
-// Plain JavaScript (types in net.d.mts): the one freePort, shared by the TypeScript tests and
-// benches (through @partner/server/testing and /bench) and by the repository's node scripts that
-// run before anything is built (scripts/start-smoke.mjs, scripts/examples-smoke.mjs).
+// Plain JavaScript: the one freePort, shared by the TypeScript tests and benches and by the repository's node scripts
+// that run before anything is built.
 import net from 'node:net';
 
 /** A TCP port on 127.0.0.1 that was free a moment ago (the OS picked it; the probe is closed). */

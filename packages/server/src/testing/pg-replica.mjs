@@ -1,11 +1,5 @@
-// Plain JavaScript (types in pg-replica.d.mts): a PostgreSQL 15 primary and a streaming replica of
-// it on loopback, for the replica system test (test/system/replica.test.ts), CI (.ci/run) and a
-// developer (scripts/pg-replica.mjs start|status|stop). initdb into a temporary directory (trust
-// auth, replication allowed from 127.0.0.1, wal_level replica), the primary started there, then
-// `pg_basebackup -R` from it into a second directory started as a hot standby. Never the machine's
-// own server (5432): that one refuses replication connections and is shared. Root cannot run
-// postgres: as root every command runs as the `postgres` OS user (`runuser -u postgres --`) and
-// the directories are that user's.
+// Plain JavaScript: a PostgreSQL 15 primary and a streaming replica of it on loopback, for the replica system test, CI
+// and a developer. initdb into a temporary directory, the primary started there.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,10 +62,8 @@ function pgStop(dataDir, mode = 'fast') {
 }
 
 /**
- * Starts the primary and the replica and waits until the replica streams (every wait bounded by
- * `timeoutMs`, default 60 s). Ports: given or free ones picked by the OS. `detached`: the servers
- * outlive this process (the developer script); otherwise they are stopped and the directory
- * removed when this process exits, however it exits.
+ * Starts the primary and the replica and waits until the replica streams. `detached`: the servers outlive this
+ * process; otherwise they are stopped and the directory removed when this process exits, however it exits.
  */
 export async function startPgReplica(options = {}) {
   const timeoutMs = options.timeoutMs ?? 60_000;

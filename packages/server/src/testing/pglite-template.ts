@@ -17,11 +17,7 @@ export function migrationsHash(): string {
 
 let template: Promise<Blob> | undefined;
 
-/**
- * A dump of an in-memory PGlite with every migration applied, made once and kept in the OS temp
- * directory (keyed by the migrations' contents), so a test starts from a copy of it instead of
- * running initdb and every migration again (seconds per test file on this machine).
- */
+/** A dump of an in-memory PGlite with every migration applied, made once and kept in the OS temp directory. */
 export function pgliteTemplate(): Promise<Blob> {
   template ??= (async () => {
     const file = path.join(os.tmpdir(), `partner-tags-pglite-${migrationsHash()}.tar`);

@@ -21,11 +21,7 @@ export interface RecordedResponse {
 /** Bodies larger than this are not recorded (none of the API's answers comes close). */
 const MAX_RECORDED_BYTES = 2 * 1024 * 1024;
 
-/**
- * Test harness only: records every REST (`/v1/...`) response `server` sends into
- * `<dir>/<pid>-<random>.jsonl`, one {@link RecordedResponse} per line. It wraps `res.write`/`res.end`
- * from a listener placed before the app's own, so production code is untouched.
- */
+/** Test harness only: records every REST response `server` sends into `<dir>/<pid>-<random>.jsonl`. */
 export function recordResponses(server: Server, dir: string): string {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${process.pid}-${randomBytes(4).toString('hex')}.jsonl`);
@@ -37,9 +33,8 @@ export function recordResponses(server: Server, dir: string): string {
     let recorded = false;
     const keep = (chunk: unknown, encoding: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-      // A copy of the bytes as they are now: a writer may fill the same buffer again once the
-      // write's callback has run (the export reuses its batch buffers), so a kept reference would
-      // record later bytes.
+      // A copy of the bytes as they are now: a writer may fill the same buffer again once the write's callback has run
+      // (the export reuses its batch buffers), so a kept reference would record later bytes.
       const buffer =
         chunk instanceof Uint8Array
           ? Buffer.from(chunk)

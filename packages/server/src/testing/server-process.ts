@@ -28,19 +28,13 @@ export interface SpawnServerOptions {
   inheritEnv?: boolean;
   /** Node flags before the entry (for example `--cpu-prof`). */
   nodeArgs?: string[];
-  /**
-   * The entry point, relative to `cwd` (default `src/main.ts`). TypeScript runs through tsx
-   * (`--import tsx`); a `.js`/`.mjs` entry (the production build, `dist/main.js`) runs on plain node.
-   */
+  /** The entry point, relative to `cwd` (default `src/main.ts`). */
   script?: string;
   /** Default: packages/server. */
   cwd?: string;
   /** How long to wait for the start-up line (default 30 s). */
   timeoutMs?: number;
-  /**
-   * Ready when `GET http://127.0.0.1:<port><readyPath>` answers 200 instead of on the start-up line
-   * (for scripts that print none, such as bench/bare-server.ts); needs `port` (set as PORT).
-   */
+  /** Ready when `GET http://127.0.0.1:<port><readyPath>` answers 200 instead of on the start-up line; needs `port`. */
   ready?: { port: number; path: string };
   /** Keep only the last this many characters of the output (default: all). */
   outputLimit?: number;
@@ -51,11 +45,7 @@ const tsxFor = (script: string): string[] => (/\.m?js$/.test(script) ? [] : ['--
 
 const LISTENING = [/"url":"(http:\/\/[^"]+)"/, /API on (http:\/\/[^\s)]+)/];
 
-/**
- * Spawns `node --import tsx src/main.ts` (a real server process) and resolves once it listens,
- * with the URL it printed. Rejects with the process's output when it exits first or takes longer
- * than `timeoutMs` (then it is killed).
- */
+/** Spawns `node --import tsx src/main.ts` and resolves once it listens, with the URL it printed. */
 /** A directory of its own unless given: chDB (the statistics) opens one per process. */
 function ownDataDir(options: SpawnServerOptions): string | undefined {
   if (options.env?.DATA_DIR || (options.inheritEnv && process.env.DATA_DIR)) return undefined;

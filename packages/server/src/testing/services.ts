@@ -29,10 +29,7 @@ export interface ScratchDatabase {
   drop(): Promise<void>;
 }
 
-/**
- * A throw-away PostgreSQL database for tests that need several processes on one database:
- * TEST_DATABASE_URL's server when set, else 127.0.0.1:5432.
- */
+/** A throw-away PostgreSQL database for tests that need several processes on one database. */
 export async function createScratchDatabase(prefix = 'hardening'): Promise<ScratchDatabase> {
   const admin = new URL(PG_ADMIN_URL);
   if (process.env.TEST_DATABASE_URL) {

@@ -9,11 +9,7 @@ export const TEST_TARGET_HOST = 'tags.partner-tags.example';
 
 let processDataDir: string | undefined;
 
-/**
- * This process's DATA_DIR for test apps: chDB opens one directory per process, so the apps of a
- * test process share it (each with a ClickHouse database of its own, after its PostgreSQL one);
- * removed when the process exits.
- */
+/** This process's DATA_DIR for test apps. */
 export function testDataDir(): string {
   if (!processDataDir) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'partner-tags-test-'));
@@ -23,11 +19,7 @@ export function testDataDir(): string {
   return processDataDir;
 }
 
-/**
- * The env every test app starts from: the loopback DNS server, budgets far above any test's
- * traffic (tests of a limit pass their own), the collector quotas off, and no background loop
- * (a test that needs the monitor or webhook delivery turns it on and owns its timing).
- */
+/** The env every test app starts from. */
 export function testAppEnv(
   dnsAddress: string,
   databaseUrl: string | undefined,

@@ -1,9 +1,5 @@
-// Per-file PostgreSQL databases for the test suite. TEST_DATABASE_URL names a server and a base
-// database; the suite migrates one template database on that server once (vitest globalSetup,
-// test/setup/pg-template.ts) and every test file gets its own copy,
-// `CREATE DATABASE <base>_f<random> TEMPLATE <template>` (test/setup/file-database.ts), dropped when
-// the file ends. Background jobs (tag monitor, webhook delivery, event-log writer) of one file then
-// never claim another file's rows; processes a file spawns share that file's database.
+// Per-file PostgreSQL databases for the test suite. Background jobs of one file then never claim another file's rows;
+// processes a file spawns share that file's database.
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { openDatabase } from '../db/client.js';
@@ -37,10 +33,7 @@ function templateDatabaseName(url: string): string {
   return `${baseName(url)}_t${migrationsHash().slice(0, 12)}`;
 }
 
-/**
- * Creates and migrates the template database on TEST_DATABASE_URL's server unless it exists
- * (migrated under a temporary name and renamed, so a concurrent run never copies half a template).
- */
+/** Creates and migrates the template database on TEST_DATABASE_URL's server unless it exists. */
 export async function ensureTemplateDatabase(url: string): Promise<string> {
   const template = templateDatabaseName(url);
   const exists = await admin(url, (sql) => sql`select 1 from pg_database where datname = ${template}`);

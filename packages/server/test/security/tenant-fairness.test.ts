@@ -20,7 +20,7 @@ import { generateTag, publishCname, uniqueDomain } from '../helpers/fixtures.js'
  * timeouts: another partner's re-check and delivery are not delayed behind a noisy partner's. The
  * noisy partner's bulk (150 tags, 200 endpoints and their test events) is made through the tRPC
  * caller on the same database, so that setup does not load the HTTP server the figures are read on.
- * The figures are printed for bench/README.md ("Measurements behind decisions"); TENANT_FAIRNESS_DNS_TIMEOUT_MS and
+ * The figures are printed for bench/results/measurements.md ("Measurements behind decisions"); TENANT_FAIRNESS_DNS_TIMEOUT_MS and
  * TENANT_FAIRNESS_WEBHOOK_TIMEOUT_MS take them with other timeouts (the production defaults: 3000, 10000).
  */
 const DNS_TIMEOUT_MS = process.env.TENANT_FAIRNESS_DNS_TIMEOUT_MS ?? '500';

@@ -1,5 +1,5 @@
 // The README's shell snippets run as printed (issue 12 item 5): every ```bash / ```sh block of the
-// READMEs below is either run here with bash against a freshly started server (a real
+// READMEs and docs pages below is either run here with bash against a freshly started server (a real
 // `src/main.ts` process on a fresh embedded PGlite store, real HTTP) or listed in SKIPPED with the
 // reason it does not run here. A block that is neither fails the test, so is a SKIPPED entry that
 // matches no block (the list cannot go stale).
@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServerProcess, spawnServer, startTestDnsServer, type TestDnsServer } from '../../src/testing/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../../..');
-const READMES = ['README.md', 'packages/sdk/README.md', 'examples/README.md'];
+const READMES = ['README.md', 'docs/api.md', 'docs/operations.md', 'packages/sdk/README.md', 'examples/README.md'];
 const STREAM_SECONDS = 3;
 
 /** Blocks not run here, by file and first line, with the reason. */
@@ -32,39 +32,34 @@ const SKIPPED: { file: string; firstLine: string; reason: string }[] = [
     reason: 'the Quick start commands themselves: .ci/run runs both on a fresh clone (scripts/start-smoke.mjs)',
   },
   {
-    file: 'README.md',
+    file: 'docs/operations.md',
     firstLine: 'pnpm partner onboard --name "Acme Platform" --domain acme-platform.com [--json]',
     reason: 'a usage synopsis ([--json], <partnerId>); the CLI runs offline, examples:smoke onboards with it',
   },
   {
-    file: 'README.md',
+    file: 'docs/operations.md',
     firstLine: 'DATABASE_URL=postgres://user@host:5432/partner_tags pnpm start',
     reason: 'starts a server / the whole suite on PostgreSQL (.ci/run runs the suite on PostgreSQL)',
   },
   {
-    file: 'README.md',
+    file: 'docs/operations.md',
     firstLine: 'nats-server -js -sd /tmp/nats &',
     reason: 'starts NATS and a server in log mode (test/event-log*.test.ts, test/system/event-log-*.test.ts)',
   },
   {
-    file: 'README.md',
+    file: 'docs/operations.md',
     firstLine: 'pnpm fuzz',
     reason: 'minutes-long measurements; test/system/fuzz.test.ts and loadtest-smoke.test.ts run short ones',
   },
   {
-    file: 'README.md',
+    file: 'docs/operations.md',
     firstLine: 'METRICS_PORT=9464 pnpm start &',
     reason: 'starts its own server on a fixed metrics port; test/ops/metrics.test.ts covers /metrics',
   },
   {
-    file: 'README.md',
-    firstLine: 'pnpm changeset',
-    reason: 'release commands (interactive, publishing); .ci/run runs pnpm release:check',
-  },
-  {
-    file: 'README.md',
+    file: 'docs/operations.md',
     firstLine: 'docker build -t partner-tags .',
-    reason: 'no Docker engine on this machine (the README says so)',
+    reason: 'no Docker engine on this machine (the page says so)',
   },
   {
     file: 'packages/sdk/README.md',

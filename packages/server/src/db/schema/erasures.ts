@@ -2,11 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { partners } from './partners.js';
 
-/**
- * Visitor erasures (migration 0022): one muid of one merchant (`merchantId`) or of every merchant of
- * the partner (null). Worked by jobs/visitor-erasure.ts under a lease; while `suppressedUntil` is
- * null or later than now, `storeEvents` drops the muid's events in that scope.
- */
+/** Visitor erasures: one muid of one merchant or of every merchant of the partner. */
 export const erasures = pgTable(
   'erasures',
   {

@@ -1,11 +1,7 @@
 import { index, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { partners } from './partners.js';
 
-/**
- * `Idempotency-Key` records of POST /v1/partners/* (runtime/idempotency-store.ts, used by transport/http/idempotency-header.ts): the first response for
- * a (partner, key) is stored and replayed. `status` null means the first request is still running.
- * Rows older than 24 h are ignored and purged lazily.
- */
+/** `Idempotency-Key` records of POST /v1/partners/*. `status` null means the first request is still running. */
 export const idempotencyKeys = pgTable(
   'idempotency_keys',
   {

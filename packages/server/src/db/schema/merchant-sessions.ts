@@ -3,11 +3,7 @@ import { apiKeys } from './api-keys.js';
 import { merchants } from './merchants.js';
 import { partners } from './partners.js';
 
-/**
- * Merchant sessions: short-lived tokens a browser may hold to read one merchant's statistics and
- * tag status, stored only as a SHA-256 hash like API keys. A session lives while the key that
- * created it does (`key_id`): revoking or expiring that key ends it.
- */
+/** Merchant sessions: short-lived tokens a browser may hold to read one merchant's statistics and tag status. */
 export const merchantSessions = pgTable(
   'merchant_sessions',
   {

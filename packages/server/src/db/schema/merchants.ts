@@ -11,10 +11,7 @@ export const merchants = pgTable(
       .references(() => partners.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
-    /**
-     * Set by DELETE (migration 0021): the merchant is gone for every reader at once; the row stays as
-     * a tombstone until the background purge (jobs/merchant-purge.ts) has removed its data.
-     */
+    /** Set by DELETE: the merchant is gone for every reader at once. */
     deletedAt: timestamp('deleted_at', { withTimezone: true, precision: 3 }),
     /** The purge's lease: the process purging this deleted merchant holds it until then. */
     purgeClaimedUntil: timestamp('purge_claimed_until', { withTimezone: true, precision: 3 }),

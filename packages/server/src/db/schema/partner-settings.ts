@@ -1,10 +1,7 @@
 import { integer, pgTable, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { partners } from './partners.js';
 
-/**
- * A partner's own settings (migration 0023), a row once it sets one: apart from `partners`, whose
- * every update drops each process's key cache (migration 0005's trigger).
- */
+/** A partner's own settings, a row once it sets one. */
 export const partnerSettings = pgTable('partner_settings', {
   partnerId: uuid('partner_id')
     .primaryKey()

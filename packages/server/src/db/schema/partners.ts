@@ -1,11 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type AnyPgColumn, boolean, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
-/**
- * A partner platform, created by onboarding (`pnpm partner onboard`), with its test-mode twin: a
- * second row (`livemode` false, `live_partner_id` the live row) that owns the `mp_test_` keys and
- * every test object (docs/decisions/test-mode.md, migration 0025).
- */
+/** A partner platform, created by onboarding, with its test-mode twin. */
 export const partners = pgTable(
   'partners',
   {

@@ -1,12 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, pgTable, primaryKey, timestamp, uuid } from 'drizzle-orm/pg-core';
 
-/**
- * Events stored but not yet in the statistics' ClickHouse: per statement and merchant, the `seq`
- * range it stored (features/events/ingest/store-events.ts), claimed by the storing process, which
- * sends the events and deletes the row; a row whose claim ran out is sent from PostgreSQL
- * (features/stats/transfer.ts).
- */
+/** Events stored but not yet in the statistics' ClickHouse. */
 export const statsOutbox = pgTable(
   'stats_outbox',
   {

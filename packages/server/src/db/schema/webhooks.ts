@@ -2,12 +2,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { partners } from './partners.js';
 
-/**
- * A partner's webhook endpoint (migration 0006_webhooks). Secrets are stored as issued
- * (`whsec_` + base64 key): HMAC signing needs the key itself, so they cannot be hashed. During a
- * rotation the previous secret keeps signing until `previousSecretExpiresAt`. Deleting sets
- * `deletedAt` (its pending deliveries are failed); rows stay for the delivery log.
- */
+/** A partner's webhook endpoint (migration 0006_webhooks). */
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
@@ -55,12 +50,7 @@ export const webhookMessages = pgTable(
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
-/**
- * One message to one endpoint. `pending` rows with `nextAttemptAt <= now()` and no live lease
- * (`claimedUntil`) are due; the worker claims them with FOR UPDATE SKIP LOCKED and a lease, so each
- * is in flight in one process at a time, reading a few rows per endpoint with pending deliveries
- * (`webhook_deliveries_endpoint_due_idx`), never every due row.
- */
+/** One message to one endpoint. */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {

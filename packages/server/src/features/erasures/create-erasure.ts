@@ -6,13 +6,7 @@ import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { ERASURE_COLUMNS, toErasure } from './erasure-view.js';
 
-/**
- * `POST /v1/partners/erasures` (202): records the erasure of one visitor, of one of the partner's
- * merchants (404 MERCHANT_NOT_FOUND for another partner's or a deleted one) or of all of them. From
- * its commit on, `storeEvents` drops the visitor's events in that scope (until it completes, or
- * forever with `suppress`); jobs/visitor-erasure.ts deletes the stored ones, then their statistics
- * and sends `erasure.completed`.
- */
+/** `POST /v1/partners/erasures`. */
 export async function createErasure(
   db: Database,
   partner: AuthenticatedPartner,

@@ -17,11 +17,7 @@ export interface ErasureClaim {
   lease: string;
 }
 
-/**
- * Claims the oldest erasure not completed that nobody holds, created at least `graceMs` ago (an
- * event stored by a statement that began before the erasure, and so did not see its suppression,
- * has committed by then). It becomes `running`.
- */
+/** Claims the oldest erasure not completed that nobody holds, created at least `graceMs` ago. It becomes `running`. */
 export async function claimErasure(
   db: Database,
   options: { leaseMs: number; graceMs: number },
@@ -51,9 +47,8 @@ export async function releaseErasure(db: Database, claim: ErasureClaim): Promise
 }
 
 /**
- * Deletes at most `batch` of the visitor's events (and their ids) in the erasure's scope (one statement, one short
- * transaction, by the (merchant_id, muid) index) and adds them to `events_deleted`. The delete trigger keeps `event_day_counts` exact.
- * Returns how many it deleted (0: none left).
+ * Deletes at most `batch` of the visitor's events in the erasure's scope (one statement, one short transaction, by the
+ * (merchant_id, muid) index) and adds them to `events_deleted`.
  */
 export async function eraseRound(db: Database, claim: ErasureClaim, batch = ERASURE_BATCH): Promise<number> {
   const scope = claim.merchantId
@@ -83,12 +78,7 @@ export async function merchantsInScope(db: Database, claim: ErasureClaim): Promi
   return rows.map((row) => row.id);
 }
 
-/**
- * The last step: the erasure is `completed` with `erasure.completed` (the erasure as GET shows it)
- * in one transaction, only while the claim is still this one's. Without `suppress` the visitor's
- * suppression ends `holdMs` later (in log mode the event log's age limit: a message sent before the
- * erasure may be drained until then). Returns false when the lease was lost.
- */
+/** The last step: the erasure is `completed` with `erasure.completed` in one transaction. */
 export async function finishErasure(db: Database, claim: ErasureClaim, holdMs: number): Promise<boolean> {
   return db.transaction(async (tx) => {
     const [row] = rowsOf(

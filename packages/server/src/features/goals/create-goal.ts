@@ -7,10 +7,7 @@ import { findOwnMerchant } from '../merchants/find-merchant.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { goalJson } from './goal-json.js';
 
-/**
- * A new goal of the partner's merchant; 409 LIMIT_EXCEEDED past GOALS_MAX. The merchant's row is
- * locked for the count, so two creations at once cannot both take the last place.
- */
+/** A new goal of the partner's merchant; 409 LIMIT_EXCEEDED past GOALS_MAX. */
 export async function createGoal(
   db: Database,
   partner: AuthenticatedPartner,

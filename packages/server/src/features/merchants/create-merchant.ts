@@ -7,19 +7,7 @@ import { AppError, databaseUnavailability, databaseUnavailable } from '../../ker
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import type { PartnerCaps } from '../partners/caps.js';
 
-/**
- * Creates a merchant; 409 LIMIT_EXCEEDED once the partner has MAX_MERCHANTS_PER_PARTNER. The
- * partner's count (`partner_usage`) goes up in the statement that inserts the merchants, only
- * while below the cap; its row lock orders one partner's creates and costs the same at any size
- * (counting the partner's merchants each time grew with them).
- *
- * Group commit per partner in this process: the creates that arrive while a batch is written go
- * together in a later one (one statement, one lock, one commit for all of them). One create per
- * transaction held the row to each commit: under the mix, creates queued on it inside PostgreSQL,
- * each holding a pool connection (merchant create alone 60 vs 306 req/s of 129bee5; issue 37).
- * Across processes the row still orders the transactions. Every wait is bounded by the
- * statements' deadlines of the batches ahead.
- */
+/** Creates a merchant; 409 LIMIT_EXCEEDED once the partner has MAX_MERCHANTS_PER_PARTNER. */
 export function createMerchant(
   db: Database,
   partner: AuthenticatedPartner,
@@ -97,13 +85,7 @@ async function insertMerchants(db: Database, partnerId: string, maxMerchants: nu
   return ids.slice(0, (await grantAndInsert(db, partnerId, maxMerchants, ids, names)) ?? 0);
 }
 
-/**
- * One statement, so one round trip (a transaction of five cost about 100 ms under the mix, each
- * round trip queued behind the others' work): locks the partner's usage row, grants creates up to
- * the cap, inserts them in the callers' order and counts them. Read committed: a create committed
- * by another process meanwhile is seen by the lock and by the update (both read the row's newest
- * version). Undefined: the partner has no usage row yet.
- */
+/** Read committed: a create committed by another process meanwhile is seen by the lock and by the update. */
 async function grantAndInsert(
   db: Database,
   partnerId: string,

@@ -19,9 +19,8 @@ export interface CreateSessionParams {
 }
 
 /**
- * A merchant session: a token (shown once, stored as its SHA-256) that reads one merchant's
- * statistics and tag status from the listed origins until it expires or the API key that created
- * it stops being usable. The partner's long-expired sessions are purged on the way.
+ * A merchant session: a token that reads one merchant's statistics and tag status from the listed origins until it
+ * expires or the API key that created it stops being usable.
  */
 export async function createMerchantSession(
   db: Database,

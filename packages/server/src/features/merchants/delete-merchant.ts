@@ -10,13 +10,7 @@ export interface TagsGone {
   gone(tagIds: readonly string[]): void;
 }
 
-/**
- * `DELETE /v1/partners/merchant/{merchantId}` (202), one transaction: the merchant is marked deleted
- * (every reader filters on `deleted_at`), its tags are deleted (their NOTIFY stops collection on
- * every process; this process's caches learn it before the answer), and the partner's merchant
- * count goes down. Its events, aggregates and webhooks go later, in the background
- * (features/merchants/purge-merchant.ts), then `merchant.deleted`. Deleting twice: 404.
- */
+/** `DELETE /v1/partners/merchant/{merchantId}`, one transaction. */
 export async function deleteMerchant(
   db: Database,
   partner: AuthenticatedPartner,

@@ -9,10 +9,7 @@ import { merchantJson } from './merchant-json.js';
 /** Readers of a merchant: the database or an open transaction. */
 type Reader = Pick<Database, 'execute'>;
 
-/**
- * `GET /v1/partners/merchant/{merchantId}`: the partner's live merchant with its tags, as the list
- * shows it, in one statement. Missing, deleted and another partner's merchant: the same 404.
- */
+/** `GET /v1/partners/merchant/{merchantId}`. Missing, deleted and another partner's merchant: the same 404. */
 export async function getMerchant(db: Reader, partner: AuthenticatedPartner, merchantId: string): Promise<Merchant> {
   const [row] = rowsOf<{ merchant: string }>(
     await db.execute(sql`select ${merchantJson('m', sql`${partner.livemode}::boolean`)}::text as merchant

@@ -11,13 +11,8 @@ export interface ListMerchantsParams {
 }
 
 /**
- * One statement, one round trip: the page of merchants (creation order, ties by id) with their
- * tags (creation order) as JSON, and the partner's merchant count. The count is `partner_usage`'s
- * (migration 0016: the create bumps it in the merchant's own statement, the delete lowers it in
- * the tombstone's transaction), so it is exact in the page's snapshot and one row to read; a
- * `count(*)` read every live merchant of the partner on each page, the mix's costliest statement
- * (issue 37). No row yet: the partner never created one. The bench's bare node:http baseline runs
- * this same statement.
+ * One statement, one round trip: the page of merchants with their tags as JSON, and the partner's merchant count. No
+ * row yet: the partner never created one.
  */
 export function merchantListQuery(partnerId: string, { page, limit }: ListMerchantsParams): SQL {
   return sql`select
@@ -36,10 +31,7 @@ const MERCHANT_LIST_TEXT = toQuery(
   merchantListQuery('00000000-0000-0000-0000-000000000000', { page: 1, limit: 1 }),
 ).sql;
 
-/**
- * The statement as SQL text and parameters, in the order `merchantListQuery` binds them (a test
- * holds the two together). What the API and the bench's bare server run.
- */
+/** The statement as SQL text and parameters, in the order `merchantListQuery` binds them. */
 export function merchantListSql(partnerId: string, { page, limit }: ListMerchantsParams): Query {
   return { sql: MERCHANT_LIST_TEXT, params: [partnerId, partnerId, limit, (page - 1) * limit, partnerId] };
 }

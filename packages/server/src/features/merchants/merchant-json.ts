@@ -2,11 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
-/**
- * A merchant row as the API's Merchant JSON, its tags in creation order: the one shape the merchant
- * list and `GET /v1/partners/merchant/{merchantId}` answer. `row` names a row of `merchants` (id,
- * name, created_at, retention_days); `livemode` is the partner's, as a column or a parameter.
- */
+/** A merchant row as the API's Merchant JSON, its tags in creation order. */
 export function merchantJson(row: string, livemode: SQL): SQL {
   const m = sql.identifier(row);
   return sql`json_build_object(

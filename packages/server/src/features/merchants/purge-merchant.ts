@@ -15,11 +15,7 @@ export interface PurgeClaim {
   lease: string;
 }
 
-/**
- * Every table with a `merchant_id` column holds rows of one merchant (events, their day counts, the
- * statistics' aggregates and whatever joins them later): found once from the catalogue, events first
- * (their delete trigger keeps `event_day_counts` exact meanwhile), `merchants` itself never.
- */
+/** Every table with a `merchant_id` column holds rows of one merchant. */
 async function merchantTables(db: Database): Promise<string[]> {
   const rows = rowsOf<{ table_name: string }>(
     await db.execute(sql`
@@ -41,12 +37,7 @@ const tablesOf = new WeakMap<Database, Promise<string[]>>();
 /** Rows deleted by one round, by table. */
 export type PurgeCounts = Record<string, number>;
 
-/**
- * Claims the oldest deleted merchant whose purge nobody holds, deleted at least `graceMs` ago (an
- * event accepted just before the DELETE may still be committing: the grace covers its statement's
- * deadline). The lease lets one process purge it at a time; a process that dies gives it up when the
- * lease runs out.
- */
+/** Claims the oldest deleted merchant whose purge nobody holds, deleted at least `graceMs` ago. */
 export async function claimDeletedMerchant(
   db: Database,
   options: { leaseMs: number; graceMs: number },
@@ -86,14 +77,7 @@ async function deleteBatch(db: Database, table: string, where: ReturnType<typeof
   return rowsOf(result).length;
 }
 
-/**
- * One round of the purge: at most `batch` rows from each table that still holds the merchant's rows
- * (the events first: their delete trigger keeps `event_day_counts` exact meanwhile), each statement
- * its own short transaction. Also the partner's stored idempotent responses that name the merchant,
- * and the webhook messages about it with their deliveries (pending ones included: nothing is sent
- * about a merchant that is gone). A tag that appeared meanwhile (a generate racing the DELETE) goes too.
- * Returns what it deleted; a table whose count equals `batch` may hold more.
- */
+/** One round of the purge: at most `batch` rows from each table that still holds the merchant's rows. */
 export async function purgeRound(db: Database, claim: PurgeClaim, batch = PURGE_BATCH): Promise<PurgeCounts> {
   const merchant = sql`merchant_id = ${claim.merchantId}::uuid`;
   const counts: PurgeCounts = {};
@@ -125,11 +109,7 @@ export async function purgeRound(db: Database, claim: PurgeClaim, batch = PURGE_
   return counts;
 }
 
-/**
- * The last step, once a round found nothing left: the merchant's row goes (its tombstone; rows that
- * reference it cascade) with `merchant.deleted` in the same transaction, only while the claim is
- * still this one's. Returns false when the lease was lost (another process finishes it).
- */
+/** The last step, once a round found nothing left. */
 export async function finishPurge(db: Database, claim: PurgeClaim): Promise<boolean> {
   return db.transaction(async (tx) => {
     const gone = rowsOf<{ purgedAt: string }>(

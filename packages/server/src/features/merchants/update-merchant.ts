@@ -6,11 +6,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { getMerchant } from './get-merchant.js';
 
-/**
- * `PATCH /v1/partners/merchant/{merchantId}`: sets the given fields of the partner's live merchant
- * (`name`, `retentionDays`); answers it as GET does. A new retention period makes the merchant due
- * for a retention pass at once.
- */
+/** `PATCH /v1/partners/merchant/{merchantId}`: sets the given fields of the partner's live merchant. */
 export async function updateMerchant(
   db: Database,
   partner: AuthenticatedPartner,

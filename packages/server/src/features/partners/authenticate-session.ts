@@ -8,13 +8,7 @@ import type { AuthenticatedPartner } from '../../runtime/keys/principal.js';
 
 const INVALID_SESSION_MESSAGE = 'Invalid, expired or revoked merchant session token';
 
-/**
- * Resolves a merchant session token (`ms_...`) to its partner, with the session as the principal's
- * scope. Valid while the session has not expired and the API key that created it is usable: the
- * lookup joins the key, so revoking or expiring the key ends its sessions. Verified sessions share
- * the key cache (same NOTIFY invalidation, same 10 s bound), cached until the earlier of the two
- * expiries.
- */
+/** Resolves a merchant session token (`ms_...`) to its partner, with the session as the principal's scope. */
 export async function authenticateSession(
   db: Database,
   cache: ApiKeyCache,

@@ -20,14 +20,7 @@ class BearerTokenMissingError extends AppError {
 
 const INVALID_KEY_MESSAGE = 'Invalid, expired or revoked API key';
 
-/**
- * Resolves the partner that owns the bearer token. Missing token -> BearerTokenMissingError;
- * a malformed, unknown, expired or revoked one -> UNAUTHORIZED. Keys are looked up by hash and
- * the hashes compared in constant time; verified keys are cached in memory until any key or
- * partner changes (runtime/keys/key-cache.ts), so a partner's requests do not each read their key.
- * `beforeLookup` (the failure throttle, runtime/rate-limits.ts) sees the hash of a well-formed token
- * that is not cached, before the database read, and may refuse it.
- */
+/** Resolves the partner that owns the bearer token. */
 export async function authenticate(
   db: Database,
   keys: { cache: ApiKeyCache; usage: KeyUsage },

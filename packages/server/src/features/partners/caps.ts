@@ -4,10 +4,7 @@ import type { Env } from '../../kernel/env.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Transaction } from '../tags/lifecycle/tag-state.js';
 
-/**
- * What one partner may own or do (docs/decisions/fairness-between-partners.md).
- * Every background queue is shared by all partners, so these bound what one partner can put there.
- */
+/** What one partner may own or do (docs/decisions/fairness-between-partners.md). */
 export interface PartnerCaps {
   maxMerchants: number;
   maxCustomTags: number;
@@ -26,17 +23,14 @@ export function partnerCapsOf(env: Env): PartnerCaps {
   };
 }
 
-/**
- * Serialises the partner's capped creates until the transaction ends, so two concurrent creates
- * cannot both see the last free place (only one partner's creates wait on each other).
- */
+/** Serialises the partner's capped creates until the transaction ends. */
 export async function lockPartnerCaps(tx: Transaction, partnerId: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`partner-caps:${partnerId}`}, 0))`);
 }
 
 /**
- * Throws 409 LIMIT_EXCEEDED when `rows` (a select of the partner's rows, one column) has `cap`
- * rows. The count stops at the cap: its cost grows with the partner's rows up to the cap, never beyond.
+ * Throws 409 LIMIT_EXCEEDED when `rows` (a select of the partner's rows, one column) has `cap` rows. The count stops
+ * at the cap: its cost grows with the partner's rows up to the cap, never beyond.
  */
 export async function refuseAtCap(tx: Transaction, name: string, cap: number, rows: SQL): Promise<void> {
   const [row] = rowsOf<{ n: number | string }>(
@@ -47,11 +41,7 @@ export async function refuseAtCap(tx: Transaction, name: string, cap: number, ro
   }
 }
 
-/**
- * Throws 429 RATE_LIMITED (Retry-After: when the oldest call of the window leaves it) once the
- * partner queued `webhookTestCalls` test events within `webhookTestWindowMs`. Counted on the
- * outbox's own rows, so every process shares the budget; call it under lockPartnerCaps.
- */
+/** Throws 429 RATE_LIMITED once the partner queued `webhookTestCalls` test events within `webhookTestWindowMs`. */
 export async function refuseOverTestBudget(
   tx: Transaction,
   partnerId: string,

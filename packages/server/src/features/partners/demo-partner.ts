@@ -5,10 +5,7 @@ import { type OnboardedPartner, onboardPartner } from './onboard-partner.js';
 
 const DEMO_PARTNER = { name: 'Demo Partner', domain: 'demo-partner.example' } as const;
 
-/**
- * First start on an empty embedded database: onboard a demo partner so a newcomer's first
- * command ends in a working call. Never with DATABASE_URL or NODE_ENV=production.
- */
+/** First start on an empty embedded database. Never with DATABASE_URL or NODE_ENV=production. */
 export async function onboardDemoPartnerIfEmpty(
   db: Database,
   env: Env,
@@ -43,10 +40,7 @@ export async function onboardDemoPartnerIfEmpty(
   };
 }
 
-/**
- * The banner of a later start: the key was shown once, at the first start, so say how to get a
- * new one (the CLI needs the embedded store, so the server must be stopped first).
- */
+/** The banner of a later start: the key was shown once, at the first start, so say how to get a new one. */
 export function restartBanner(url: string, where: string, embedded: boolean): string {
   return [
     '',

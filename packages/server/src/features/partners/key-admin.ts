@@ -11,10 +11,7 @@ const usable = and(isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(a
 /** Which of a partner's two rows a key command acts on: the live partner or its test-mode twin. */
 export type KeyMode = 'live' | 'test';
 
-/**
- * The partner row whose keys `mode` names: the live partner `partnerId` itself, or its test-mode twin
- * (docs/decisions/test-mode.md). Operators name partners by their live id only.
- */
+/** The partner row whose keys `mode` names: the live partner `partnerId` itself, or its test-mode twin. */
 async function partnerRowOf(db: Database, partnerId: string, mode: KeyMode): Promise<string> {
   const valid = /^[0-9a-f-]{36}$/i.test(partnerId);
   const [row] = valid
@@ -32,11 +29,7 @@ async function partnerRowOf(db: Database, partnerId: string, mode: KeyMode): Pro
   return row.id;
 }
 
-/**
- * Issues a new key. The partner's other usable keys stay valid for `overlapMs` (default 24 h) so
- * deployments can switch over; 0 cuts them at once. Every server forgets its cached keys on the
- * trigger's notification (migration 0005).
- */
+/** Issues a new key. */
 export async function rotateApiKey(
   db: Database,
   livePartnerId: string,

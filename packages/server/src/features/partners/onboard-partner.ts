@@ -21,10 +21,7 @@ export interface OnboardedPartner {
   record: DnsRecord;
 }
 
-/**
- * The offline onboarding of spec section 1: a partner, its first API key and its CNAME record, with
- * its test-mode twin (same name, domain and record) and the twin's first `mp_test_` key.
- */
+/** The offline onboarding of spec section 1. */
 export async function onboardPartner(
   db: Database,
   input: { name: string; domain: string },

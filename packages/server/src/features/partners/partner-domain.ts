@@ -28,11 +28,7 @@ function partnerDomainRuleBroken(domain: string): string | null {
   return null;
 }
 
-/**
- * Throws VALIDATION_ERROR naming the rule when `domain` cannot be a new partner's domain: the rules
- * of `partnerDomainRuleBroken`, then overlap with the partners already onboarded (the same domain,
- * one under it, or one above it).
- */
+/** Throws VALIDATION_ERROR naming the rule when `domain` cannot be a new partner's domain. */
 export async function checkPartnerDomain(db: Database, domain: string): Promise<void> {
   const broken = partnerDomainRuleBroken(domain);
   if (broken) throw new AppError('VALIDATION_ERROR', broken);

@@ -8,10 +8,7 @@ export function sessionScopeError(message = SESSION_SCOPE_MESSAGE): AppError {
   return new AppError('SESSION_SCOPE', message);
 }
 
-/**
- * For the procedures a session may call (`meta.sessionAccess: 'merchant'`): a session reads its
- * own merchant only (403 SESSION_SCOPE otherwise). An API key passes.
- */
+/** For the procedures a session may call: a session reads its own merchant only. An API key passes. */
 export function assertSessionMerchant(partner: AuthenticatedPartner, merchantId: string): void {
   if (partner.session && partner.session.merchantId !== merchantId) {
     throw sessionScopeError('This merchant session belongs to another merchant');

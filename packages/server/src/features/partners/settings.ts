@@ -14,10 +14,7 @@ export async function getPartnerSettings(db: Database, partner: AuthenticatedPar
   return { defaultRetentionDays: row?.defaultRetentionDays ?? null };
 }
 
-/**
- * `PATCH /v1/partners/settings`: sets the given settings. A new retention default makes every merchant
- * of the partner due for a retention pass at once (`retention_updated_at`, read by the job's claim).
- */
+/** `PATCH /v1/partners/settings`: sets the given settings. */
 export async function updatePartnerSettings(
   db: Database,
   partner: AuthenticatedPartner,

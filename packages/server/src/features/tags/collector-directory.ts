@@ -48,11 +48,7 @@ function normalizedHost(header: string): string | null {
   return host;
 }
 
-/**
- * Which hosts are collector hosts (from the in-memory host set while it is ready; otherwise from the
- * database with a short cache), and the collector of each tag, with a short in-memory cache: the request listener asks on every request with a host name, and the hot path
- * must not read the database per event.
- */
+/** Which hosts are collector hosts, and the collector of each tag, with a short in-memory cache. */
 export class CollectorDirectory {
   private readonly hosts = new TtlCache<string, boolean>(20_000);
   private readonly tagCache = new TtlCache<string, CollectorTag | null>(50_000);

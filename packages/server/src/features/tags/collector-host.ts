@@ -1,10 +1,6 @@
 import type { DomainType } from '@partner/shared-schemas';
 
-/**
- * The collector host of a tag: the host its CNAME names, where the tag script and `POST /e` are
- * served first-party. A custom tag's own record `<record>.<domain>`; a preverified tag lives
- * behind its partner's onboarding record `<partner record>.<partner domain>`.
- */
+/** The collector host of a tag. */
 export function collectorHostOf(
   tag: { domainType: DomainType; recordName: string; domain: string },
   partner: { recordName: string; domain: string },

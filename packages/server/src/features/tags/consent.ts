@@ -21,10 +21,8 @@ export interface ConsentDecision {
 const COOKIE = (state: EventConsent): ConsentDecision => ({ state, visitor: 'cookie', clearCookie: false });
 
 /**
- * The collector's side of consent: the tag's settings decide, the script's `consent` only says what
- * the visitor answered. So a stale cached script (or a hand-made request) never gets a cookie that
- * the tag's current mode does not allow. `Sec-GPC: 1` counts as the script's GPC does: a denial that
- * only an explicit grant overrides.
+ * The collector's side of consent. So a stale cached script never gets a cookie that the tag's current mode does not
+ * allow.
  */
 export function decideConsent(
   tag: TagConsent,
@@ -42,12 +40,7 @@ export function decideConsent(
   return COOKIE('implied');
 }
 
-/**
- * A cookieless visitor's id: a hash of the day's secret salt, the merchant, the IP address and the
- * user agent (as Plausible does). The same browser on the same network is one visitor for the day;
- * nothing is stored on the device, and without the salt (deleted after its day) the id leads back to
- * no address.
- */
+/** A cookieless visitor's id: a hash of the day's secret salt, the merchant, the IP address and the user agent. */
 export function cookielessVisitor(salt: Buffer, merchantId: string, ip: string, userAgent: string): string {
   return createHash('sha256')
     .update(salt)

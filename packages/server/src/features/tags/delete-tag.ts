@@ -8,13 +8,7 @@ import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import { enqueueWebhookEvent } from '../webhooks/outbox.js';
 import { toTagView } from './tag-view.js';
 
-/**
- * `DELETE /v1/partners/tag/{tagId}`: the row goes, with `tag.deleted` (the tag as it was) in the same
- * transaction. Its collector host leaves every process's host set (migration 0012) and the tag every
- * tag cache (migration 0021) at commit; the monitor has nothing left to claim; the merchant may
- * generate a tag of that type again (for a new domain). Its events stay with the merchant.
- * Missing, already deleted, or another partner's: the same 404 TAG_NOT_FOUND.
- */
+/** `DELETE /v1/partners/tag/{tagId}`: the row goes, with `tag.deleted` (the tag as it was) in the same transaction. */
 export async function deleteTag(
   db: Database,
   partner: AuthenticatedPartner,

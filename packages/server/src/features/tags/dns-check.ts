@@ -31,10 +31,7 @@ export function expectedRecordOf(tag: CheckedTag, targetHost: string): ExpectedD
   };
 }
 
-/**
- * A fresh per-tag target label: 12 random base-36 characters (62 bits). The tag's CNAME points at
- * `<label>.<TAG_TARGET_HOST>`, a name no other tag shares (unique index).
- */
+/** A fresh per-tag target label: 12 random base-36 characters (62 bits). */
 export function newTargetLabel(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   let label = '';
@@ -59,12 +56,7 @@ function remaining(budget: Budget): number {
   return left;
 }
 
-/**
- * Follows CNAMEs from `start`, one query per hop, taking only records whose owner name is the name
- * asked (an answer for another name proves nothing), until `isTarget`, a name that `stops` the walk,
- * a name without CNAME, or MAX_CNAME_CHAIN hops (a loop counts as too long). `seen` collects every
- * record received, whatever its owner, for the diagnostics.
- */
+/** Follows CNAMEs from `start`, one query per hop, taking only records whose owner name is the name asked. */
 async function walk(
   dns: DnsResolver,
   start: string,

@@ -10,17 +10,10 @@ export function isUnderDomain(domain: string, partnerDomain: string): boolean {
   return domain === partnerDomain || domain.endsWith(`.${partnerDomain}`);
 }
 
-/**
- * Top-level names reserved for documentation and testing (RFC 2606, RFC 6761): never delegated, so
- * nobody else can own a name under them. Accepted as partner domains (the demo partner is
- * `demo-partner.example`); not on the public suffix list.
- */
+/** Top-level names reserved for documentation and testing. */
 export const RESERVED_TLDS: ReadonlySet<string> = new Set(['example', 'test']);
 
-/**
- * The registrable root of a host name by the public suffix list (under a reserved TLD: its last two
- * labels, as for partner domains), or null (unknown suffix, bare suffix).
- */
+/** The registrable root of a host name by the public suffix list, or null. */
 export function rootDomainOf(host: string): string | null {
   const parsed = parse(host, TLDTS_OPTIONS);
   if (parsed.isIcann || parsed.isPrivate) return parsed.domain;
@@ -33,10 +26,7 @@ export function rootDomainOf(host: string): string | null {
   return null;
 }
 
-/**
- * Decides the domain type: preverified when the domain is the partner's onboarded domain or under
- * it; otherwise custom, which must be a registrable root domain (`example.co.uk`, not `shop.example.co.uk`).
- */
+/** Decides the domain type: preverified at or under the partner's domain; otherwise custom, a registrable root. */
 export function classifyDomain(domain: string, partnerDomain: string): DomainType {
   if (isUnderDomain(domain, partnerDomain)) return 'preverified';
   const parsed = parse(domain, TLDTS_OPTIONS);
@@ -55,11 +45,7 @@ export function classifyDomain(domain: string, partnerDomain: string): DomainTyp
   return 'custom';
 }
 
-/**
- * A fresh CNAME label: `edge-` and six random base-36 characters. Neutral on purpose: block lists
- * match labels such as track, analytics, stats or pixel, and a per-tag random part defeats
- * lists of fixed names (docs/decisions/tags-and-domains.md).
- */
+/** A fresh CNAME label: `edge-` and six random base-36 characters. */
 export function newRecordLabel(): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
   const bytes = randomBytes(6);

@@ -4,10 +4,7 @@ import { merchants, type TagRow, tags } from '../../db/schema/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 
-/**
- * The partner's tag, for the tag operations that take a tagId (verify, snippet): an unknown tag is
- * 404 TAG_NOT_FOUND, a tag of another partner's merchant 403 ACCESS_DENIED (spec 4.4).
- */
+/** The partner's tag, for the tag operations that take a tagId. */
 export async function findOwnTag(db: Database, partner: AuthenticatedPartner, tagId: string): Promise<TagRow> {
   const [row] = await db
     .select({ tag: tags, partnerId: merchants.partnerId })

@@ -13,13 +13,7 @@ import { consentOf, targetOf } from './tag-view.js';
 
 export type GenerateTagConfig = Pick<TagStateConfig, 'tagTargetHost' | 'schedule'>;
 
-/**
- * Creates the merchant's tag for the domain's type, or returns the one that exists. The unique
- * (merchant_id, domain_type) index decides races: concurrent calls insert at most one row and
- * every caller then reads that row. A new custom tag (each is a background DNS check) is refused
- * with 409 LIMIT_EXCEEDED once the partner has MAX_CUSTOM_TAGS_PER_PARTNER; an existing one is
- * still returned.
- */
+/** Creates the merchant's tag for the domain's type, or returns the one that exists. */
 export async function generateTag(
   db: Database,
   partner: AuthenticatedPartner,
@@ -100,13 +94,7 @@ function generated(
   };
 }
 
-/**
- * A call for a tag the merchant already has (most calls: integrations ask again on every page of
- * their setup): one read, the merchant's ownership checked in it, instead of the merchant read,
- * the insert that conflicts and the read after it (issue 37). Undefined: anything else (no such
- * tag, a merchant that is not the partner's live one, a domain the classifier refuses), which the
- * full path answers as before, with its errors in its order.
- */
+/** A call for a tag the merchant already has. */
 async function existingOwnTag(
   db: Database,
   partner: AuthenticatedPartner,
@@ -135,10 +123,7 @@ async function existingOwnTag(
   return row ? generated(row.tag, partner, config, false) : undefined;
 }
 
-/**
- * A new tag's consent settings: `opt-in` is cookieless unless told otherwise, so its page views
- * still count before a visitor answers (docs/decisions/consent.md); every other mode is not.
- */
+/** A new tag's consent settings: `opt-in` is cookieless by default, so page views count before an answer. */
 function consentSettings(
   input: Partial<Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'>>,
 ): Pick<GenerateTagResponse, 'consentMode' | 'respectGpc' | 'cookieless'> {

@@ -4,9 +4,8 @@ import type { AnswerRecord, DnsResolver } from '../../runtime/dns-resolver.js';
 import { type CheckedTag, expectedRecordOf } from './dns-check.js';
 
 /**
- * Test mode's magic domains (docs/decisions/test-mode.md): a custom domain whose first label ends in
- * one of these suffixes (`shop-record-not-found.com`) fails its check with that reason; any other
- * domain verifies. The kebab case of every DnsCheckReason.
+ * Test mode's magic domains: a custom domain whose first label ends in one of these suffixes fails its check with that
+ * reason; any other domain verifies.
  */
 const SIMULATED_DNS_SUFFIXES: Readonly<Record<string, DnsCheckReason>> = {
   'record-not-found': 'RECORD_NOT_FOUND',
@@ -31,10 +30,8 @@ const ELSEWHERE = 'elsewhere.example.net';
 const ADDRESS = '192.0.2.10';
 
 /**
- * A resolver that asks no DNS server: it answers as a real zone would for the tag's domain in the
- * state its magic suffix names, so that `checkTagRecord` (the live check, unchanged) reaches exactly
- * the outcome, message and `details` a real zone in that state gives. `reason` overrides the suffix
- * (a trigger's record taken away or put back).
+ * A resolver that asks no DNS server but answers as a real zone in the suffix's state, so the live check gives
+ * the live outcome. `reason` overrides the suffix (a trigger's record taken away or put back).
  */
 export function simulatedResolver(
   tag: CheckedTag,

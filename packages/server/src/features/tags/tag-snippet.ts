@@ -13,10 +13,7 @@ function snippetHtml(scriptUrl: string): string {
   );
 }
 
-/**
- * How a partner installs a tag: its collector host, script URL and HTML snippet. The same access
- * rules as verify: an unknown tag is 404, another partner's tag 403.
- */
+/** How a partner installs a tag: its collector host, script URL and HTML snippet. */
 export async function tagSnippet(
   db: Database,
   partner: AuthenticatedPartner,

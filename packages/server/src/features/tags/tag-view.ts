@@ -79,11 +79,7 @@ export async function readTagWithPartner(
   );
 }
 
-/**
- * `GET /v1/partners/tag/{tagId}`: the partner's tag in full. Ownership is part of the query (the
- * merchant's partner in the WHERE clause), so a missing tag and another partner's merchant's tag
- * are the same 404 TAG_NOT_FOUND, answered by the same single statement.
- */
+/** `GET /v1/partners/tag/{tagId}`: the partner's tag in full. */
 export async function getTag(
   db: Database,
   partner: AuthenticatedPartner,

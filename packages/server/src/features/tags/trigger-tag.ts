@@ -28,13 +28,7 @@ function conflictOf(tag: TagRow, event: TriggerableTagEvent): string | null {
   return null;
 }
 
-/**
- * Test mode's `trigger` (docs/decisions/test-mode.md): drives a test tag into the state `event`
- * names through the transitions live tags take, so the webhook is the real one from the outbox:
- * a disconnect or reconnect is a monitor check against a simulated zone whose record is gone or
- * back (tag-state.ts), an activation the first-event step of ingestion (tag-activity.ts). A live
- * key gets 403 TEST_MODE_ONLY; a tag that cannot take the event, 409 TAG_STATE_CONFLICT.
- */
+/** Test mode's `trigger`: drives a test tag into the state `event` names through the transitions live tags take. */
 export async function triggerTagEvent(
   db: Database,
   partner: AuthenticatedPartner,
@@ -58,8 +52,8 @@ export async function triggerTagEvent(
 }
 
 /**
- * `pnpm partner trigger <event> --tag <id>`: the same trigger for an operator, by tag id alone. The
- * tag must be a test-mode tag (a live one is TEST_MODE_ONLY, an unknown one TAG_NOT_FOUND).
+ * `pnpm partner trigger <event> --tag <id>`: the same trigger for an operator, by tag id alone. The tag must be a
+ * test-mode tag.
  */
 export async function triggerTagEventByOperator(
   db: Database,

@@ -14,14 +14,7 @@ export interface TagConsentChange {
   cookieless?: boolean | undefined;
 }
 
-/**
- * `PATCH /v1/partners/tag/{tagId}`: sets the consent settings given (the others stay) and answers the
- * tag as GET does. One statement, ownership in its WHERE clause: a missing tag and another partner's
- * are the same 404 TAG_NOT_FOUND. The collector applies the change at once: this process's tag
- * caches forget the tag here, the others' on migration 0024's NOTIFY; the script, whose config is
- * inlined, changes its ETag (a browser may run its cached copy up to its max-age, and the collector
- * enforces the mode on every batch meanwhile: docs/decisions/consent.md).
- */
+/** `PATCH /v1/partners/tag/{tagId}`: sets the consent settings given and answers the tag as GET does. */
 export async function updateTag(
   db: Database,
   partner: AuthenticatedPartner,

@@ -11,13 +11,7 @@ import { findOwnTag } from './find-own-tag.js';
 import { applyCheck, type TagStateConfig } from './lifecycle/tag-state.js';
 import { simulatedResolver } from './simulated-dns.js';
 
-/**
- * Checks the custom tag's record in DNS (features/tags/dns-check.ts; in test mode a simulated zone,
- * features/tags/simulated-dns.ts) and applies the result like a
- * background check would (features/tags/lifecycle/tag-state.ts): success verifies and connects the tag; a
- * failure changes no flag and answers 422 VALIDATION_ERROR (503 EXTERNAL_SERVICE_ERROR when DNS does
- * not answer) with `details` { reason, expected, found, checkedAt }.
- */
+/** Checks the custom tag's record in DNS and applies the result like a background check would. */
 export async function verifyTag(
   db: Database,
   partner: AuthenticatedPartner,

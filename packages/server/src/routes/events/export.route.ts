@@ -7,10 +7,7 @@ const EXAMPLE_LINES = [
   '{"complete":true,"count":2,"cursor":"WzEsMiwiMjAyNi0xMS0yMlQxMDowMDowNS4wMDBaIiwiZXZ0XzAxSFpYM0tBMDEiXQ.q2b1cXy0m2jv3dE5gQnN1A"}',
 ].map((line) => JSON.parse(line) as Record<string, unknown>);
 
-/**
- * `GET /v1/partners/events/export`: a merchant's events as NDJSON, streamed (a streamed body is no
- * tRPC procedure). Its query is the event list's, minus `page` and `limit`, plus `afterId`.
- */
+/** `GET /v1/partners/events/export`: a merchant's events as NDJSON, streamed. */
 export const EVENT_EXPORT_ROUTE = declareRoute({
   name: 'event export',
   path: '/v1/partners/events/export',
@@ -64,9 +61,7 @@ export const EVENT_EXPORT_ROUTE = declareRoute({
       },
       content: {
         'application/x-ndjson': {
-          // Text, read line by line. `x-itemSchema` is OpenAPI 3.2's `itemSchema` (one line), prefixed
-          // while the document is 3.1 (docs/decisions/transport-rest-trpc-openapi.md); `contentSchema`
-          // says the same in 3.1's terms, the lines in order.
+          // Text, read line by line.
           schema: {
             type: 'string',
             description:

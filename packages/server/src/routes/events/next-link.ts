@@ -2,13 +2,7 @@ import type { ListEventsQuery } from '@partner/shared-schemas';
 
 type ListInput = Omit<ListEventsQuery, 'page'> & { page?: number };
 
-/**
- * The `Link` header (RFC 8288) of an event-list page that has a next one:
- * `</v1/partners/events?merchantId=...&cursor=...>; rel="next"`, the request's filters with the next
- * cursor and without `page`. It comes with the response head, so a client can ask for the next page
- * before it has read and parsed this one (the SDK does: docs/decisions/events-list-and-cursors.md, "Fetching the next page
- * ahead"). Every value is percent-encoded (commas too), so the header splits safely on commas.
- */
+/** The `Link` header of an event-list page that has a next one. */
 export function nextPageLink(input: ListInput, nextCursor: string): string {
   const query = new URLSearchParams();
   query.set('merchantId', input.merchantId);

@@ -17,14 +17,7 @@ const SEQ_PATTERN = '^\\d{1,15}$';
 const frameText = (id: string, event: string, data: unknown) =>
   `id: ${id}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-/**
- * `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription
- * (trpc-to-openapi cannot describe subscriptions). The body is text (`contentSchema`: its frames in
- * order); each frame is described by `x-itemSchema` (OpenAPI 3.2's `itemSchema`, prefixed while
- * the document is 3.1; see export.route.ts): a `StreamFrame`
- * as 3.2 models an SSE event, fields `id`, `event` and `data`, whose text is a `StreamedEvent` (or
- * the final error frame's `Error`) as JSON.
- */
+/** `GET /v1/partners/events/stream`: the REST twin of the `events.stream` tRPC subscription. */
 export const EVENT_STREAM_ROUTE = declareRoute({
   name: 'event stream',
   path: '/v1/partners/events/stream',

@@ -3,11 +3,7 @@ import { openEventStream } from '../../features/events/stream/open-stream.js';
 import { partnerProcedure, trpcErrorOf } from '../procedures.js';
 import { ZStreamEventsInput } from './stream.types.js';
 
-/**
- * Live events of one merchant over SSE, in ingestion order, each `tracked(seq, event)`; a
- * reconnect with the last id resumes without gap or duplicate. Another partner's merchant fails
- * with MERCHANT_NOT_FOUND before any event.
- */
+/** Live events of one merchant over SSE, in ingestion order, each `tracked(seq, event)`. */
 export const streamEventsRoute = partnerProcedure.input(ZStreamEventsInput).subscription(async function* ({
   ctx,
   input,

@@ -6,18 +6,10 @@ import type { Logger } from '../../kernel/logger.js';
 
 /** The channel migration 0012's triggers notify on: a new host, or `*` (reload everything). */
 const COLLECTOR_HOSTS_CHANNEL = 'partner_collector_hosts';
-/**
- * The most hosts held in memory (about 100 bytes each: 20 MB). Past it the set is dropped and hosts
- * are looked up per request again (features/tags/collector-directory.ts, with its short caches).
- */
+/** Past it the set is dropped and hosts are looked up per request again. */
 const MAX_COLLECTOR_HOSTS = 200_000;
 
-/**
- * Every collector host (`<record>.<domain>` of each custom tag and of each partner's onboarding
- * record) in memory, per database: filled at start, kept fresh by the NOTIFY of migration 0012 (a
- * new host is added within milliseconds on every process), reloaded whole after a re-LISTEN or a
- * change that removes hosts. While it is `ready`, a Host header is answered without the database.
- */
+/** Every collector host in memory, per database. */
 export class CollectorHostSet {
   private hosts: Set<string> | null = null;
   /** Hosts notified while a reload is reading (added to the reloaded set). */
@@ -104,11 +96,7 @@ export class CollectorHostSet {
   }
 }
 
-/**
- * LISTENs on `partner_collector_hosts` and loads the set (again after every re-LISTEN: what was
- * notified meanwhile is lost). If LISTEN cannot be set up, the set stays off and hosts are looked
- * up per request. Returns the stop function.
- */
+/** LISTENs on `partner_collector_hosts` and loads the set. */
 export async function watchCollectorHosts(
   database: DatabaseHandle,
   set: CollectorHostSet,

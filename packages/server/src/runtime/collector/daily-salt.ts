@@ -19,15 +19,7 @@ export interface DailySaltOptions {
   clock?: () => number;
 }
 
-/**
- * The salt of cookieless visitor hashes (docs/decisions/consent.md): one random secret per UTC day,
- * shared by every process through `server_secrets` (so one visitor hashes the same on any of them),
- * never exposed, and deleted once its day is over; this process keeps only today's in memory. With
- * yesterday's salt gone, nobody (us included) can link a visitor's hashes across days or recompute
- * one from an IP address and user agent. Between `start` and `stop` a timer deletes an ended day's
- * salt (from storage and from this process) within seconds of the UTC midnight that ends it, with
- * or without collector traffic (issue 51, finding 11).
- */
+/** The salt of cookieless visitor hashes. */
 export class DailySalt {
   private current: { day: string; salt: Buffer } | undefined;
   private pending: Promise<Buffer> | undefined;

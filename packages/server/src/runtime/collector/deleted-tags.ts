@@ -7,12 +7,7 @@ const DELETED_TAGS_CHANNEL = 'partner_tags_deleted';
 /** Given the ids of deleted tags, or null: notifications may have been missed, forget every tag. */
 export type TagsGoneListener = (tagIds: readonly string[] | null) => void;
 
-/**
- * Tells this process's tag caches (live tags for ingestion, collector tags for the script and `/e`)
- * that tags were deleted, so a deleted tag stops collecting at once on every process: from the
- * NOTIFY of migration 0021 (any process's DELETE), and directly from the DELETE that ran here
- * (before its answer, not a NOTIFY round trip later).
- */
+/** Tells this process's tag caches that tags were deleted. */
 export class DeletedTags {
   private readonly listeners = new Set<TagsGoneListener>();
 
@@ -29,11 +24,7 @@ export class DeletedTags {
   }
 }
 
-/**
- * LISTENs on `partner_tags_deleted`; after every re-LISTEN (notifications meanwhile are lost) the
- * caches forget every tag. Without LISTEN the caches' own short TTLs bound how long a deleted tag
- * is served. Returns the stop function.
- */
+/** LISTENs on `partner_tags_deleted`; after every re-LISTEN the caches forget every tag. */
 export async function watchDeletedTags(
   database: DatabaseHandle,
   deleted: DeletedTags,

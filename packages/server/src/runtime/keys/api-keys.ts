@@ -7,11 +7,8 @@ import { KeyUsage } from './last-used.js';
 import type { AuthenticatedKey } from './principal.js';
 
 /**
- * An app's API keys (`AppDeps.keys`): the verified-key cache, the `last_used_at` clock and the
- * watch that ends event streams whose key stops being valid. One per app, never shared through
- * module state: two apps on one database (tests, a CLI beside a server) each keep their own, and
- * learn of the other's changes through the `partner_api_keys` notification. Authentication
- * (features/partners/authenticate.ts) reads through the cache and the clock.
+ * An app's API keys: the verified-key cache. One per app, never shared through module state: two apps on one database
+ * each keep their own, and learn of the other's changes through the `partner_api_keys` notification.
  */
 export class ApiKeys {
   readonly cache = new ApiKeyCache();

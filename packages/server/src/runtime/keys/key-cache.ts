@@ -4,11 +4,7 @@ import type { SessionPrincipal } from './principal.js';
 
 /** The channel migration 0005's triggers notify on when a key or a partner changes. */
 const API_KEYS_CHANNEL = 'partner_api_keys';
-/**
- * How long a verified key is trusted without asking the database again. Invalidation is by
- * notification (milliseconds); this only bounds a notification lost with a dropped LISTEN
- * connection, which postgres.js does not report until it has listened again.
- */
+/** How long a verified key is trusted without asking the database again. */
 export const KEY_CACHE_TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
@@ -23,9 +19,8 @@ export interface CachedKey {
 }
 
 /**
- * Verified API keys by hash, one per app (`AppDeps.keys`). Used only while this process LISTENs on
- * `partner_api_keys`: every revocation, rotation or partner change empties it at once, in every
- * process. A lookup that started before an invalidation never writes its (possibly stale) answer.
+ * Verified API keys by hash, one per app (`AppDeps.keys`). A lookup that started before an invalidation never writes
+ * its answer.
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, { key: CachedKey; storedAt: number }>();
@@ -69,11 +64,7 @@ export class ApiKeyCache {
     return this.generation;
   }
 
-  /**
-   * Calls `listener` on every invalidation (a notification, a reconnect of the LISTEN, a change made
-   * by this process): open event streams recheck their keys (runtime/keys/key-watch.ts).
-   * Returns the function that stops it.
-   */
+  /** Calls `listener` on every invalidation: open event streams recheck their keys. */
   onInvalidate(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -93,11 +84,7 @@ export class ApiKeyCache {
   }
 }
 
-/**
- * LISTENs for key and partner changes and turns the database's key cache on. If LISTEN cannot be
- * set up, the cache stays off (every request reads its key from the database). Returns the stop
- * function.
- */
+/** LISTENs for key and partner changes and turns the database's key cache on. */
 export async function watchApiKeys(
   database: DatabaseHandle,
   cache: ApiKeyCache,

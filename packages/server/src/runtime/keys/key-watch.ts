@@ -18,14 +18,7 @@ interface Watcher {
   end: (error: AppError) => void;
 }
 
-/**
- * Ends long-lived work (event streams) when the API key it was opened with stops being valid, on
- * every process: every invalidation of the key cache (the `partner_api_keys` NOTIFY of migration
- * 0005, a re-LISTEN after a dropped connection, a change made by this process) rechecks the keys of
- * the open watchers in one query; a timer per watcher fires at the key's `expires_at`. A key whose
- * row no longer says "usable" ends its watchers with UNAUTHORIZED. Without LISTEN (the cache off),
- * and as a bound on a lost notification, the keys are also rechecked every KEY_CACHE_TTL_MS.
- */
+/** Ends long-lived work when the API key it was opened with stops being valid, on every process. */
 export class KeyWatch {
   private readonly byKey = new Map<string, Set<Watcher>>();
   private stopListening: (() => void) | null = null;
@@ -38,10 +31,7 @@ export class KeyWatch {
     private readonly cache: ApiKeyCache,
   ) {}
 
-  /**
-   * Calls `end` once when `key` is revoked, expires, or its partner is gone. Returns the function
-   * that stops watching (call it when the work ends on its own).
-   */
+  /** Calls `end` once when `key` is revoked, expires, or its partner is gone. */
   watch(key: AuthenticatedKey, end: (error: AppError) => void): () => void {
     const watcher: Watcher = { expiresAt: key.expiresAt, timer: null, end };
     let set = this.byKey.get(key.id);

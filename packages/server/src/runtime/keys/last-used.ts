@@ -6,11 +6,7 @@ import { apiKeys } from '../../db/schema/index.js';
 const LAST_USED_RESOLUTION_MS = 60_000;
 const MAX_TRACKED = 10_000;
 
-/**
- * Records that a key was used, off the request's path: the update is fired and never awaited, at
- * most once a minute per key and app, and a failure (database down, process closing) is ignored.
- * One per app (`AppDeps.keys.usage`): the clock of when each key was last written.
- */
+/** Records that a key was used, off the request's path. */
 export class KeyUsage {
   private readonly lastWritten = new Map<string, number>();
 

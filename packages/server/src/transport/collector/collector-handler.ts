@@ -23,11 +23,7 @@ const SCRIPT_CACHE_CONTROL = 'public, max-age=300, stale-while-revalidate=86400'
 const CLOCK_SKEW_MS = 60_000;
 
 export interface Collector {
-  /**
-   * The collector host a request is addressed to (its `Host` header), or null when it is not one.
-   * Answered from the in-memory host set (runtime/collector/collector-hosts.ts); without it, only the
-   * collector's paths and methods (`GET|HEAD /t/<tagId>.js`, `POST|OPTIONS /e`) look the host up.
-   */
+  /** The collector host a request is addressed to (its `Host` header), or null when it is not one. */
   match(req: IncomingMessage, pathname: string): Promise<string | null>;
   /** Answers a request for a collector host: the tag script, `POST /e`, or 404. */
   handle(req: IncomingMessage, res: ServerResponse, host: string, pathname: string): Promise<void>;
@@ -45,13 +41,7 @@ function originOnDomain(origin: string, rootDomain: string): boolean {
   }
 }
 
-/**
- * The first-party collector: what a merchant's pages reach on the tag's collector host (the CNAME
- * to TAG_TARGET_HOST). `GET /t/<tagId>.js` serves the tag script of a tag on that host only;
- * `POST /e` takes the script's event batches (JSON or the text/plain of sendBeacon) through the
- * same validation and ingestion path as `POST /v1/collect`, and keeps the visitor's `muid` in a
- * first-party cookie on the tag's root domain.
- */
+/** The first-party collector: what a merchant's pages reach on the tag's collector host. */
 export function createCollector(deps: AppDeps): Collector {
   return new FirstPartyCollector(deps);
 }
@@ -202,10 +192,9 @@ class FirstPartyCollector implements Collector {
 }
 
 /**
- * The batch's events, their `event_time` moved by the difference between the collector's clock and
- * the page's (`receivedAt - sentAt`) when it exceeds CLOCK_SKEW_MS: a device whose clock is off
- * still dates its events right (a stored batch sent later included), and the times of one page
- * keep their spacing (a page view and its Engagement). Within the bound the page's times stand.
+ * The batch's events, their `event_time` moved by the difference between the collector's clock and the page's when it
+ * exceeds CLOCK_SKEW_MS: a device whose clock is off still dates its events right, and the times of one page keep
+ * their spacing.
  */
 function onOurClock(input: TagBatchInput, receivedAt: number): TagBatchInput['events'] {
   const skew = input.sentAt === undefined ? 0 : receivedAt - input.sentAt;

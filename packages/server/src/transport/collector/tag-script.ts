@@ -25,10 +25,7 @@ export interface TagScript {
 
 let template: string | undefined;
 
-/**
- * The tag script of one tag (its id and consent settings baked in), compressed once for gzip and
- * brotli. The settings are part of the body, so of the ETag: a changed mode is a new validator.
- */
+/** The tag script of one tag (its id and consent settings baked in), compressed once for gzip and brotli. */
 function buildTagScript(tagId: string, consent: TagConsent): TagScript {
   template ??= scriptTemplate();
   const config = JSON.stringify({ mode: consent.mode, gpc: consent.respectGpc, cookieless: consent.cookieless });

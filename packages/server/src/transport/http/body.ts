@@ -2,10 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../kernel/errors.js';
 import { jsonInputProblem, MAX_BODY_BYTES, TOO_DEEP_MESSAGE } from '../../kernel/request-limits.js';
 
-/**
- * Whether a body's `Content-Type` declares JSON: `application/json` (any parameters, e.g.
- * `charset=utf-8`) or a `+json` type; `text/plain` only where `textPlain` allows it.
- */
+/** Whether a body's `Content-Type` declares JSON: `application/json` or a `+json` type. */
 function isJsonContentType(header: string, textPlain: boolean): boolean {
   const type = header.split(';')[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || type.endsWith('+json') || (textPlain && type === 'text/plain');
@@ -58,17 +55,11 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
 
 export interface JsonBodyOptions {
   limit?: number;
-  /**
-   * Also read a `text/plain` body as JSON: only the collector's `POST /e`, which the tag sends with
-   * `fetch` or `navigator.sendBeacon` and a string body (text/plain: no CORS preflight).
-   */
+  /** Also read a `text/plain` body as JSON: only `POST /e`, which the tag sends without a CORS preflight. */
   textPlain?: boolean;
 }
 
-/**
- * Reads and parses a JSON body. Empty body -> `{}` so missing fields are reported by name. A body
- * must say it is JSON (415 otherwise, as the document says); a request without one needs no type.
- */
+/** Reads and parses a JSON body. A body must say it is JSON; a request without one needs no type. */
 export async function readJsonBody(
   req: IncomingMessage,
   { limit = MAX_BODY_BYTES, textPlain = false }: JsonBodyOptions = {},

@@ -3,14 +3,7 @@ import type { TLSSocket } from 'node:tls';
 import proxyAddr from 'proxy-addr';
 import type { TrustProxy } from '../../kernel/env.js';
 
-/**
- * Who sent a request and over what, as every part of the server sees it (rate limits, the
- * collectors, the `muid` cookie's `Secure`): with TRUST_PROXY off, the socket's peer and whether
- * the socket is TLS; no header is ever read. With TRUST_PROXY on, `proxy-addr` (the library
- * Express uses) walks `X-Forwarded-For` from the right, past every trusted hop, to the first
- * untrusted address; `X-Forwarded-Proto` (its first value) decides https, but only when the socket's
- * peer itself is a trusted proxy. Decision: docs/decisions/rate-limits-and-quotas.md, "TRUST_PROXY".
- */
+/** Who sent a request and over what, as every part of the server sees it. */
 export interface ProxyTrust {
   /** The client address of a request. */
   address(req: IncomingMessage): string;

@@ -3,11 +3,7 @@ import type { Duplex } from 'node:stream';
 import { AppError, errorResponse } from '../../kernel/errors.js';
 import { MAX_HEADER_BYTES } from './request-path.js';
 
-/**
- * Node's HTTP parser rejects some requests before any listener runs (headers or URL over the
- * 16 KB limit, malformed request lines, header timeouts) and by default answers with an empty
- * body. This answers them like every other error: a `{ message, code }` JSON body, then close.
- */
+/** Node's HTTP parser rejects some requests before any listener runs and by default answers with an empty body. */
 export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
   if (error.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();

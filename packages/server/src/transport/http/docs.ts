@@ -4,11 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DOCS_PATH } from '../../routes/route-table.js';
 
-/**
- * The interactive API reference at `GET /docs`: Swagger UI from the `swagger-ui-dist` npm package,
- * served by this server (no CDN), rendering `/openapi.json`. Only the few files the page needs are
- * served, from memory after the first read; the page runs under a self-only Content-Security-Policy.
- */
+/** The interactive API reference at `GET /docs`. */
 
 /** Self only. Swagger UI sets inline `style` attributes (React) and draws some icons as data: URIs. */
 const DOCS_CSP = [
@@ -67,10 +63,7 @@ function send(res: ServerResponse, status: number, type: string, body: Buffer | 
   res.end(head ? undefined : body);
 }
 
-/**
- * Answers `/docs`, `/docs/` and the page's assets; returns false for any other path under /docs
- * (the caller answers 404).
- */
+/** Answers `/docs`, `/docs/` and the page's assets; returns false for any other path under /docs. */
 export async function handleDocs(res: ServerResponse, pathname: string, method: string): Promise<boolean> {
   const head = method === 'HEAD';
   res.setHeader('content-security-policy', DOCS_CSP);

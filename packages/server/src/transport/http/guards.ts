@@ -1,10 +1,8 @@
 import { AppError } from '../../kernel/errors.js';
 
 /**
- * trpc-to-openapi 3.3.0 collects query parameters into a plain object (`parsedQs[key].push(...)`):
- * a parameter named after an Object.prototype member (`toString`, `constructor`, `__proto__`...)
- * throws inside it and would answer 500. Such names are never parameters of ours: 400 them first.
- * (Found by the fuzzer, test/system/fuzz.test.ts.)
+ * trpc-to-openapi 3.3.0 collects query parameters into a plain object (`parsedQs[key].push(...)`). Such names are
+ * never parameters of ours: 400 them first.
  */
 export function rejectReservedQueryKeys(url: string | undefined): void {
   const queryAt = url?.indexOf('?') ?? -1;
@@ -16,11 +14,7 @@ export function rejectReservedQueryKeys(url: string | undefined): void {
   }
 }
 
-/**
- * The query's parameter names as URLSearchParams decodes them. A query without `%` or `+` needs no
- * decoding: its names are the texts before each `=` (what every client of ours sends); any other
- * goes through URLSearchParams (equivalence test in test/unit/request-path.test.ts).
- */
+/** The query's parameter names as URLSearchParams decodes them. */
 export function queryKeys(query: string): Iterable<string> {
   if (query.includes('%') || query.includes('+')) return new URLSearchParams(query).keys();
   const keys: string[] = [];

@@ -11,12 +11,7 @@ import { MAX_HEADER_BYTES } from './request-path.js';
 import { sendError } from './respond.js';
 import { type DrainState, startDrain } from './server.js';
 
-/**
- * An HTTP listener with the slow-client protection every port gets: a client has
- * HTTP_HEADERS_TIMEOUT_MS to send its headers and HTTP_REQUEST_TIMEOUT_MS for the whole request
- * (checked every second, not Node's default 30 s), then it is answered 408 `{ message, code }`
- * through the error table (`answerClientError`) and cut off.
- */
+/** An HTTP listener with the slow-client protection every port gets. */
 function createListener(env: Env): http.Server {
   const server = http.createServer({
     connectionsCheckingInterval: Math.min(1_000, env.HTTP_HEADERS_TIMEOUT_MS),
@@ -29,10 +24,7 @@ function createListener(env: Env): http.Server {
   return server;
 }
 
-/**
- * Listens on `port`; a port in use or not allowed fails with a StartupError naming the setting
- * (`PORT 3000 is in use: stop the other process or set PORT`).
- */
+/** Listens on `port`; a port in use or not allowed fails with a StartupError naming the setting. */
 function listen(server: http.Server, port: number, host: string, setting: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => reject(listenError(error, port, host, setting));
@@ -44,14 +36,7 @@ function listen(server: http.Server, port: number, host: string, setting: string
   });
 }
 
-/**
- * Stops accepting and resolves once every connection has ended. Unlike `server.close()` (which in
- * Node 20 closes idle keep-alive sockets at once, so a request a client is sending on one meets a
- * reset), idle sockets stay open for the keep-alive timeout: a request arriving on one is answered
- * 503 with `Connection: close` (DrainState), and clients drop idle sockets themselves before that
- * timeout (Node's `Keep-Alive: timeout=5` hint). Then idle sockets are closed every 50 ms; whatever
- * is still open after `graceMs` is cut.
- */
+/** Stops accepting and resolves once every connection has ended. */
 function drainServer(server: http.Server, graceMs: number): Promise<void> {
   return new Promise<void>((resolve) => {
     let idle: NodeJS.Timeout | undefined;
@@ -73,11 +58,9 @@ function drainServer(server: http.Server, graceMs: number): Promise<void> {
 }
 
 /**
- * Resolves once `server` has taken every connection the kernel completed before this call (at most
- * `maxMs`). libuv takes one connection from the kernel's accept queue per event-loop turn, so under
- * load completed connections wait there for seconds, their requests sent, and closing the listener
- * resets them all. The queue is first in, first out: a connection of our own, made now, is taken
- * after every one of them.
+ * Resolves once `server` has taken every connection the kernel completed before this call. libuv takes one connection
+ * from the kernel's accept queue per event-loop turn, so under load completed connections wait there for seconds,
+ * their requests sent, and closing the listener resets them all.
  */
 function takeQueued(server: http.Server, maxMs: number): Promise<void> {
   const bound = server.address();
@@ -123,12 +106,7 @@ export interface ListenerPart extends Part {
   readonly server: http.Server;
 }
 
-/**
- * A listener as a part: listens at start (its request listener made then, so it may use what the
- * parts before it learnt, e.g. the main port's URL); on stop, in the first phase, it takes the
- * connections the kernel already completed, then stops listening (the grace period, shared with the
- * other listeners' waits, bounds both), and waits for its connections to end in the drain phase.
- */
+/** A listener as a part: listens at start. */
 export function listenerPart(
   name: string,
   env: Env,

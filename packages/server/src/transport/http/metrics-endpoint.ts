@@ -18,9 +18,8 @@ interface RoutePattern {
 }
 
 /**
- * Route templates for metric labels: every procedure's REST path (`/v1/partners/tag/{tagId}`) and
- * every route of routes/route-table.ts (a prefix route by its path). A path that matches none is
- * `unmatched`: label values stay a small fixed set whatever clients send (never a raw path).
+ * Route templates for metric labels: every procedure's REST path and every route of routes/route-table.ts. A path that
+ * matches none is `unmatched`: label values stay a small fixed set whatever clients send.
  */
 export function createRouteTemplates(): (route: string, collector: boolean) => string {
   const patterns: RoutePattern[] = [];
@@ -80,20 +79,13 @@ export function observeRequest(
   }
 }
 
-/**
- * Compares digests, not the tokens: both are 32 bytes whatever was sent, so neither the time nor
- * an early length check tells a caller how long the token is.
- */
+/** Compares digests, not the tokens. */
 function sameToken(given: string, expected: string): boolean {
   const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-/**
- * The main port's check of `Authorization: Bearer <METRICS_TOKEN>`: false without METRICS_TOKEN
- * (the metrics are then not served there: 404, as any unknown path); a wrong token throws 401,
- * counted with failed API keys (one budget per address: past it, 429 instead).
- */
+/** The main port's check of `Authorization: Bearer <METRICS_TOKEN>`: false without METRICS_TOKEN. */
 export async function checkMetricsToken(deps: AppDeps, req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   const token = deps.env.METRICS_TOKEN;
   if (token === undefined) return false;
@@ -117,11 +109,7 @@ export async function sendMetrics(deps: AppDeps, req: IncomingMessage, res: Serv
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-/**
- * GET /metrics: on METRICS_PORT it is open (bind that port to a private interface); on the main
- * port it is the `metrics` route (transport/http/route-handlers.ts). Returns false when the request is not one
- * for the metrics (the caller answers 404).
- */
+/** GET /metrics: on METRICS_PORT it is open; on the main port it is the `metrics` route. */
 export async function handleMetrics(
   deps: AppDeps,
   req: IncomingMessage,

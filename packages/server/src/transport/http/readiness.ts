@@ -2,12 +2,7 @@ import type { AppDeps } from '../../context.js';
 import type { DatabaseHandle } from '../../db/client.js';
 import { AppError, errorResponse } from '../../kernel/errors.js';
 
-/**
- * `/readyz`: the database and the event log reported separately. Ready (200) when what this
- * process needs answers: direct mode, the database; log mode, the log (the collectors need
- * nothing else; a database outage then only delays storage and is reported as `down`), and for a
- * process running writers (ROLE writer) the database too.
- */
+/** `/readyz`: the database and the event log reported separately. */
 export async function readiness(
   deps: AppDeps,
   database: DatabaseHandle,

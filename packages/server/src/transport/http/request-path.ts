@@ -1,11 +1,6 @@
 import { AppError } from '../../kernel/errors.js';
 
-/**
- * The longest request target (path and query) the listener reads: anything longer is answered 414
- * before any routing, lookup or authentication. No route of ours needs more than a few hundred
- * characters; 8 KB is what common proxies allow. Headers as a whole (request line included) are
- * capped by Node's `maxHeaderSize` (MAX_HEADER_BYTES, answered 431 by client-error.ts).
- */
+/** The longest request target the listener reads. */
 export const MAX_URL_LENGTH = 8 * 1024;
 export const MAX_HEADER_BYTES = 16 * 1024;
 
@@ -17,11 +12,7 @@ export interface RequestPath {
   route: string;
 }
 
-/**
- * `path` without its trailing slashes, in one backward scan (linear in their number). The regex
- * `/\/+$/` it replaces is quadratic on a run of slashes followed by another character (a 16 KB
- * path of `/` cost 0.38 s of CPU). `meter.steps` counts the characters examined (the linearity test).
- */
+/** `path` without its trailing slashes, in one backward scan (linear in their number). */
 export function trimTrailingSlashes(path: string, meter?: { steps: number }): string {
   let end = path.length;
   while (end > 0 && path.charCodeAt(end - 1) === 0x2f) {
@@ -32,9 +23,8 @@ export function trimTrailingSlashes(path: string, meter?: { steps: number }): st
 }
 
 /**
- * The path of a request target, or an AppError: 414 over MAX_URL_LENGTH, 400 when it is not a URL.
- * The target is appended to a base (never resolved against it), so `//x` stays a path instead of
- * being read as a host, as `new URL(target, base)` would (and throw).
+ * The path of a request target, or an AppError: 414 over MAX_URL_LENGTH, 400 when it is not a URL. The target is
+ * appended to a base, so `//x` stays a path instead of being read as a host, as `new URL(target, base)` would.
  */
 export function parseRequestPath(target: string | undefined): RequestPath {
   const url = target ?? '/';
@@ -50,12 +40,7 @@ const PLAIN_PATH = /^\/[A-Za-z0-9\-._~/]*$/;
 /** A `.` or `..` segment, which the URL parser resolves. */
 const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/;
 
-/**
- * The pathname of a target whose path needs no parsing (what every client of ours sends), else
- * null. Equal to `new URL(...)`'s pathname for every target it answers (the equivalence test in
- * test/unit/request-path.test.ts); anything else (percent-encoding, backslashes, dot segments,
- * controls, a fragment) goes through the URL parser. Saves a URL object per request.
- */
+/** The pathname of a target whose path needs no parsing (what every client of ours sends), else null. */
 export function plainPathOf(target: string): string | null {
   let end = target.indexOf('?');
   if (end < 0) end = target.length;

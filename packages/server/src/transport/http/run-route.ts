@@ -45,15 +45,7 @@ function queryOf(req: IncomingMessage, fromHeaders: Record<string, string> | und
   return query;
 }
 
-/**
- * A route: the prologue every route shares, written once, then `handler`. The prologue: a path
- * under /v1/ is `cache-control: no-store` (as REST); another method is 405 with `Allow` (404 for a
- * hidden route); the caller is authenticated (`partner`: the API key, charged one point of its
- * budget as every /v1/partners call; `metrics-token`: METRICS_TOKEN, 404 when unset); the query is
- * validated (400 VALIDATION_ERROR naming the parameter). A failure before the handler answers is
- * `{ message, code }` from the error table (these routes only read: an unavailable database is a
- * retryable 503); a server failure is logged as "<name> failed to open".
- */
+/** A route: the prologue every route shares, written once, then `handler`. */
 export function defineRoute<const D extends RouteDeclaration>(
   deps: AppDeps,
   declaration: D,

@@ -14,11 +14,7 @@ import { sendError } from './respond.js';
 import { createRoutes } from './route-handlers.js';
 import { matchRoute, notFound, type TracedRequest } from './run-route.js';
 
-/**
- * Shutdown (app.ts `close`): once `draining`, every response still to be sent carries
- * `Connection: close`, and a request arriving on a kept-alive socket is answered 503
- * SERVICE_UNAVAILABLE with Retry-After and `Connection: close` (never a reset).
- */
+/** Shutdown: once `draining`, every response still to be sent carries `Connection: close`. */
 export interface DrainState {
   draining: boolean;
   /** Responses whose request was read and not yet answered. */
@@ -48,12 +44,7 @@ interface RequestSeen {
   collectorRequest: boolean;
 }
 
-/**
- * The one request listener: request id and security headers on every response, an access log
- * line per request (never headers or bodies), then routing: the routes of routes/route-table.ts
- * (health, the OpenAPI document, the docs, the metrics, the event stream and export), tRPC at
- * /trpc and the procedures' REST paths at /v1.
- */
+/** The one request listener: request id and security headers on every response, an access log line per request. */
 export function createRequestListener(
   deps: AppDeps,
   database: DatabaseHandle,
@@ -112,10 +103,8 @@ function refuseWhileDraining(req: TracedRequest, res: ServerResponse): void {
         headers: { 'retry-after': '1' },
       }),
     );
-  // Answered once the body is in: a socket closed with bytes of it still unread is reset
-  // (RST) by the kernel, and the client gets ECONNRESET instead of this 503 (a client that
-  // writes headers and body apart met it under load). The grace period bounds a body that
-  // never ends.
+  // Answered once the body is in: a socket closed with bytes of it still unread is reset (RST) by the kernel, and the
+  // client gets ECONNRESET instead of this 503 (a client that writes headers and body apart met it under load).
   if (req.complete) refuse();
   else req.once('end', refuse).resume();
 }

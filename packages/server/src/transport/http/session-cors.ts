@@ -5,11 +5,8 @@ import { allProcedureMeta } from '../../routes/procedure-meta.js';
 import type { SessionPrincipal } from '../../runtime/keys/principal.js';
 
 /**
- * CORS for merchant session tokens only (docs/decisions/merchant-sessions.md). A partner key never
- * gets a CORS header: keys belong on servers. A request with a session token from one of the
- * session's `allowedOrigins` gets `Access-Control-Allow-Origin: <that origin>` (never `*`).
- * Preflights carry no token, so the preflight of a session-readable path is answered for any
- * origin and the actual request decides.
+ * CORS for merchant session tokens only (docs/decisions/merchant-sessions.md). A partner key never gets a CORS header:
+ * keys belong on servers.
  */
 const SESSION_CORS_MAX_AGE_SECONDS = 600;
 const SESSION_CORS_METHODS = 'GET';
@@ -68,11 +65,7 @@ export function applySessionCors(req: IncomingMessage, res: ServerResponse, sess
   if (session.allowedOrigins.includes(origin)) allow(res, origin);
 }
 
-/**
- * A session token that did not authenticate (expired, revoked, unknown, throttled): its origins
- * are unknown, so the answer is readable from any origin. It carries no data, only the error, and
- * lets a page see it must renew its session rather than a network failure.
- */
+/** A session token that did not authenticate: its origins are unknown, so the answer is readable from any origin. */
 export function applyFailedSessionCors(req: IncomingMessage, res: ServerResponse): void {
   const origin = originOf(req);
   if (origin === undefined) return;
@@ -82,11 +75,7 @@ export function applyFailedSessionCors(req: IncomingMessage, res: ServerResponse
   allow(res, origin);
 }
 
-/**
- * Answers the preflight (`OPTIONS` with `Access-Control-Request-Method`) of a session-readable path:
- * 204 with the methods and headers a session may use, for any origin. False when the request is
- * not such a preflight (it is then routed as usual: 405 for a path without OPTIONS).
- */
+/** Answers the preflight of a session-readable path. */
 export function answerSessionPreflight(req: IncomingMessage, res: ServerResponse, route: string): boolean {
   const origin = originOf(req);
   if (req.method !== 'OPTIONS' || origin === undefined || !isSessionReadablePath(route)) return false;

@@ -19,10 +19,7 @@ interface KnownPath {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
 
-/**
- * Every known path with its methods: the procedures' REST paths from their OpenAPI meta, and the
- * routes of routes/route-table.ts (a hidden route is unknown).
- */
+/** Every known path with its methods. */
 function knownPaths(): KnownPath[] {
   const byTemplate = new Map<string, Set<string>>();
   for (const { meta } of allProcedureMeta()) {
@@ -61,10 +58,7 @@ export function allowedMethods(route: string): string[] | null {
 
 let literals: Map<string, string[]> | undefined;
 
-/**
- * The methods of a literal path (no `{param}`), or undefined for any other path. A literal path
- * wins over a template it also fits: `DELETE /v1/partners/tag/verify` is 405, not a `{tagId}`.
- */
+/** The methods of a literal path (no `{param}`), or undefined for any other path. */
 export function literalPathMethods(route: string): string[] | undefined {
   if (!literals) {
     known ??= knownPaths();
@@ -76,10 +70,7 @@ export function literalPathMethods(route: string): string[] | undefined {
   return literals.get(route);
 }
 
-/**
- * Answers a request no handler took: 405 METHOD_NOT_ALLOWED with `Allow` when the path is known
- * (another method would be answered), else 404 NOT_FOUND. Both from the one error table.
- */
+/** Answers a request no handler took. Both from the one error table. */
 export function sendUnrouted(res: ServerResponse, route: string, method: string): void {
   const allowed = allowedMethods(route);
   if (allowed && !allowed.includes(method.toUpperCase())) {

@@ -32,19 +32,7 @@ function acceptsGzip(req: IncomingMessage): boolean {
   });
 }
 
-/**
- * Once the route's prologue authenticated the key and validated the query
- * (transport/http/run-route.ts), checks the merchant before the first byte (failures are the usual
- * JSON `{ message, code }`), then writes one NDJSON line per event (exactly the list's JSON for
- * it) and a final `{"complete":true,"count":N,"cursor":"..."}` line. Backpressure: the next batch
- * is read only after the socket (or the gzip stream) took the previous one, so a slow reader slows
- * the reads and memory stays at about one batch. A failure after the first byte ends the body with
- * `{"complete":false,"count":N,"error":{message,code}}` instead: a body without `complete: true`
- * at the end is cut, and `afterId` (the last line's `id`) resumes it. Such endings: the key
- * revoked or expired (UNAUTHORIZED, the streams' key watch), the process's budget for slow readers
- * passed with this export among the largest holders (STREAM_CONSUMER_TOO_SLOW, HELD_BYTES).
- * Concurrent exports are capped per partner and per process: 429 RATE_LIMITED with Retry-After.
- */
+/** Once the route's prologue authenticated the key and validated the query. */
 export async function exportEvents(deps: AppDeps, context: RouteContext<typeof EVENT_EXPORT_ROUTE>): Promise<void> {
   await new ExportResponse(deps, context).run();
 }

@@ -32,20 +32,12 @@ const PARTNER_PREFIX = '/v1/partners';
 /** `POST /v1/collect` (case and trailing slashes ignored: the route of transport/http/request-path.ts). */
 const COLLECT_ROUTE = '/v1/collect';
 
-/**
- * A request that may be repeated without harm: a read, or a write carrying an Idempotency-Key
- * (decides 503 vs DATABASE_ERROR when the database stops answering mid-statement; errors.ts).
- */
+/** A request that may be repeated without harm: a read, or a write carrying an Idempotency-Key. */
 function isRetrySafe(req: IncomingMessage): boolean {
   return req.method === 'GET' || req.method === 'HEAD' || req.headers['idempotency-key'] !== undefined;
 }
 
-/**
- * The spec's REST paths, served by trpc-to-openapi from the same procedures as /trpc. Around it:
- * the partner is authenticated before anything else, the body is read here (1 MB, any JSON
- * content type, malformed JSON -> 400), and every error body is written as `{ message, code }`
- * from the one error table.
- */
+/** The spec's REST paths, served by trpc-to-openapi from the same procedures as /trpc. */
 export function createRestHandler(deps: AppDeps) {
   const failures = new WeakMap<IncomingMessage, AppError>();
 
@@ -83,7 +75,6 @@ export function createRestHandler(deps: AppDeps) {
       const method = req.method ?? 'GET';
       if (method === 'OPTIONS' && answerSessionPreflight(req, res, path.route)) return;
       if (path.route.startsWith(PARTNER_PREFIX)) {
-        // The rate-limit policy of every transport (runtime/rate-limits.ts), applied before the body is read.
         restReq.client = clientOf(req, res);
         restReq.partner = await deps.limits.authenticate(req.headers.authorization, restReq.client);
         const { session } = restReq.partner;
@@ -124,9 +115,7 @@ export function createRestHandler(deps: AppDeps) {
       return;
     }
 
-    // The one finishing step: trpc-to-openapi produces the response (status, headers, body) and
-    // ends it; that end is taken here, once. Its error body is replaced by ours (from the error it
-    // reported), an idempotent request's answer is stored before anything leaves, then it is written.
+    // trpc-to-openapi ends the response; that end is taken here, once, to write our error body.
     const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
     const csv = csvAsked(req, path.route);
     let finished = false;

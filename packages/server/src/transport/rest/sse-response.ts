@@ -10,10 +10,7 @@ import type { RouteContext } from '../http/run-route.js';
 /** How long a stream that ended may take to flush its last frames before the socket is destroyed. */
 const FINAL_FLUSH_MS = 30_000;
 
-/**
- * One SSE frame for an event (`id` is its `seq`, the resume position), its JSON written as the
- * subscription holds it (no copy); false when the socket is full.
- */
+/** One SSE frame for an event, its JSON written as the subscription holds it; false when the socket is full. */
 function writeEvent(res: ServerResponse, event: SerializedEvent): boolean {
   res.cork();
   res.write(`id: ${event.seq}\nevent: event\ndata: `);
@@ -23,11 +20,7 @@ function writeEvent(res: ServerResponse, event: SerializedEvent): boolean {
   return more;
 }
 
-/**
- * The final frame of a stream that ends with an error: `event: error` with the `{ message, code }`
- * body; an error that says when to come back (Retry-After: a shutdown, a cap) also sets the SSE
- * reconnection delay (`retry:`, ms), which EventSource clients honour.
- */
+/** The final frame of a stream that ends with an error: `event: error` with the `{ message, code }` body. */
 function errorFrame(error: unknown): string {
   const appError = toAppError(error, { retrySafe: true });
   const { body } = errorResponse(appError);
@@ -37,12 +30,8 @@ function errorFrame(error: unknown): string {
 }
 
 /**
- * Once the route's prologue authenticated the key and validated the query (transport/http/run-route.ts),
- * checks the merchant is the partner's (404 otherwise) and opens the subscription before any byte
- * of the stream: every failure up to there is a normal JSON `{ message, code }`. Then frames flow
- * with backpressure (a full socket stops the writer, so unsent events wait in the subscription's
- * bounded buffer), a `: ping` comment every STREAM_PING_MS, and a final `event: error` frame when
- * the stream fails (STREAM_CONSUMER_TOO_SLOW, a database error).
+ * The REST event stream: every failure before the first byte is a JSON `{ message, code }`; then frames flow
+ * with backpressure and pings, and a failure ends it with an `event: error` frame.
  */
 export async function streamEvents(
   deps: AppDeps,

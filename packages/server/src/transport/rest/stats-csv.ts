@@ -28,8 +28,8 @@ export function csvAsked(req: IncomingMessage, route: string): CsvKind | null {
 type Cell = string | number;
 
 /**
- * One field, RFC 4180: quoted when it holds a quote, comma or line break. Text that a spreadsheet
- * would run as a formula (=, +, -, @, tab, CR first) is prefixed with `'` (OWASP's advice).
+ * One field, RFC 4180: quoted when it holds a quote, comma or line break. Text that a spreadsheet would run as a
+ * formula is prefixed with `'`.
  */
 function field(cell: Cell): string {
   if (typeof cell === 'number') return String(cell);

@@ -32,17 +32,8 @@ const COLLECT_PROCEDURE = 'collect.ingest';
 const STREAM_PROCEDURE = 'events.stream';
 
 /**
- * Authentication and the stream cap before the stream starts, as on REST: tRPC answers a
- * subscription 200 and starts its SSE body before any middleware or the procedure runs, so a 401
- * or the 429 thrown by `openEventStream` would only reach the client as an error frame after a 200.
- * Here, before tRPC, through the same policy as every call (`deps.limits.authenticate`: one point
- * of the key's budget, failed keys counted per address): a refused key, or a partner (or process)
- * at its stream cap, gets tRPC's own error body for the call
- * (`{ error: { code, message, data: { code, httpStatus, retryAfter? } } }`) with its HTTP status
- * and Retry-After. Otherwise the authenticated partner goes into the context (the procedure's
- * middleware does not authenticate or charge again), and `take` in openEventStream stays the one
- * that holds a slot (two opens racing for the last slot: the loser gets the error frame).
- * Returns the partner, or null when it answered.
+ * Authentication and the stream cap before the stream starts, as on REST. Otherwise the authenticated partner goes
+ * into the context, and `take` in openEventStream stays the one that holds a slot.
  */
 async function admitStream(
   deps: AppDeps,

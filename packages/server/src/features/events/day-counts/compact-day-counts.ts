@@ -2,9 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { rowsOf } from '../../../db/read-rows.js';
 
-// `event_day_counts` holds delta rows (migration 0029; docs/decisions/day-count-deltas.md): every
-// statement on events appends its own, readers sum(n) by (merchant_id, day, event_name). This
-// merges each key's rows back into one, so a hot key's sum stays a few rows.
+// `event_day_counts` holds delta rows (migration 0029; docs/decisions/day-count-deltas.md): every statement on events
+// appends its own, readers sum(n) by (merchant_id, day, event_name).
 
 /** Keys merged per statement. */
 export const COMPACT_BATCH = 1_000;
@@ -13,13 +12,8 @@ export const COMPACT_BATCH = 1_000;
 const COMPACT_LOCK = 7316402037;
 
 /**
- * Merges at most `batch` keys with unmerged rows, in one statement: per key, one row is kept (the
- * merged one if any), the others are deleted and their sum added to it. Rows appended meanwhile
- * are outside the statement's snapshot and stay for the next pass, so no count is lost. The kept row
- * is updated in place, never re-inserted: a concurrent delete by day (an emptied month,
- * features/events/partitions/) or by merchant (the purge) follows the update and removes it too.
- * Keys that merge to zero are dropped. Returns the keys merged; 0 when another process holds the
- * compaction.
+ * Merges at most `batch` keys with unmerged rows, in one statement. The kept row is updated in place, never
+ * re-inserted: a concurrent delete by day or by merchant follows the update and removes it too.
  */
 export async function compactDayCounts(db: Database, batch = COMPACT_BATCH): Promise<number> {
   return db.transaction(async (tx) => {

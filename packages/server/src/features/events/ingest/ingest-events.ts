@@ -41,16 +41,8 @@ interface TagQuotas {
 }
 
 /**
- * The one ingestion path (`POST /v1/collect` and the collector's `POST /e`). Events are keyed by
- * (merchant, id), ids fixed here: a retried batch stores nothing twice. Direct mode: they are
- * written by the bounded event queue, and this resolves once they are stored (503 when the
- * queue is full). Log mode: they are published to the durable log, and this resolves once the log
- * acknowledged them (503 when it does not answer in time or is full); writers store them. The
- * first stored event moves a `waiting_for_events` tag to `active` (see `TagLiveness`).
- * `defaults.muid` is the visitor id for events that carry none; with `defaults.muidWins` (the
- * collector's first-party cookie) it is every event's, whatever the body says.
- * A database that is down or silent answers 503 SERVICE_UNAVAILABLE with Retry-After, never 500:
- * a retried batch is safe (events with ids are stored once; send ids for exactly-once).
+ * The one ingestion path (`POST /v1/collect` and the collector's `POST /e`). A database that is down or silent answers
+ * 503 SERVICE_UNAVAILABLE with Retry-After, never 500: a retried batch is safe.
  */
 export interface IngestDefaults {
   muid?: string;
@@ -58,10 +50,7 @@ export interface IngestDefaults {
   muidWins?: boolean;
   /** The consent state the events were collected under (the collector's); absent: `not_required`. */
   consent?: EventConsent;
-  /**
-   * The request's visitor and way in: its client (country, device, browser, system) is kept with
-   * each event, and a bot's events are counted and dropped (answered as accepted).
-   */
+  /** The request's visitor and way in. */
   visitor?: { request: RequestVisitor; way: Way };
 }
 
@@ -112,9 +101,8 @@ async function ingest(
   for (let index = 0; index < events.length; index++) {
     const event = events[index] as IncomingEvent;
     const rawData = JSON.stringify(event.data ?? {});
-    // The schemas refuse a U+0000 in data (its JSON escape breaks every later cast to jsonb); for a
-    // caller that skipped them, the escape in the JSON is the cheap sign, the walk the proof (the
-    // same six characters can follow an escaped backslash).
+    // The schemas refuse a U+0000 in data; for a caller that skipped them, the escape in the JSON is the cheap sign,
+    // the walk the proof.
     if (rawData.includes('\\u0000') && deepTextProblem(event.data) === 'nul') {
       throw new AppError('VALIDATION_ERROR', `Invalid request: events.${index}.data: must not contain U+0000`);
     }
@@ -149,11 +137,7 @@ function nulField(event: IncomingEvent): 'id' | 'event_name' | 'muid' | undefine
   return undefined;
 }
 
-/**
- * The stored form of a sent `event_time`. The schemas already refused a value outside the window
- * the database stores (shared-schemas dates.ts); a caller that skipped them gets a 400 here, never
- * a silently replaced time or a value that fails the shared write.
- */
+/** The stored form of a sent `event_time`. */
 function eventTime(value: string, index: number): string {
   if (isCanonicalInstant(value)) return value; // what toISOString would write
   const instant = readIsoInstant(value);

@@ -7,33 +7,8 @@ import { clientText, type OutboxRange, type StoredEvent } from '../../stats/stor
 export const SEQS_PER_TRANSACTION = 8192;
 
 /**
- * THE insert of tracking events: one statement for a whole batch, idempotent by `(merchant_id, id)`
- * (a stored id is skipped, as is a repeat inside the batch). The rows travel as one JSON parameter
- * read by `json_to_recordset` (merchant and tag ids as two text arrays beside it), which works the
- * same on postgres.js and PGlite and is several times faster than a drizzle multi-row insert.
- * Returns how many rows were stored per tag.
- *
- * `seq` comes from the transaction's id (migration 0026, no lock and no counter row): the
- * statement takes the transaction's next `max(k)` numbers once (`events_take_seqs`) and each
- * merchant's rows take the first `k` of them in the batch's array order, so one merchant's rows
- * of a statement are one contiguous range and a request's events keep their order. Readers stop
+ * THE insert of tracking events: one statement for a whole batch, idempotent by `(merchant_id, id)`. Readers stop
  * below the horizon (`events_horizon_seq()`), so commits in any order never let a resume skip.
- * A transaction holds 8192 numbers per merchant: a batch with more rows of one merchant is
- * written as several statements (each its own transaction: `db` must not be one).
- * The numbering (`n` of `k` per merchant, first occurrence of a repeated id) is done here, not in
- * SQL: the statement has no anti-join, sort or window of its own, and does not read `events`
- * (only `event_ids`' key, its conflict check), whatever plan a young table gets (issue 37;
- * figures in bench/README.md). Ids go into `event_ids` in merchant and id order, so concurrent
- * batches take its index locks in one order (no deadlock between overlapping retries). An id already
- * stored (a retried batch, or a row skipped at the last moment by a concurrent insert of the same
- * id) leaves its number unused: a gap in `seq`, which readers (`seq > last`) do not mind.
- *
- * Events of a visitor whose erasure is running, or who is suppressed (`erasures`, migration 0022),
- * are dropped here, on both paths (direct and log writer), their numbers left unused like a repeat's.
- *
- * With `stats`, the statement also writes per merchant the `seq` range it stored to the statistics'
- * outbox (one small row, claimed by this process), and after the commit the events are handed to
- * `stats.record` (features/stats/transfer.ts sends them to ClickHouse).
  */
 export async function storeEvents(
   db: Database,
@@ -107,11 +82,7 @@ export async function storeEvents(
   return stored;
 }
 
-/**
- * The statement's rows: per merchant the distinct ids in array order, numbered `n = 1..k`. The
- * payload is most of what the statement costs to send and parse: short keys, each merchant and
- * tag id once (rows hold their 1-based index into the id arrays), the usual consent left out.
- */
+/** The statement's rows: per merchant the distinct ids in array order, numbered `n = 1..k`. */
 function statementPayload(rows: readonly EventInsertRow[]) {
   const counts = new Map<string, number>();
   const seen = new Set<string>();
@@ -157,11 +128,7 @@ export interface StatsSink {
   record(events: StoredEvent[], ranges: OutboxRange[]): void;
 }
 
-/**
- * Hands the rows just committed to the statistics: per tag, the numbers `n` the statement stored
- * (`seq - before`); a merchant's rows of a statement are one outbox range, from its first to its
- * last seq.
- */
+/** Hands the rows just committed to the statistics: per tag, the numbers `n` the statement stored. */
 function handToStats(
   stats: StatsSink,
   numbered: readonly { row: EventInsertRow; n: number }[],

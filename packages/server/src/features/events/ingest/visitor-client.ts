@@ -13,10 +13,7 @@ export interface RequestVisitor {
   country: string | undefined;
 }
 
-/**
- * The events' way in: `tag`, the collector's `POST /e` (a browser, whatever its user agent says),
- * or `server`, `POST /v1/collect` (a browser, or a partner's backend forwarding a visitor's hit).
- */
+/** The events' way in: `tag`, the collector's `POST /e`, or `server`, `POST /v1/collect`. */
 export type Way = 'tag' | 'server';
 
 interface Agent {
@@ -48,10 +45,7 @@ function agentOf(userAgent: string): Agent {
   return agent;
 }
 
-/**
- * IPtoASN's country of each announced range (public domain, PDDL 1.0: shown white-labelled with no
- * attribution), read once on first use; docs/decisions/visits.md.
- */
+/** IPtoASN's country of each announced range, read once on first use; docs/decisions/visits.md. */
 let countries: Reader<CountryResponse & { country_code?: string }> | null | undefined;
 
 function countryOfAddress(ip: string): string | undefined {
@@ -72,12 +66,7 @@ function countryOfAddress(ip: string): string | undefined {
   }
 }
 
-/**
- * The visitor's client, or `bot`. On the tag's way every crawler's user agent is a bot; on the
- * server's, only a browser-like one (`Mozilla/…`), since a partner's backend that does not forward
- * its visitor's user agent sends its HTTP library's, which the list also names and whose events
- * must not be lost.
- */
+/** The visitor's client, or `bot`. */
 export function describeVisitor(visitor: RequestVisitor, way: Way): EventClient | 'bot' {
   const agent = visitor.userAgent ? agentOf(visitor.userAgent) : undefined;
   if (agent?.crawler && (way === 'tag' || agent.browserLike)) return 'bot';

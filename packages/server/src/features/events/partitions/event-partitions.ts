@@ -2,9 +2,8 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { rowsOf } from '../../../db/read-rows.js';
 
-// The monthly partitions of `events` (migration 0028; docs/decisions/events-partitioning.md):
-// `events_pYYYY_MM` holds one UTC month of event_time, `events_before` the times before the first
-// month, `events_after` those after the last (years 0001-9999 are all valid event times).
+// The monthly partitions of `events`: `events_pYYYY_MM` holds one UTC month of event_time, `events_before` the times
+// before the first month, `events_after` those after the last.
 
 /** Months created ahead of the current one, so an insert never waits for a partition. */
 export const MONTHS_AHEAD = 3;
@@ -41,12 +40,7 @@ export async function monthlyPartitions(db: Database): Promise<MonthlyPartition[
   return months;
 }
 
-/**
- * Extends the months to this one and the `ahead` next ones (`events_extend_partitions`: a short
- * exclusive lock on `events`; rows events_after held for a new month move into it). Waits at most
- * `lockTimeoutMs` for the lock (a long export holds it off): the next run tries again, months ahead.
- * Returns the names created.
- */
+/** Extends the months to this one and the `ahead` next ones. */
 export async function createPartitionsAhead(
   db: Database,
   ahead = MONTHS_AHEAD,
@@ -61,12 +55,7 @@ export async function createPartitionsAhead(
   });
 }
 
-/**
- * Whether a merchant that must keep events dated before `to` has rows in `table`: a live merchant
- * without a retention period (its own `retention_days`, its partner's default, else `serverDays`),
- * or whose cutoff (now minus the period) is before `to`. One probe of the partition's
- * merchant-leading index per such merchant.
- */
+/** Whether a merchant that must keep events dated before `to` has rows in `table`. */
 function blocked(table: string, to: Date, serverDays: number | undefined) {
   return sql`exists (
     select 1 from ${keepers(to, serverDays)}
@@ -84,15 +73,7 @@ function keepers(to: Date, serverDays: number | undefined) {
 /** Rows of a month read per statement when removing their ids. */
 const PARTITION_IDS_BATCH = 5_000;
 
-/**
- * Removes the ids (`event_ids`) of a month's events before the month is emptied: nothing else
- * removes them (an event delete takes its id with it, a TRUNCATE cannot). Walks the month by its
- * (merchant_id, event_time, id) index, `batch` rows a statement, each its own transaction, and
- * deletes the ids through `event_ids_pkey`, leaving those of merchants that keep the month (a
- * late event of one, come in since the check: the month is then not emptied, and its ids must
- * stay). No lock is held: an event of the month stored during the walk behind it keeps its id
- * after the TRUNCATE (a retry of it is refused, as if it were still stored).
- */
+/** Removes the ids of a month's events before the month is emptied: nothing else removes them. */
 export async function deletePartitionIds(
   db: Database,
   part: MonthlyPartition,
@@ -135,15 +116,8 @@ export async function deletePartitionIds(
 }
 
 /**
- * Empties, oldest first, the past monthly partitions whose every row is past its merchant's
- * retention (per-merchant `retention_days`, the partner's default, EVENT_RETENTION_DAYS), stopping
- * at the first one still needed. Each in its own transaction: the partition locked (inserts of that
- * month wait; no lock on `events` itself), checked again under the lock, its days'
- * `event_day_counts` removed (they counted only its rows, and TRUNCATE fires no delete trigger),
- * then truncated: one catalogue operation whatever its size. The emptied table stays attached, so
- * a late event of that month still has a place (dropping it would leave a hole in the ranges). The
- * statistics' aggregates stay, as with row deletes; the month's ids (`event_ids`) are removed
- * first (`deletePartitionIds`). Returns the names emptied.
+ * Empties, oldest first, the past monthly partitions whose every row is past its merchant's retention. The emptied
+ * table stays attached, so a late event of that month still has a place.
  */
 export async function truncateExpiredPartitions(
   db: Database,

@@ -3,20 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../../db/client.js';
 import { AppError } from '../../../kernel/errors.js';
 
-/**
- * Event-list cursors: opaque to clients, a position in one sort order of one partner's query.
- *
- * A cursor is `<payload>.<mac>`: the payload (base64url JSON) holds the sort key of the last row of
- * the page it continues (`event_time`, `id`, and `event_name` when sorted by name) and the number of
- * the page it opens; the mac is an HMAC-SHA256 (first 16 bytes, base64url) of the payload and of
- * the request's *binding*: the partner, the merchant, the sort, and the filters (event names as a
- * set, date bounds as instants). A cursor therefore only works for the partner and the filters it
- * was made for: another key's partner, other filters or any edited byte fail the check (400
- * VALIDATION_ERROR). The limit may change between pages.
- *
- * The key: CURSOR_SECRET when set, otherwise one made once per database (`server_secrets`), so
- * every process on the database signs and checks the same cursors.
- */
+/** Event-list cursors: opaque to clients, a position in one sort order of one partner's query. */
 export interface CursorPosition {
   /** The page number this cursor opens (for `pagination.currentPage`). */
   page: number;
@@ -118,9 +105,8 @@ export function decodeCursor(key: Buffer, binding: CursorBinding, cursor: string
 export async function loadCursorKey(db: Database, configured?: string): Promise<Buffer> {
   if (configured) return Buffer.from(configured, 'utf8');
   const made = randomBytes(32).toString('base64url');
-  // One statement returning the key whoever made it: a concurrent first start (another process)
-  // conflicts, waits for that insert to commit and gets its row back from DO UPDATE (a no-op
-  // write); DO NOTHING would return no row, and a separate SELECT could run on an older snapshot.
+  // One statement returning the key whoever made it: a concurrent first start conflicts, waits for that insert to
+  // commit and gets its row back from DO UPDATE.
   const result = await db.execute(sql`insert into server_secrets (name, value) values ('cursor', ${made})
       on conflict (name) do update set name = excluded.name returning value`);
   // postgres.js answers an array of rows, PGlite `{ rows }`.

@@ -19,20 +19,12 @@ import { lastLineOfCopy, ndjsonFromCopy } from './ndjson-from-copy.js';
 
 /** Events per keyset batch read as rows (PGlite): one short statement each (well inside the statement deadline). */
 const EXPORT_BATCH = 2_000;
-/**
- * Events per keyset batch read with COPY (PostgreSQL): still one short statement each (about 20 ms
- * here), and memory holds a batch as bytes only (about 1.2 MB), never as rows or strings. Fewer,
- * larger batches lose less between statements (docs/decisions/export.md).
- */
+/** Fewer, larger batches lose less between statements (docs/decisions/export.md). */
 export const COPY_BATCH = 10_000;
-/** Default bytes a batch aims at (EXPORT_BATCH_BYTES): 10,000 ordinary events (about 1.2 MB) still fit. */
 const EXPORT_BATCH_BYTES = 2_097_152;
 /** The row size assumed before the first batch: the largest event (16 KB of data and its fields). */
 const LARGEST_ROW_BYTES = 17_000;
-/**
- * A COPY batch is cut (its connection discarded, the rows read so far kept) once it holds this many
- * times the byte target: rows far larger than the previous batch's (the row limit came from those).
- */
+/** A COPY batch is cut once it holds this many times the byte target: rows far larger than the previous batch's. */
 const COPY_CUT_FACTOR = 2;
 
 /** Rows of `averageBytes` in a batch of `targetBytes`, between 2 and `most`. */
@@ -63,10 +55,7 @@ interface ExportBatch {
   /** The lines as UTF-8 bytes (COPY path) or text (row path), written to the response as they are. */
   lines: string | Buffer;
   count: number;
-  /**
-   * Call once `lines` is written out (the write's callback): its buffer then holds a later batch.
-   * Not calling it is safe (the next batch takes a new buffer); calling it before is not.
-   */
+  /** Call once `lines` is written out (the write's callback): its buffer then holds a later batch. */
   release?: () => void;
 }
 
@@ -83,13 +72,7 @@ export interface EventExport {
 }
 
 /**
- * Opens an export of a merchant's events with the list's filters and sort: validates the filters
- * and the cursor (400), checks the merchant is the partner's and has a tag (404) before anything
- * is sent, then yields keyset batches of NDJSON lines, each line exactly the list's JSON for the
- * event (on PostgreSQL made from COPY rows here, on PGlite written by the database). A batch is
- * read only when the caller has taken the one before (on PostgreSQL the next is read while the
- * caller writes this one): a slow reader slows the reads, memory holds at most two batches. Every batch is its own short statement (no
- * long transaction: vacuum is never held back, and each statement keeps the normal deadline), so
+ * Opens an export of a merchant's events with the list's filters and sort. Every batch is its own short statement, so
  * events inserted during an export appear if they sort after the position reached, like a cursor walk.
  */
 export async function openEventExport(
@@ -177,15 +160,12 @@ interface ExportWalkOptions {
 class ExportWalk {
   private position: CursorPosition | null;
   private count = 0;
-  // Rows per batch follow the bytes: the last batch's average row size sets the next one's row
-  // limit, so a batch of 16 KB events is about EXPORT_BATCH_BYTES, not 10,000 rows (160 MB). The
-  // first batch asks for a full batch and relies on the byte cut: a first batch sized for the
-  // largest events cost ordinary exports one more, tiny, round trip.
+  // The first batch asks for a full batch and relies on the byte cut: a first batch sized for the largest events cost
+  // ordinary exports one more, tiny, round trip.
   private rows = COPY_BATCH;
   private copies = 0;
-  // The buffers batches are read into and written from, reused from batch to batch: two of
-  // each (one being read or written while the other is made into lines). A new buffer a batch
-  // (1-2 MB each, outside V8's heap) made V8 run a full collection every few batches.
+  // The buffers batches are read into and written from, reused from batch to batch: two of each (one being read or
+  // written while the other is made into lines).
   private readonly reads: Buffer[] = [];
   private readonly writes: Buffer[] = [];
 
@@ -199,14 +179,7 @@ class ExportWalk {
     return this.summary();
   }
 
-  /**
-   * PostgreSQL: COPY batches of the list's columns, made into lines here (ndjson-from-copy.ts);
-   * a batch shorter than its row limit (and not cut) is the last. The next batch is asked for as soon as one
-   * arrives (its position is this batch's last row, made into a line alone), so PostgreSQL
-   * reads it while this process makes and writes the lines of this one: memory holds at most
-   * two batches. PGlite (or a value COPY cannot carry): false, and the rows path goes on from
-   * the position reached.
-   */
+  /** PostgreSQL: COPY batches of the list's columns, made into lines here. */
   private async *copyBatches(): AsyncGenerator<ExportBatch, boolean, undefined> {
     const { batchBytes, hold } = this.options;
     let next = this.copyBatch();

@@ -33,10 +33,7 @@ export interface ListEventsParams {
 export interface EventListPlan {
   /** The page: columns id, muid, event_name, event_time (ISO 8601 text), raw_data, consent, in order. */
   data: SQL;
-  /**
-   * The access check and the count: one row when the merchant is the partner's, with `tagged`
-   * (it has a tag) and `total` (float8, the exact number of matching events); no row otherwise.
-   */
+  /** The access check and the count: one row when the merchant is the partner's, with `tagged` and `total`. */
   count: SQL;
   /** The page this request opens: `page`, or the page number carried by the cursor. */
   page: number;
@@ -98,23 +95,12 @@ function eventWhere(
   return sql.join(parts, sql` and `);
 }
 
-/**
- * The ownership gate of every statement that reads a merchant's events: true only when the
- * merchant is the partner's and not deleted. It holds no column of `events`, so PostgreSQL evaluates it once, first
- * (an InitPlan behind a One-Time Filter), and never starts the events scan below it for another
- * partner's merchant: a statement sent in parallel with the access check touches no other tenant's
- * rows (finding 9 of the security round).
- */
+/** The ownership gate of every statement that reads a merchant's events. */
 export function ownedMerchant(partnerId: string, merchantId: string): SQL {
   return sql`exists (select 1 from merchants where merchants.id = ${merchantId}::uuid and merchants.partner_id = ${partnerId}::uuid and merchants.deleted_at is null)`;
 }
 
-/**
- * What a replica may not decide alone for a read of the merchant's events (db/read-routing.ts): on
- * the primary, that the merchant is still the partner's (a DELETE answered a moment ago is not on
- * the replica yet), and whether an erasure of the partner that covers it completed within
- * `recentMs` (then the replica must first replay it).
- */
+/** What a replica may not decide alone for a read of the merchant's events. */
 export function merchantOnPrimary(partnerId: string, merchantId: string): PrimaryCheck {
   return async (primary, recentMs) => {
     const [rows = []] = await readRows(primary, [
@@ -132,11 +118,7 @@ export function merchantOnPrimary(partnerId: string, merchantId: string): Primar
 
 const countWhere = (where: SQL) => sql`(select count(*) from events where ${where})`;
 
-/**
- * Exact total without counting every matching row: whole UTC days come from `event_day_counts`
- * (kept exact by triggers on events), and only the partial days at the edges of a range are
- * counted in `events` (an index-only range count). A range without a whole day is counted directly.
- */
+/** Exact total without counting every matching row. A range without a whole day is counted directly. */
 function totalExpression(merchantId: string, { names, muid, start, end }: Filters): SQL {
   // One visitor's events: counted directly (the day counts are not per visitor; the muid index is).
   if (muid !== null) return countWhere(eventWhere(merchantId, names, start && ts(start), end && ts(end), true, muid));
@@ -164,10 +146,7 @@ function totalExpression(merchantId: string, { names, muid, start, end }: Filter
   return sql`(${sql.join(terms, sql` + `)})`;
 }
 
-/**
- * The count behind the access check: its subqueries are InitPlans, which PostgreSQL runs only
- * when the merchant row is found, so another partner's merchant costs one index probe.
- */
+/** The count behind the access check. */
 export function countQuery(partnerId: string, merchantId: string, filters: Filters): SQL {
   // A merchant whose tags were deleted keeps its events readable (docs/decisions/data-deletion.md).
   return sql`select (exists (select 1 from tags where tags.merchant_id = m.id)
@@ -193,11 +172,7 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
  *   page or from a cursor the runs read whole rows (one heap fetch per row taken); on deeper offset
  *   pages they read keys only, and the deferred join fetches the page's rows.
  */
-/**
- * What a page row holds: the five fields (the list), or one `line` of text that is exactly
- * `JSON.stringify` of the event as the list gives it (the export: PostgreSQL writes the JSON, and
- * its string escaping is JSON.stringify's).
- */
+/** What a page row holds: the five fields. */
 type RowShape = 'fields' | 'line';
 
 function selectList(shape: RowShape, prefix: '' | 'e.' | 'r.'): SQL {
@@ -209,10 +184,7 @@ function selectList(shape: RowShape, prefix: '' | 'e.' | 'r.'): SQL {
   return sql`${eventJson(prefix)} as line`;
 }
 
-/**
- * `JSON.stringify` of the event as the list gives it, written by PostgreSQL from the columns of
- * `events` (its string escaping is JSON.stringify's); `seq` first when given (the stream's event).
- */
+/** `JSON.stringify` of the event as the list gives it, written by PostgreSQL from the columns of `events`. */
 export function eventJson(prefix: '' | 'e.' | 'r.', seq?: SQL): SQL {
   const col = (name: string) => sql.raw(`${prefix}${name}`);
   const time = sql`to_char(${col('event_time')} at time zone 'UTC', ${ISO})`;
@@ -248,8 +220,6 @@ export function dataQuery(
   const where = (branch: string[], ...more: SQL[]) =>
     sql.join([eventWhere(merchantId, branch, from, to, true, muid), ...more], sql` and `);
   // Keyset conditions: rows strictly after the cursor's row in the list's order.
-  // The plain bound on event_time repeats what the row comparison implies: partition pruning reads
-  // plain comparisons only, so without it a cursor page would open every monthly partition.
   const afterTimeId = position
     ? sql`(event_time, id) ${cmp} (${position.time}::timestamptz, ${position.id}) and event_time ${cmp}= ${position.time}::timestamptz`
     : null;
@@ -269,9 +239,8 @@ export function dataQuery(
       from events where ${where(names, ...after)} and ${ownedMerchant(partnerId, merchantId)}
       order by ${order('events.')} limit ${take}`;
   }
-  // Several names, first page or a cursor: each run reads whole rows straight from its index scan
-  // (one heap fetch per row taken, and Merge Append pulls only what the page needs); a deferred
-  // join would walk the primary key once per row, which is what grows with the table.
+  // Several names, first page or a cursor: each run reads whole rows straight from its index scan; a deferred join
+  // would walk the primary key once per row, which is what grows with the table.
   const cols = sql.raw(offset === 0 ? 'id, muid, event_name, event_time, raw_data, consent' : keyCols.join(', '));
   const run = (name: string, ...more: SQL[]) =>
     sql`(select ${cols} from events where ${where([name], ...more)} order by ${order()} limit ${offset + take})`;
@@ -281,10 +250,8 @@ export function dataQuery(
       branches.push(afterTimeId ? run(name, afterTimeId) : run(name));
       continue;
     }
-    // By name from a cursor: the cursor's own name continues after its (time, id); names after it
-    // in the list's order are read from their start, names before it not at all. The name
-    // comparisons hold no column, so PostgreSQL checks them once (a One-Time Filter) in its own
-    // collation, the one the order uses.
+    // By name from a cursor: the cursor's own name continues after its (time, id); names after it in the list's order
+    // are read from their start, names before it not at all.
     const cursorName = position.name ?? '';
     branches.push(run(name, afterTimeId as SQL, sql`${name}::text = ${cursorName}::text`));
     branches.push(run(name, sql`${name}::text ${cmp} ${cursorName}::text`));
@@ -323,10 +290,7 @@ export function bindingOf(partnerId: string, params: ListEventsParams, filters: 
   };
 }
 
-/**
- * Validates the filters and the cursor (400 on bad input, or on a cursor made for another
- * partner, other filters or another sort) and builds the page and count queries.
- */
+/** Validates the filters and the cursor and builds the page and count queries. */
 export function planEventList(partnerId: string, params: ListEventsParams, cursorKey: Buffer): EventListPlan {
   const filters = parseFilters(params);
   const binding = bindingOf(partnerId, params, filters);
@@ -349,10 +313,7 @@ export function eventListQueries(
   return { ...plan, data: toQuery(plan.data), count: toQuery(plan.count) };
 }
 
-/**
- * The response for a page: at most `limit` events (the data query reads one more, to know whether
- * a next page exists), the pagination with the exact total, and `nextCursor` (null on the last page).
- */
+/** The response for a page: at most `limit` events, the pagination with the exact total, and `nextCursor`. */
 export function eventListResponse(
   plan: Pick<EventListPlan, 'page' | 'binding'>,
   limit: number,
@@ -389,11 +350,7 @@ export function eventListResponse(
   };
 }
 
-/**
- * One page of a merchant's events: two statements in parallel, the page and the access check with
- * the count; the page is dropped unless the merchant is the partner's and has a tag. The page's
- * statement is gated by `ownedMerchant`: for another partner's merchant it reads no event.
- */
+/** One page of a merchant's events: two statements in parallel, the page and the access check with the count. */
 export async function listEvents(
   reads: ReadDb,
   partner: AuthenticatedPartner,

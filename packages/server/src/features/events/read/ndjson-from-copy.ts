@@ -1,14 +1,4 @@
-/**
- * The export's lines from PostgreSQL's COPY text format, byte by byte: PostgreSQL sends the six
- * columns of the list (id, muid, event_name, event_time as ISO text, raw_data, consent) as plain COPY rows,
- * the cheapest output it has, and this process writes the JSON, so the two cores share the work
- * (built in SQL, the JSON took PostgreSQL longer than reading the rows). Each line is exactly
- * `JSON.stringify` of the event as the list gives it.
- *
- * COPY text escapes map onto JSON's: `\\`, `\n`, `\r`, `\t`, `\b`, `\f` are the same two bytes in
- * both; `\v` becomes `\u000b`; a raw `"` gains a backslash; other raw control bytes become
- * `\u00XX`; everything else (UTF-8 included) is copied as it is.
- */
+/** The export's lines from PostgreSQL's COPY text format, byte by byte. */
 
 const enc = (text: string) => Buffer.from(text, 'latin1');
 const PREFIXES = [
@@ -44,15 +34,10 @@ export interface NdjsonBatch {
   buffer: Buffer;
 }
 
-/**
- * `rows` COPY text rows (each ending in `\n`) of the six columns, as NDJSON, in `into` when it
- * is large enough (else in a new buffer, a little larger than needed). Throws CopyFormatError on
- * anything else.
- */
+/** `rows` COPY text rows of the six columns, as NDJSON, in `into` when it is large enough. */
 export function ndjsonFromCopy(src: Buffer, rows: number, into?: Buffer): NdjsonBatch {
-  // Written into one scratch buffer sized for the worst case (every byte a control byte, 6 bytes
-  // each), reused by every batch (this runs start to end without yielding), then copied out at
-  // its exact size: into the caller's buffer when it has room.
+  // Written into one scratch buffer sized for the worst case, reused by every batch, then copied out at its exact size:
+  // into the caller's buffer when it has room.
   const need = src.length * 6 + rows * FIXED;
   if (scratch.length < need) scratch = Buffer.allocUnsafe(need);
   const out = scratch;

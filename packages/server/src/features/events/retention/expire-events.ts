@@ -6,10 +6,7 @@ import { deleteEventBatch } from '../delete-events.js';
 /** Rows per statement, each its own transaction: row locks of one merchant, held milliseconds. */
 export const RETENTION_BATCH = 5_000;
 
-/**
- * A merchant claimed for a retention pass. `startedAt` is the pass's "now" (milliseconds); events
- * with `event_time` before `cutoff` (= startedAt - days) go. `lease` is the claim's fencing token.
- */
+/** A merchant claimed for a retention pass. */
 export interface RetentionClaim {
   merchantId: string;
   days: number;
@@ -24,11 +21,8 @@ export type RetentionCounts = Record<'events' | 'future_dated', number>;
 const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 
 /**
- * Claims the live merchant most overdue for a retention pass whose effective period is set: its own
- * `retention_days`, else its partner's `default_retention_days`, else `serverDays`
- * (EVENT_RETENTION_DAYS); none: its events are kept and it is never claimed. Due: never passed,
- * passed more than `everyMs` ago, or before its partner last changed the default. The lease lets
- * one process work it at a time; a process that dies gives it up when the lease runs out.
+ * Claims the live merchant most overdue for a retention pass whose effective period is set. Due: never passed, passed
+ * more than `everyMs` ago, or before its partner last changed the default.
  */
 export async function claimRetention(
   db: Database,
@@ -59,17 +53,7 @@ export async function claimRetention(
   return row;
 }
 
-/**
- * One round of a pass, each statement bounded by `batch` and its own short transaction (ingestion of
- * this merchant and others never waits on more than one): events older than the period by
- * `event_time` (the index `events_merchant_time_idx`), and events still dated in the future that
- * were received before the cutoff (so a far-future `event_time` cannot keep one forever); the seqs
- * of the latter, for the statistics (the job deletes there what the pass deleted here).
- *
- * `events` is partitioned by month of `event_time` (migration 0028): a month wholly before every
- * merchant's cutoff is dropped whole by jobs/event-partitions.ts; these batches remain for merchants
- * whose period is shorter than what the others keep (each event's id in `event_ids` goes with it).
- */
+/** One round of a pass, each statement bounded by `batch` and its own short transaction. */
 export async function expireRound(
   db: Database,
   claim: RetentionClaim,

@@ -18,15 +18,7 @@ function parseLastEventId(value: string | undefined | null): number | undefined 
   return Number(trimmed);
 }
 
-/**
- * Opens a live stream of one merchant's events for the partner: the one way both stream
- * transports (`GET /v1/partners/events/stream`, transport/rest/sse-response.ts, and the tRPC subscription
- * `events.stream`) start one. The input is validated (the events filter of shared-schemas, the
- * resume position), the merchant must be the partner's (MERCHANT_NOT_FOUND before any event), then
- * the hub's subscription is returned ready: an event committed after this resolves is delivered.
- * The stream lives as long as the key it was opened with: revoked or expired (on any process), it
- * ends with UNAUTHORIZED (runtime/keys/key-watch.ts).
- */
+/** Opens a live stream of one merchant's events for the partner: the one way both stream transports start one. */
 export async function openEventStream(
   deps: { db: Database; streams: StreamHub<EventSubscription>; keys: ApiKeys; streamCaps?: StreamCaps | undefined },
   partner: AuthenticatedPartner,

@@ -9,36 +9,21 @@ import { eventJson } from '../read/list-events.js';
 
 /** Rows read per query while catching up. */
 const PAGE_SIZE = 500;
-/**
- * Bytes a queued event costs besides its JSON: the Buffer and its backing store, the queue's entry
- * (an estimate, so a queue of small events is not counted as nothing).
- */
+/** Bytes a queued event costs besides its JSON: the Buffer and its backing store, the queue's entry. */
 const EVENT_OVERHEAD_BYTES = 160;
-/**
- * A queued event is counted at twice its JSON: its copy, and the bytes it was read from (the
- * driver's read buffer or a string), which stay resident until a garbage collection, and V8 runs
- * one only after tens of MB of such garbage.
- */
+/** A queued event is counted at twice its JSON. */
 const READ_COPIES = 2;
 /** The size assumed for rows before the first read: the largest event (16 KB of data). */
 const LARGEST_EVENT_BYTES = 17_000;
 /** A read fills at most this part of the stream's byte limit (pages sized by the last read's average). */
 const READ_SHARE_OF_LIMIT = 8;
-/**
- * Rows committed above the horizon wait for an older transaction still in flight; with no
- * notification to come from it (it may write no events), the stream reads again after this long,
- * doubling up to HELD_BACK_MAX_MS.
- */
+/** Rows committed above the horizon wait for an older transaction still in flight. */
 const HELD_BACK_FIRST_MS = 10;
 const HELD_BACK_MAX_MS = 1000;
 /** Rows already committed above the horizon when a stream opens, remembered so they are not sent. */
 const START_SKIP_MAX = 500;
 
-/**
- * An event as a stream holds it: its JSON (`seq`, then the list's fields), written by PostgreSQL
- * and kept as bytes of its own outside the JavaScript heap, where a parsed row held about twice
- * its text and grew the heap by as much again before a collection.
- */
+/** An event as a stream holds it. */
 export interface SerializedEvent {
   seq: number;
   json: Buffer;
@@ -82,15 +67,8 @@ export type { StreamedEvent };
 export type SubscriptionState = 'pending' | 'catching-up' | 'live' | 'ended';
 
 /**
- * One stream of a merchant's events, in ingestion (`seq`) order, exactly once. While behind (a
- * resume), it reads pages as the consumer takes them; once caught up it is live: each notification
- * reads the new rows into a buffer of at most `bufferLimit` events. A consumer that lets that buffer
+ * One stream of a merchant's events, in ingestion (`seq`) order, exactly once. A consumer that lets that buffer
  * overflow gets STREAM_CONSUMER_TOO_SLOW and the stream ends, instead of memory growing.
- *
- * Transactions commit in any order, so every read stops below the horizon (`events_horizon_seq()`,
- * migration 0026: the seqs of the oldest transaction still in flight and after): below it nothing
- * can still appear. A read that comes back short has seen everything below the horizon and moves
- * its position up to it; rows already committed above it are read again once the horizon passed.
  */
 export class EventSubscription implements AsyncIterable<StreamedEvent> {
   private state: SubscriptionState = 'pending';
@@ -285,10 +263,7 @@ export class EventSubscription implements AsyncIterable<StreamedEvent> {
     })();
   }
 
-  /**
-   * The next rows after `lastSeq` below the horizon, the horizon, and the newest seq committed (all
-   * names), in one statement: the rows and the horizon come from one snapshot.
-   */
+  /** The next rows after `lastSeq` below the horizon, the horizon, and the newest seq committed, in one statement. */
   private async read(limit: number): Promise<{ rows: SerializedEvent[]; horizon: number; newest: number }> {
     const names = this.names.length > 0 ? sql`and ${inArray(events.eventName, [...this.names])}` : sql``;
     const statement = sql`

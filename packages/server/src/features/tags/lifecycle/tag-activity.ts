@@ -10,13 +10,7 @@ const LAST_EVENT_RESOLUTION_MS = 5_000;
 /** Where `tag.activated` goes: the webhook outbox, with the tag rendered as GET returns it. */
 export type TagEventOutbox = Pick<TagStateConfig, 'tagTargetHost' | 'emit'>;
 
-/**
- * THE tag lifecycle step of ingestion, called by both ingestion paths once events are committed
- * (the event queue, and the log writers): a tag that stored an event becomes `active`
- * (from `waiting_for_events`), keeps its `first_event_at` and moves `last_event_at`. A tag's
- * first event ever (first_event_at was null) writes `tag.activated` into the webhook outbox in the
- * same transaction; the rows are locked first, so with several writers exactly one sees "first".
- */
+/** THE tag lifecycle step of ingestion, called by both ingestion paths once events are committed. */
 export async function recordTagEvents(db: Database, tagIds: readonly string[], outbox: TagEventOutbox): Promise<void> {
   if (tagIds.length === 0) return;
   const ids = sql.join(
@@ -40,10 +34,7 @@ export async function recordTagEvents(db: Database, tagIds: readonly string[], o
   });
 }
 
-/**
- * `recordTagEvents` at most once per LAST_EVENT_RESOLUTION_MS per tag and process: a hot tag's
- * row is not written on every batch.
- */
+/** `recordTagEvents` at most once per LAST_EVENT_RESOLUTION_MS per tag and process. */
 export class TagActivity {
   private readonly touched = new TtlCache<string, true>(100_000);
 

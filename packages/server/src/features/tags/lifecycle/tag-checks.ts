@@ -19,19 +19,7 @@ export interface ClaimedCheck {
   lease: string;
 }
 
-/**
- * Claims up to `limit` due checks (custom tags whose `next_check_at` has passed and that no live
- * claim holds) in one short statement: the rows are picked `FOR UPDATE SKIP LOCKED` (several
- * processes never pick the same row) and stamped with a fresh lease token valid for `leaseMs`. No
- * row stays locked while DNS is asked; a claim whose process died expires and is taken again.
- *
- * Partners take turns (docs/decisions/fairness-between-partners.md): the statement walks the partners
- * with custom tags on `tags_partner_custom_due_idx` (one index descent each), reads each one's
- * oldest due rows (at most `limit`, passing over rows under a live lease), and gives each row a
- * turn: its rank within its partner plus the checks that partner runs here now. Rows go by turn,
- * then due time, and a partner past its share (min(perPartner, ceil(slots / partners with due
- * checks or checks running))) gets none until its checks end.
- */
+/** Claims up to `limit` due checks in one short statement. */
 export async function claimDueChecks(
   db: Database,
   limit: number,
@@ -78,11 +66,7 @@ export function claimChecksStatement(limit: number, leaseMs: number, fairness?: 
       (select p.livemode from partners p where p.id = tags.partner_id) as livemode`;
 }
 
-/**
- * Moves the due checks of every custom tag on `domain` (none under a live claim) to `until` at the
- * earliest: a domain whose name server does not answer backs off as a whole, so its other tags do
- * not each spend a check's whole DNS budget finding the same thing. A verify call still checks at once.
- */
+/** Moves the due checks of every custom tag on `domain` to `until` at the earliest. */
 export async function postponeDomainChecks(db: Database, domain: string, until: Date): Promise<void> {
   await db.execute(sql`
     update tags set next_check_at = ${until.toISOString()}::timestamptz
@@ -90,10 +74,7 @@ export async function postponeDomainChecks(db: Database, domain: string, until: 
       and (check_lease_until is null or check_lease_until < now())`);
 }
 
-/**
- * Runs one claimed check and applies it (features/tags/lifecycle/tag-state.ts). Returns its outcome: `ok`,
- * the failure reason, or `overtaken` when a verify call changed the tag meanwhile (result dropped).
- */
+/** Runs one claimed check and applies it (features/tags/lifecycle/tag-state.ts). */
 export async function runClaimedCheck(
   db: Database,
   dns: DnsResolver,

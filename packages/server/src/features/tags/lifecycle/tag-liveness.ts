@@ -17,17 +17,11 @@ function isLive(tag: Pick<TagRow, 'status'>): boolean {
   return tag.status === 'active' || tag.status === 'waiting_for_events';
 }
 
-/**
- * Which tags take events, and the tag lifecycle once they stored some. One per process (in
- * `AppDeps`), shared by every ingestion route, so the hot path reads no tag row per request.
- */
+/** Which tags take events, and the tag lifecycle once they stored some. */
 export class TagLiveness {
   /** Live tags by id. */
   private readonly live = new TtlCache<string, LiveTag>(50_000);
-  /**
-   * Live tags this process has seen, kept past the cache's TTL: in log mode, a live tag is served
-   * from here while the database does not answer (the collector needs no database to say 202).
-   */
+  /** Live tags this process has seen, kept past the cache's TTL. */
   private readonly knownLive = new TtlCache<string, LiveTag>(200_000);
   /** Background re-reads of known tags under way. */
   private readonly refreshing = new Set<string>();
@@ -42,12 +36,7 @@ export class TagLiveness {
     this.activity = new TagActivity(db, outbox);
   }
 
-  /**
-   * The tag by id when it is live; cached briefly (only live tags: a verify takes effect at once).
-   * `knownWhenUnreachable` (log mode): a tag this process saw live in the last day is served from
-   * memory at once and re-read in the background (a tag that stopped being live is forgotten by
-   * that re-read), so the collector needs no database round trip, and none while it is away.
-   */
+  /** The tag by id when it is live; cached briefly (only live tags: a verify takes effect at once). */
   async liveTag(tagId: string, options: { knownWhenUnreachable?: boolean } = {}): Promise<LiveTag> {
     const cached = this.live.get(tagId);
     if (cached) return cached;
@@ -91,10 +80,7 @@ export class TagLiveness {
     return tag;
   }
 
-  /**
-   * Deleted tags (runtime/collector/deleted-tags.ts) are forgotten at once, so they stop taking
-   * events now rather than when the cache's entry runs out; null forgets every tag.
-   */
+  /** Deleted tags are forgotten at once, so they stop taking events now rather than when the cache's entry runs out. */
   forget(tagIds: readonly string[] | null): void {
     if (tagIds === null) {
       this.live.clear();
@@ -107,10 +93,7 @@ export class TagLiveness {
     }
   }
 
-  /**
-   * Which of these tags still exist (live or not): a tag cached live does, the others are read in one
-   * query. The log writer drops events of deleted tags (their merchant's data is being purged).
-   */
+  /** Which of these tags still exist (live or not): a tag cached live does, the others are read in one query. */
   async existing(tagIds: readonly string[]): Promise<Set<string>> {
     const found = new Set(tagIds.filter((id) => this.live.get(id) !== undefined));
     const unknown = tagIds.filter((id) => !found.has(id));
@@ -120,10 +103,7 @@ export class TagLiveness {
     return found;
   }
 
-  /**
-   * The tag lifecycle after events were stored (features/tags/lifecycle/tag-activity.ts): the tags move to
-   * `active`, and the live tags cached here learn it.
-   */
+  /** The tag lifecycle after events were stored: the tags move to `active`, and the live tags cached here learn it. */
   async eventsStored(tagIds: string[]): Promise<void> {
     for (const id of await this.activity.record(tagIds)) {
       const live = this.live.get(id);

@@ -60,10 +60,7 @@ function outageRetryDelay(schedule: CheckSchedule): number {
 
 const at = (ms: number) => new Date(Date.now() + ms);
 
-/**
- * Where a check comes from: a partner's verify call, the background monitor holding a claim, or a
- * test-mode trigger (features/tags/trigger-tag.ts), which the tag takes as a monitor's check.
- */
+/** Where a check comes from: a partner's verify call, the background monitor holding a claim. */
 export type CheckSource = { kind: 'verify' } | { kind: 'monitor'; lease: string } | { kind: 'trigger' };
 
 /**

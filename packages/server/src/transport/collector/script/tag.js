@@ -27,9 +27,8 @@
     };
     // `sentAt` (this clock) lets the collector correct the events' times for a clock that is off.
     const body = (b) => JSON.stringify({ tagId: TAG, consent: b.c, events: b.events, sentAt: Date.now() });
-    // Batches not yet acknowledged: kept in memory (at most MAX_EVENTS events, MAX_AGE ms), so a
-    // batch that met a network error, 429 or 503 is sent again, with the same event ids, after a
-    // backoff with jitter (or the server's Retry-After).
+    // Batches not yet acknowledged: kept in memory, so a batch that met a network error, 429 or 503 is sent again, with
+    // the same event ids, after a backoff with jitter.
     const MAX_EVENTS = 300;
     const MAX_AGE = 300000;
     let box = [];
@@ -41,11 +40,8 @@
       for (const b of box) n += b.events.length;
       while (n > MAX_EVENTS && box.length > 1) n -= box.shift().events.length;
     };
-    // And in localStorage until acknowledged, where consent allows storage (mode none, opt-in
-    // granted, opt-out not refused; never cookieless) and fetch can bring an answer: the site's next
-    // page, in this tab or another, sends them again with the same ids (the collector stores an id
-    // once). At most STORE_MAX events and STORE_CHARS characters, a day old at most; the oldest go
-    // first (docs/decisions/tag-engagement.md).
+    // And in localStorage until acknowledged, where consent allows storage and fetch can bring an answer: the site's
+    // next page, in this tab or another, sends them again with the same ids.
     const KEY = `ptag:${TAG}`;
     const STORE_MAX = 1000;
     const STORE_CHARS = 500000;
@@ -111,9 +107,8 @@
         schedule();
       } catch {}
     };
-    // Consent (docs/decisions/consent.md): the visitor's answer, remembered for the tag (strictly
-    // necessary storage: it is what keeps a denial), and GPC as a standing denial. The collector
-    // enforces the tag's mode on every batch; `consent` only says what the visitor answered.
+    // Consent (docs/decisions/consent.md): the visitor's answer, remembered for the tag (strictly necessary storage: it
+    // is what keeps a denial), and GPC as a standing denial.
     const CHOICE = `ptag:consent:${TAG}`;
     let choice = null;
     try {
@@ -121,9 +116,7 @@
       if (v === 'granted' || v === 'denied') choice = v;
     } catch {}
     const gpc = CONSENT.gpc && navigator.globalPrivacyControl === true;
-    // What the next events are sent under: 'granted' or 'implied' (the muid cookie), 'cookieless'
-    // (no cookie: the collector names the visitor by a daily hash), undefined (mode none), 'wait'
-    // (opt-in before an answer: held in memory, sent on 'granted') or 'off' (not collected).
+    // What the next events are sent under: 'granted' or 'implied', 'cookieless', undefined, 'wait' or 'off'.
     const state = () => {
       if (CONSENT.mode === 'none') return CONSENT.cookieless ? 'cookieless' : undefined;
       if (choice === 'granted') return 'granted';
@@ -207,9 +200,8 @@
     };
     ptag.loaded = true;
     w.ptag = ptag;
-    // Query strings and fragments often carry tokens (password resets, sessions, e-mail links): the
-    // page view records origin and path, and of the page's query only the five utm_* campaign
-    // parameters and whether an ad click id was there (docs/decisions/collector.md).
+    // Query strings and fragments often carry tokens: the page view records origin and path, and of the page's query
+    // only the five utm_* campaign parameters and whether an ad click id was there.
     const bare = (u, utm) => {
       try {
         const x = new URL(u);
