@@ -18,6 +18,10 @@ export default defineConfig({
     // With TEST_DATABASE_URL: one migrated template database per run (globalSetup) and a copy of it
     // per test file (setupFiles of the projects with a database), src/testing/test-database.ts.
     globalSetup: ['test/setup/pg-template.ts'],
+    // TEST_REPORT=<file>: a JSON report beside the usual output, for scripts/test-times.mjs (CI's tier times).
+    ...(process.env.TEST_REPORT
+      ? { reporters: ['default', 'json'], outputFile: { json: process.env.TEST_REPORT } }
+      : {}),
     // Four tiers (`pnpm test` runs all; `test:unit` / `test:fast` / `test:integration` / `test:system`
     // one): unit = pure logic, no database or socket; fast = createCaller in-process; integration =
     // the app over real HTTP; system = several processes, a browser, outages, fuzzing, bench smokes.
