@@ -298,7 +298,10 @@ export async function runExamples({ requested = [], front, direct = [] } = {}) {
     writeFileSync(onboardingFile, JSON.stringify(onboarding));
 
     log(`starting the server on ${serverUrl} (embedded PGlite, DNS_SERVERS=127.0.0.1:${dnsPort})`);
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    // The test entry (src/main.ts with test knobs): the webhook worker looks for due deliveries
+    // every 200 ms instead of every second (a test knob, not a setting: docs/decisions/settings.md).
+    const knobs = JSON.stringify({ webhookPollMs: 200 });
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/testing/server-entry.ts', knobs], {
       cwd: serverDir,
       env: {
         ...process.env,
@@ -311,7 +314,6 @@ export async function runExamples({ requested = [], front, direct = [] } = {}) {
         // second (the other examples verify by call, before or after the monitor: same effect).
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         TAG_RECHECK_SCHEDULE: '1s',
-        WEBHOOK_POLL_MS: '200',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

@@ -1,5 +1,4 @@
-// The README's tables and docs/ARCHITECTURE.md name what exists (issue 13 item 9): every setting the
-// server parses is in the configuration table and every row of it is a setting; every top-level
+// The README's tables and docs/ARCHITECTURE.md name what exists (issue 13 item 9): every top-level
 // folder of the repository is in the repository table and every path there exists; every source
 // file ARCHITECTURE.md names exists. Read from the files as committed, so a rename fails here.
 import { execFileSync } from 'node:child_process';
@@ -7,7 +6,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EnvSchema } from '../../src/kernel/env.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
@@ -24,15 +22,6 @@ function firstColumn(heading: string): string[] {
 
 /** Tracked files (a clean clone's view: nothing ignored or generated). */
 const TRACKED = execFileSync('git', ['ls-files'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean);
-
-describe('README configuration table', () => {
-  const rows = firstColumn('## Configuration');
-
-  it('lists every setting the server parses (env.ts), once', () => {
-    const settings = Object.keys(EnvSchema.shape).sort();
-    expect([...rows].sort()).toEqual(settings);
-  });
-});
 
 describe('README repository table', () => {
   const rows = firstColumn('## Repository');
