@@ -4,9 +4,9 @@
 // 0. builds nothing: each example's `start` runs the SDK from source and builds what it serves;
 // 1. onboards a partner with the real CLI (`partner onboard --json`) into a fresh embedded
 //    database (PGlite in a temp DATA_DIR);
-// 2. starts the real server (src/main.ts) on a free port, with DNS_SERVERS pointing at a free
-//    loopback UDP port where each example starts its own loopback DNS server for the
-//    custom-domain verification step;
+// 2. starts the real server (src/main.ts, through src/testing/server-entry.ts for a test knob) on
+//    a free port, with DNS_SERVERS pointing at a free loopback UDP port where each example starts
+//    its own loopback DNS server for the custom-domain verification step;
 // 3. runs each example's one command (`pnpm --filter @partner/example-<name> start`) with
 //    PARTNER_BASE_URL, a key, PARTNER_DOMAIN and EXAMPLE_DNS_PORT set, and fails when any of them
 //    fails (an example exits non-zero on any unexpected answer). Most get the test key, as a
