@@ -4,9 +4,9 @@
 // 0. builds nothing: each example's `start` runs the SDK from source and builds what it serves;
 // 1. onboards a partner with the real CLI (`partner onboard --json`) into a fresh embedded
 //    database (PGlite in a temp DATA_DIR);
-// 2. starts the real server (src/main.ts) on a free port, with DNS_SERVERS pointing at a free
-//    loopback UDP port where each example starts its own loopback DNS server for the
-//    custom-domain verification step;
+// 2. starts the real server (src/main.ts, through src/testing/server-entry.ts for a test knob) on
+//    a free port, with DNS_SERVERS pointing at a free loopback UDP port where each example starts
+//    its own loopback DNS server for the custom-domain verification step;
 // 3. runs each example's one command (`pnpm --filter @partner/example-<name> start`) with
 //    PARTNER_BASE_URL, a key, PARTNER_DOMAIN and EXAMPLE_DNS_PORT set, and fails when any of them
 //    fails (an example exits non-zero on any unexpected answer). Most get the test key, as a
@@ -298,7 +298,10 @@ export async function runExamples({ requested = [], front, direct = [] } = {}) {
     writeFileSync(onboardingFile, JSON.stringify(onboarding));
 
     log(`starting the server on ${serverUrl} (embedded PGlite, DNS_SERVERS=127.0.0.1:${dnsPort})`);
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    // The test entry (src/main.ts with test knobs): the webhook worker looks for due deliveries
+    // every 200 ms instead of every second (a test knob, not a setting: docs/decisions/settings.md).
+    const knobs = JSON.stringify({ webhookPollMs: 200 });
+    server = spawn(process.execPath, ['--import', 'tsx', 'src/testing/server-entry.ts', knobs], {
       cwd: serverDir,
       env: {
         ...process.env,
@@ -311,7 +314,6 @@ export async function runExamples({ requested = [], front, direct = [] } = {}) {
         // second (the other examples verify by call, before or after the monitor: same effect).
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         TAG_RECHECK_SCHEDULE: '1s',
-        WEBHOOK_POLL_MS: '200',
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });

@@ -16,15 +16,24 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Timings only tests shrink: not settings of the server (its src/kernel/test-knobs.ts). */
+interface TestKnobs {
+  webhookPollMs?: number;
+}
+
 interface TestingModule {
-  startTestServer(opts?: { databaseUrl?: string; env?: Record<string, string> }): Promise<TestServer>;
+  startTestServer(opts?: {
+    databaseUrl?: string;
+    env?: Record<string, string>;
+    knobs?: TestKnobs;
+  }): Promise<TestServer>;
 }
 
 // Imported by a variable specifier so that `tsc` does not type-check the server's sources here.
 const TESTING_MODULE = '@partner/server/testing';
 
 /** Starts the real server (PGlite in memory, or TEST_DATABASE_URL) with its loopback DNS server. */
-export async function startRealServer(env?: Record<string, string>): Promise<TestServer> {
+export async function startRealServer(env?: Record<string, string>, knobs?: TestKnobs): Promise<TestServer> {
   const testing = (await import(/* @vite-ignore */ TESTING_MODULE)) as TestingModule;
-  return testing.startTestServer(env ? { env } : {});
+  return testing.startTestServer({ ...(env ? { env } : {}), ...(knobs ? { knobs } : {}) });
 }

@@ -15,12 +15,10 @@ describe('client.webhooks against the real server', () => {
   let answers: number[] = [];
 
   beforeAll(async () => {
-    server = await startRealServer({
-      WEBHOOK_DELIVERY: 'on',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '100ms,100ms',
-      WEBHOOK_POLL_MS: '50',
-    });
+    server = await startRealServer(
+      { WEBHOOK_DELIVERY: 'on', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_RETRY_SCHEDULE: '100ms,100ms' },
+      { webhookPollMs: 50 },
+    );
     client = new PartnerClient({ apiKey: server.partner.apiKey, baseURL: server.url, maxRetries: 1 });
     receiver = http.createServer((req, res) => {
       const chunks: Buffer[] = [];

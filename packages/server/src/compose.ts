@@ -23,7 +23,7 @@ import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createVisitorErasure } from './jobs/visitor-erasure.js';
 import { createWebhookDeliveryWorker, type WebhookDeliveryWorker } from './jobs/webhook-delivery.js';
 import { createWebhookRetention } from './jobs/webhook-retention.js';
-import type { Env } from './kernel/env.js';
+import { type Env, withKnobs } from './kernel/env.js';
 import { createLogger, type Logger } from './kernel/logger.js';
 import { createMetrics, type Metrics } from './kernel/metrics.js';
 import {
@@ -34,6 +34,7 @@ import {
   StartupError,
   statsStartupError,
 } from './kernel/startup-error.js';
+import type { TestKnobs } from './kernel/test-knobs.js';
 import { CollectorHostSet } from './runtime/collector/collector-hosts.js';
 import { DailySalt } from './runtime/collector/daily-salt.js';
 import { DeletedTags } from './runtime/collector/deleted-tags.js';
@@ -71,6 +72,8 @@ export interface ComposeOptions {
   metrics?: Metrics;
   /** Where the statistics live; default from the env (statsEngineOf). */
   stats?: StatsEngine;
+  /** Tests only: timings to shrink (kernel/test-knobs.ts), over the env's own (production) knobs. */
+  knobs?: Partial<TestKnobs>;
 }
 
 /** An app built and not yet started: its dependencies and its parts (no listener yet). */
@@ -111,7 +114,8 @@ export async function openDatabaseFromEnv(env: Env, owner = 'the server'): Promi
 }
 
 /** Builds the app's dependencies and its parts from the env, nothing started, nothing listening. */
-export async function composeApp(env: Env, options: ComposeOptions = {}): Promise<ComposedApp> {
+export async function composeApp(settings: Env, options: ComposeOptions = {}): Promise<ComposedApp> {
+  const env = withKnobs(settings, options.knobs);
   const logger = options.logger ?? createLogger(env);
   const metrics = options.metrics ?? createMetrics();
   const database = options.database ?? (await openDatabaseFromEnv(env));
@@ -337,7 +341,7 @@ function createEventQueue(
   const options = {
     maxPending: env.INGEST_QUEUE_MAX,
     maxBatch: env.INGEST_BATCH_MAX,
-    flushDelayMs: env.INGEST_FLUSH_DELAY_MS,
+    flushDelayMs: env.knobs.ingestFlushDelayMs,
     // Nothing orders event commits and day counts are appended: writes of one merchant share no lock, so several may
     // run at once: one per core, leaving at least half the pool to the other routes.
     concurrency: database.driver === 'postgres' ? ingestWriters(env) : 1,

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningApp, startApp } from '../src/app.js';
 import { openDatabase } from '../src/db/client.js';
 import { onboardPartner } from '../src/features/partners/onboard-partner.js';
+import type { Env } from '../src/kernel/env.js';
+import type { TestKnobs } from '../src/kernel/test-knobs.js';
 import {
   type ServerProcess,
   spawnServer,
@@ -23,10 +25,10 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 /** A second app on the test server's database with its own ingestion settings. */
-function startSibling(env: Record<string, number>): Promise<RunningApp> {
+function startSibling(env: Partial<Pick<Env, 'INGEST_QUEUE_MAX'>>, knobs: Partial<TestKnobs>): Promise<RunningApp> {
   return startApp(
     { ...server.app.deps.env, ...env },
-    { database: server.app.database, dns: server.app.deps.dns, logger: server.app.deps.logger },
+    { database: server.app.database, dns: server.app.deps.dns, logger: server.app.deps.logger, knobs },
   );
 }
 
@@ -36,7 +38,7 @@ const batch = (prefix: string, n: number) =>
 describe('the bounded event queue', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After when full, and stores nothing of the refused request', async () => {
     // The delay holds the first request in the queue until drain() below (however slow the machine).
-    const app = await startSibling({ INGEST_QUEUE_MAX: 5, INGEST_FLUSH_DELAY_MS: 10_000 });
+    const app = await startSibling({ INGEST_QUEUE_MAX: 5 }, { ingestFlushDelayMs: 10_000 });
     try {
       const tag = await preverifiedTag(server);
       const host = await collectorHostOf(server, tag);
@@ -67,7 +69,7 @@ describe('the bounded event queue', () => {
   });
 
   it('gathers concurrent requests into shared writes (group commit) and answers each once stored', async () => {
-    const app = await startSibling({ INGEST_FLUSH_DELAY_MS: 10_000 });
+    const app = await startSibling({}, { ingestFlushDelayMs: 10_000 });
     try {
       const tag = await preverifiedTag(server);
       const sibling = { ...server, url: app.url };
@@ -93,7 +95,7 @@ describe('the bounded event queue', () => {
       sql.raw(`alter table events add constraint ${poison.toLowerCase()} check (event_name <> '${poison}') not valid`),
     );
     // Held until all three requests are queued, then written together.
-    const app = await startSibling({ INGEST_FLUSH_DELAY_MS: 10_000 });
+    const app = await startSibling({}, { ingestFlushDelayMs: 10_000 });
     try {
       const tag = await preverifiedTag(server);
       const sibling = { ...server, url: app.url };
@@ -120,7 +122,7 @@ describe('the bounded event queue', () => {
   });
 
   it('writes everything queued when the app closes, long before the batching delay, then refuses more', async () => {
-    const app = await startSibling({ INGEST_FLUSH_DELAY_MS: 10_000 });
+    const app = await startSibling({}, { ingestFlushDelayMs: 10_000 });
     const tag = await preverifiedTag(server);
     const sibling = { ...server, url: app.url };
     const started = Date.now();
@@ -162,7 +164,6 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('SIGTERM (PostgreSQL pass only)'
       PORT: '0',
       LOG_LEVEL: 'warn',
       TAG_TARGET_HOST: TEST_TARGET_HOST,
-      INGEST_FLUSH_DELAY_MS: '10000',
       COLLECT_RATE_LIMIT_PER_MINUTE: '0',
       DATABASE_URL: databaseUrl,
     };
@@ -217,7 +218,8 @@ const children: ServerProcess[] = [];
 
 /** A server process with exactly `env` (src/testing/server-process.ts). */
 async function startProcess(env: NodeJS.ProcessEnv): Promise<ServerProcess> {
-  const child = await spawnServer({ env, inheritEnv: false });
+  // The batching delay (10 s) is a test knob: held in the queue until SIGTERM writes it.
+  const child = await spawnServer({ env, inheritEnv: false, knobs: { ingestFlushDelayMs: 10_000 } });
   children.push(child);
   return child;
 }

@@ -25,10 +25,10 @@ beforeAll(async () => {
       TAG_HEALTH_INTERVAL: '2s',
       TAG_RECHECK_WINDOW: '1h',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_MS: '50',
       WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
       WEBHOOK_TIMEOUT_MS: '1000',
     },
+    knobs: { webhookPollMs: 50 },
   });
   receiver = await startWebhookReceiver();
 });

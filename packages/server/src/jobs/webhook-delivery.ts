@@ -24,7 +24,7 @@ export type WebhookDeliveryConfig = Pick<
   | 'WEBHOOK_TIMEOUT_MS'
   | 'WEBHOOK_CONCURRENCY'
   | 'WEBHOOK_ENDPOINT_CONCURRENCY'
-  | 'WEBHOOK_POLL_MS'
+  | 'knobs'
   | 'WEBHOOK_PARTNER_CONCURRENCY'
 >;
 
@@ -103,7 +103,7 @@ class DeliveryWorker implements WebhookDeliveryWorker {
     );
     this.loop = createPollLoop({
       name: 'webhook-delivery',
-      intervalMs: config.WEBHOOK_POLL_MS,
+      intervalMs: config.knobs.webhookPollMs,
       runTimeoutMs: 10_000,
       logger: this.log,
       run: () => this.claimAndDispatch(),

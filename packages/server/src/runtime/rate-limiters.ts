@@ -16,7 +16,7 @@ export type MakeLimiter = (name: string, points: number, duration?: number) => R
  * insurance, so a Redis outage never fails a request.
  */
 export function limiterMaker(env: Env, redis: Redis | undefined): MakeLimiter {
-  return (name, points, duration = env.RATE_LIMIT_WINDOW_SECONDS) => {
+  return (name, points, duration = env.knobs.rateLimitWindowSeconds) => {
     if (points === 0) return null;
     const memory = new RateLimiterMemory({ points, duration, keyPrefix: name });
     if (!redis) return memory;
@@ -32,7 +32,7 @@ export function limiterMaker(env: Env, redis: Redis | undefined): MakeLimiter {
 
 /** The window as messages name it: "minute", or "<n> s". */
 export function windowName(env: Env): string {
-  return env.RATE_LIMIT_WINDOW_SECONDS === 60 ? 'minute' : `${env.RATE_LIMIT_WINDOW_SECONDS} s`;
+  return env.knobs.rateLimitWindowSeconds === 60 ? 'minute' : `${env.knobs.rateLimitWindowSeconds} s`;
 }
 
 export function limitHeaders(limit: number, result: RateLimiterRes): Record<string, string> {

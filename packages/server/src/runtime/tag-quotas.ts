@@ -29,8 +29,22 @@ export class TagQuotas {
     const perWindow = windowName(env);
     this.quotas = (
       [
-        ['tagev', 'tag-events', env.COLLECT_TAG_EVENTS_PER_MINUTE, 'events', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
-        ['tagbytes', 'tag-bytes', env.COLLECT_TAG_BYTES_PER_MINUTE, 'bytes', perWindow, env.RATE_LIMIT_WINDOW_SECONDS],
+        [
+          'tagev',
+          'tag-events',
+          env.COLLECT_TAG_EVENTS_PER_MINUTE,
+          'events',
+          perWindow,
+          env.knobs.rateLimitWindowSeconds,
+        ],
+        [
+          'tagbytes',
+          'tag-bytes',
+          env.COLLECT_TAG_BYTES_PER_MINUTE,
+          'bytes',
+          perWindow,
+          env.knobs.rateLimitWindowSeconds,
+        ],
         ['tagevday', 'tag-events-day', env.COLLECT_TAG_EVENTS_PER_DAY, 'events', 'day', DAY_SECONDS],
         ['tagbytesday', 'tag-bytes-day', env.COLLECT_TAG_BYTES_PER_DAY, 'bytes', 'day', DAY_SECONDS],
       ] as const

@@ -9,6 +9,7 @@ import { onboardPartner } from '../features/partners/onboard-partner.js';
 import type { Env } from '../kernel/env.js';
 import { errorResponse } from '../kernel/errors.js';
 import { createLogger } from '../kernel/logger.js';
+import type { TestKnobs } from '../kernel/test-knobs.js';
 import { appRouter } from '../routes/_app.js';
 import { appErrorOf, createCallerFactory } from '../routes/procedures.js';
 import { startTestDnsServer, type TestDnsServer } from './dns-server.js';
@@ -46,17 +47,19 @@ function partnerDomain(): string {
 }
 
 /** Composes and starts the app in this process for one test file: every part but a listener. */
-export async function startInProcessApp(options: { env?: Record<string, string> } = {}): Promise<InProcessApp> {
+export async function startInProcessApp(
+  options: { env?: Record<string, string>; knobs?: Partial<TestKnobs> } = {},
+): Promise<InProcessApp> {
   const databaseUrl = process.env.TEST_DATABASE_URL || undefined;
   const dns = await startTestDnsServer();
   const env = testAppEnv(dns.address, databaseUrl, options.env);
   const database = await openTestAppDatabase(env, databaseUrl);
-  const { deps, lifecycle } = await composeApp(env, { database, logger: createLogger(env) });
+  const { deps, lifecycle } = await composeApp(env, { database, logger: createLogger(env), knobs: options.knobs });
   await lifecycle.start();
   let calls = 0;
   return {
     deps,
-    env,
+    env: deps.env,
     database,
     dns: Object.assign(dns, { targetHost: env.TAG_TARGET_HOST }),
     createPartner: async (name = 'Fast Partner', domain = partnerDomain()) => {

@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import { revokeApiKeys, rotateApiKey } from '../features/partners/key-admin.js';
 import { type OnboardedPartner, onboardPartner } from '../features/partners/onboard-partner.js';
 import { createLogger } from '../kernel/logger.js';
+import type { TestKnobs } from '../kernel/test-knobs.js';
 import { appRouter } from '../routes/_app.js';
 import { createCallerFactory } from '../routes/procedures.js';
 
@@ -53,6 +54,8 @@ export interface TestServerOptions {
   /** Real PostgreSQL; default: TEST_DATABASE_URL when set, else an in-memory PGlite. */
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Timings only tests shrink (kernel/test-knobs.ts): not settings, so not in `env`. */
+  knobs?: Partial<TestKnobs>;
   /** Where the app's log lines go (default stdout); with `env.LOG_LEVEL` a test can read its logs. */
   logDestination?: { write(line: string): void };
 }
@@ -68,7 +71,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const dns = await startTestDnsServer();
   const env = testAppEnv(dns.address, databaseUrl, { PORT: '0', HOST: '127.0.0.1', ...options.env });
   const database = await openTestAppDatabase(env, databaseUrl);
-  const app = await startApp(env, { database, logger: createLogger(env, options.logDestination) });
+  const app = await startApp(env, {
+    database,
+    logger: createLogger(env, options.logDestination),
+    knobs: options.knobs,
+  });
   // RECORD_RESPONSES=<dir>: every REST response lands there for the OpenAPI contract check.
   if (process.env.RECORD_RESPONSES) recordResponses(app.server, process.env.RECORD_RESPONSES);
 

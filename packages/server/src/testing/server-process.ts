@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestKnobs } from '../kernel/test-knobs.js';
 
 /** packages/server: the directory `src/main.ts` is started from. */
 export const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -38,6 +39,11 @@ export interface SpawnServerOptions {
   ready?: { port: number; path: string };
   /** Keep only the last this many characters of the output (default: all). */
   outputLimit?: number;
+  /**
+   * Test knobs (kernel/test-knobs.ts): the process runs src/testing/server-entry.ts, src/main.ts
+   * with these knobs (not with `script`).
+   */
+  knobs?: Partial<TestKnobs>;
 }
 
 /** `--import tsx` for a TypeScript entry, nothing for compiled JavaScript. */
@@ -52,28 +58,32 @@ function ownDataDir(options: SpawnServerOptions): string | undefined {
   return mkdtempSync(path.join(os.tmpdir(), 'partner-tags-server-'));
 }
 
+/** The entry and its arguments: `script`, or the test entry with the knobs. */
+function entryOf(options: SpawnServerOptions): string[] {
+  if (!options.knobs) return [options.script ?? 'src/main.ts'];
+  if (options.script) throw new Error('spawnServer: `knobs` run src/testing/server-entry.ts, not a `script`');
+  return [path.join(SERVER_DIR, 'src/testing/server-entry.ts'), JSON.stringify(options.knobs)];
+}
+
 export async function spawnServer(options: SpawnServerOptions = {}): Promise<ServerProcess> {
+  const entry = entryOf(options);
   const base: NodeJS.ProcessEnv = options.inheritEnv
     ? { ...process.env }
     : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
   const dataDir = ownDataDir(options);
-  const child = spawn(
-    process.execPath,
-    [...(options.nodeArgs ?? []), ...tsxFor(options.script ?? 'src/main.ts'), options.script ?? 'src/main.ts'],
-    {
-      cwd: options.cwd ?? SERVER_DIR,
-      env: {
-        ...base,
-        NODE_ENV: 'production',
-        HOST: '127.0.0.1',
-        PORT: String(options.ready?.port ?? 0),
-        LOG_LEVEL: 'info',
-        ...(dataDir ? { DATA_DIR: dataDir } : {}),
-        ...options.env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), ...tsxFor(entry[0] as string), ...entry], {
+    cwd: options.cwd ?? SERVER_DIR,
+    env: {
+      ...base,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(options.ready?.port ?? 0),
+      LOG_LEVEL: 'info',
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
+      ...options.env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const collect = (chunk: Buffer) => {
     output += chunk.toString('utf8');

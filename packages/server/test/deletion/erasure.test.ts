@@ -26,8 +26,8 @@ beforeAll(async () => {
       WEBHOOK_DELIVERY: 'on',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
-      WEBHOOK_POLL_MS: '50',
     },
+    knobs: { webhookPollMs: 50 },
   });
   receiver = await startWebhookReceiver();
   client = api(server, server.partner.apiKey);

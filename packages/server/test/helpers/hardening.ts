@@ -1,4 +1,5 @@
 import net from 'node:net';
+import type { TestKnobs } from '../../src/kernel/test-knobs.js';
 import { type ServerProcess, spawnServer as spawnProcess } from '../../src/testing/server-process.js';
 
 export {
@@ -12,13 +13,17 @@ export {
 
 export type { ServerProcess };
 
-/** Spawns `node --import tsx src/main.ts` with `env` (PORT 0 on 127.0.0.1) and waits until it listens. */
+/**
+ * Spawns `node --import tsx src/main.ts` with `env` (PORT 0 on 127.0.0.1) and waits until it
+ * listens; with `knobs`, src/testing/server-entry.ts (kernel/test-knobs.ts).
+ */
 export function spawnServer(
   env: Record<string, string>,
   timeoutMs = 30_000,
   nodeArgs: string[] = [],
+  knobs?: Partial<TestKnobs>,
 ): Promise<ServerProcess> {
-  return spawnProcess({ env, timeoutMs, nodeArgs });
+  return spawnProcess({ env, timeoutMs, nodeArgs, knobs });
 }
 
 export interface TcpProxy {

@@ -52,11 +52,11 @@ describe('metrics of the background jobs: webhook deliveries and DNS checks by o
         TAG_RECHECK_SCHEDULE: '1s,1s',
         TAG_RECHECK_WINDOW: '1h',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-        WEBHOOK_POLL_MS: '50',
         // One retry: a delivery failing twice is `failed`.
         WEBHOOK_RETRY_SCHEDULE: '100ms',
         WEBHOOK_TIMEOUT_MS: '1000',
       },
+      knobs: { webhookPollMs: 50 },
     });
     receiver = await startWebhookReceiver();
   }, 60_000);

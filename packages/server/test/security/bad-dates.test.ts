@@ -47,7 +47,8 @@ describe('direct mode: the schemas refuse the date, a refused request never fail
   beforeAll(async () => {
     server = await startTestServer({
       // A write starts once 5 events wait (and not before 10 s): the 5 requests below share one batch.
-      env: { INGEST_BATCH_MAX: '5', INGEST_FLUSH_DELAY_MS: '10000', LOG_LEVEL: 'warn' },
+      env: { INGEST_BATCH_MAX: '5', LOG_LEVEL: 'warn' },
+      knobs: { ingestFlushDelayMs: 10_000 },
       logDestination: { write: (line: string) => void lines.push(line) },
     });
     tag = await preverifiedTag(server);

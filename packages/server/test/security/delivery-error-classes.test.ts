@@ -26,10 +26,10 @@ beforeAll(async () => {
       LOG_LEVEL: 'info',
       WEBHOOK_DELIVERY: 'on',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_MS: '50',
       WEBHOOK_RETRY_SCHEDULE: '1h',
       WEBHOOK_TIMEOUT_MS: '800',
     },
+    knobs: { webhookPollMs: 50 },
     logDestination: { write: (line) => void logLines.push(line) },
   });
   receiver = await startWebhookReceiver();

@@ -17,9 +17,9 @@ beforeAll(async () => {
       MAX_CUSTOM_TAGS_PER_PARTNER: '2',
       MAX_WEBHOOK_ENDPOINTS_PER_PARTNER: '2',
       WEBHOOK_TEST_CALLS_PER_PARTNER: '2',
-      WEBHOOK_TEST_WINDOW: '1h',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     },
+    knobs: { webhookTestWindowMs: 3_600_000 },
   });
 });
 afterAll(() => server?.close());

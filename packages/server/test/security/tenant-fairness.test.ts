@@ -158,11 +158,11 @@ describe('webhook deliveries: silent endpoints of one partner do not delay anoth
         WEBHOOK_DELIVERY: 'on',
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-        WEBHOOK_POLL_MS: '50',
         WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s,1s,1s',
         MAX_WEBHOOK_ENDPOINTS_PER_PARTNER: '1000',
         WEBHOOK_TEST_CALLS_PER_PARTNER: '100000',
       },
+      knobs: { webhookPollMs: 50 },
     });
     noisy = await server.createPartner('Noisy');
     live = await server.createPartner('Live');

@@ -28,9 +28,9 @@ beforeAll(async () => {
       WEBHOOK_DNS_CONCURRENCY: '1',
       DNS_TIMEOUT_MS: String(BUDGET_MS),
       WEBHOOK_DELIVERY: 'on',
-      WEBHOOK_POLL_MS: '50',
       WEBHOOK_RETRY_SCHEDULE: '1h',
     },
+    knobs: { webhookPollMs: 50 },
   });
   receiver = await startWebhookReceiver();
 });
@@ -146,9 +146,9 @@ describe('webhook host lookups with WEBHOOK_ALLOW_PRIVATE_URLS', () => {
       env: {
         WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
         WEBHOOK_DELIVERY: 'on',
-        WEBHOOK_POLL_MS: '50',
         WEBHOOK_RETRY_SCHEDULE: '1h',
       },
+      knobs: { webhookPollMs: 50 },
     });
   });
 

@@ -81,7 +81,7 @@ describe('the SDK finishes a burst through 429s', () => {
   let server: TestServer;
   beforeAll(async () => {
     // 4 requests per 1-second window: a burst of 10 is limited and must wait for Retry-After.
-    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '4', RATE_LIMIT_WINDOW_SECONDS: '1' } });
+    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '4' }, knobs: { rateLimitWindowSeconds: 1 } });
   });
   afterAll(() => server?.close());
 

@@ -101,6 +101,11 @@ describe.concurrent('start-up errors: one line naming the fix, exit code 1, no s
       `Cannot reach the database at DATABASE_URL=postgres://app:****@127.0.0.1:${port}/tags (ECONNREFUSED): start PostgreSQL there or fix DATABASE_URL`,
     );
     expect(result.stderr).not.toContain('s3cret');
+    // The start-up line lists what differs from the defaults (docs/settings.md), the URL without its credentials.
+    expect(result.stdout).toContain(
+      `settings differing from the defaults: NODE_ENV=production PORT=0 HOST=127.0.0.1 DATABASE_URL=postgres://127.0.0.1:${port}/tags DATA_DIR=`,
+    );
+    expect(result.stdout).not.toContain('s3cret');
   });
 
   it.skipIf(!pg)('the database does not exist', async () => {

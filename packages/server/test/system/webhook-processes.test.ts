@@ -36,21 +36,25 @@ describe.skipIf(!pgUp)('webhook delivery across processes', () => {
   const processes: ServerProcess[] = [];
 
   const start = async (env: Record<string, string> = {}) => {
-    const p = await spawnServer({
-      DATABASE_URL: scratch.url,
-      TAG_TARGET_HOST: TEST_TARGET_HOST,
-      TAG_MONITOR: 'off',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '0',
-      // 60 test events queue the load: above the default budget of test calls per partner.
-      WEBHOOK_TEST_CALLS_PER_PARTNER: '1000000',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      // Room for a loaded CI: a load spike must not use up every attempt of a message.
-      WEBHOOK_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s',
-      WEBHOOK_POLL_MS: '100',
-      WEBHOOK_TIMEOUT_MS: '3000',
-      ...env,
-    });
+    const p = await spawnServer(
+      {
+        DATABASE_URL: scratch.url,
+        TAG_TARGET_HOST: TEST_TARGET_HOST,
+        TAG_MONITOR: 'off',
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '0',
+        // 60 test events queue the load: above the default budget of test calls per partner.
+        WEBHOOK_TEST_CALLS_PER_PARTNER: '1000000',
+        WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+        // Room for a loaded CI: a load spike must not use up every attempt of a message.
+        WEBHOOK_RETRY_SCHEDULE: '500ms,1s,2s,4s,8s',
+        WEBHOOK_TIMEOUT_MS: '3000',
+        ...env,
+      },
+      30_000,
+      [],
+      { webhookPollMs: 100 },
+    );
     processes.push(p);
     return p;
   };

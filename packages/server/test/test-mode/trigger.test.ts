@@ -25,9 +25,9 @@ beforeAll(async () => {
     env: {
       WEBHOOK_DELIVERY: 'on',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_POLL_MS: '50',
       WEBHOOK_RETRY_SCHEDULE: '100ms',
     },
+    knobs: { webhookPollMs: 50 },
   });
   testReceiver = await startWebhookReceiver();
   liveReceiver = await startWebhookReceiver();

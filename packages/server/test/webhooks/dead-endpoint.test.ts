@@ -35,12 +35,12 @@ beforeAll(async () => {
       WEBHOOK_DELIVERY: 'on',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1h',
-      WEBHOOK_POLL_MS: '50',
       WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
       WEBHOOK_CONCURRENCY: '8',
       WEBHOOK_ENDPOINT_CONCURRENCY: String(PER_ENDPOINT),
       METRICS_TOKEN: TOKEN,
     },
+    knobs: { webhookPollMs: 50 },
   });
   live = await startWebhookReceiver();
   dead = await startWebhookReceiver();

@@ -14,7 +14,8 @@ let receiver: TestWebhookReceiver;
 
 beforeAll(async () => {
   server = await startTestServer({
-    env: { WEBHOOK_DELIVERY: 'on', WEBHOOK_POLL_MS: '50', WEBHOOK_RETRY_SCHEDULE: '10s' },
+    env: { WEBHOOK_DELIVERY: 'on', WEBHOOK_RETRY_SCHEDULE: '10s' },
+    knobs: { webhookPollMs: 50 },
   });
   receiver = await startWebhookReceiver();
 });

@@ -23,9 +23,9 @@ beforeAll(async () => {
       WEBHOOK_DELIVERY: 'on',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '100ms,100ms,100ms',
-      WEBHOOK_POLL_MS: '50',
       WEBHOOK_TIMEOUT_MS: '1000',
     },
+    knobs: { webhookPollMs: 50 },
   });
   receiver = await startWebhookReceiver();
   client = api(server, server.partner.apiKey);

@@ -19,7 +19,7 @@ export function partnerCapsOf(env: Env): PartnerCaps {
     maxCustomTags: env.MAX_CUSTOM_TAGS_PER_PARTNER,
     maxWebhookEndpoints: env.MAX_WEBHOOK_ENDPOINTS_PER_PARTNER,
     webhookTestCalls: env.WEBHOOK_TEST_CALLS_PER_PARTNER,
-    webhookTestWindowMs: env.WEBHOOK_TEST_WINDOW,
+    webhookTestWindowMs: env.knobs.webhookTestWindowMs,
   };
 }
 
