@@ -16,6 +16,8 @@ export interface Merchant {
   createdAt: string;
   /** Days its events are kept; `null`: the partner's `defaultRetentionDays`, then the server's default (else forever). */
   retentionDays: number | null;
+  /** Its IANA time zone, canonical name (default `UTC`): the week of its `stats.digest` webhook. */
+  timezone: string;
   /** The merchant's tags. */
   tags: TagSummary[];
 }
@@ -30,6 +32,8 @@ export interface MerchantListParams {
 export interface MerchantCreateParams {
   /** Non-empty merchant name. */
   name: string;
+  /** IANA time zone (any case or alias; default `UTC`): its weekly digest goes out Monday 06:00 there. */
+  timezone?: string;
 }
 
 export interface MerchantCreateResponse {
@@ -42,6 +46,8 @@ export interface MerchantUpdateParams {
   name?: string;
   /** Days its events are kept, 1..3650; `null`: inherit the partner's default (`client.settings`). */
   retentionDays?: number | null;
+  /** IANA time zone (any case or alias), stored under its canonical name. */
+  timezone?: string;
 }
 
 /** `merchants.delete`: gone for every reader now; its data is purged in the background, then `merchant.deleted`. */

@@ -5,7 +5,7 @@ const ISO = sql.raw(`'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`);
 /**
  * A merchant row as the API's Merchant JSON, its tags in creation order: the one shape the merchant
  * list and `GET /v1/partners/merchant/{merchantId}` answer. `row` names a row of `merchants` (id,
- * name, created_at, retention_days); `livemode` is the partner's, as a column or a parameter.
+ * name, created_at, retention_days, timezone); `livemode` is the partner's, as a column or a parameter.
  */
 export function merchantJson(row: string, livemode: SQL): SQL {
   const m = sql.identifier(row);
@@ -15,6 +15,7 @@ export function merchantJson(row: string, livemode: SQL): SQL {
         'livemode', ${livemode},
         'createdAt', to_char(${m}.created_at at time zone 'UTC', ${ISO}),
         'retentionDays', ${m}.retention_days,
+        'timezone', ${m}.timezone,
         'tags', coalesce((
           select json_agg(json_build_object(
             'hostname', t.domain,
