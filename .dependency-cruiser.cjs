@@ -70,7 +70,11 @@ module.exports = {
       from: { path: SRC, pathNot: [layer('features/stats/')] },
       to: {
         path: layer('features/stats/'),
-        pathNot: [layer('features/stats/(store|summary|timeseries|breakdown|realtime|funnel|attribution)\\.ts$')],
+        pathNot: [
+          layer(
+            'features/stats/(store|summary|timeseries|breakdown|realtime|funnel|attribution|visitors-by-hour)\\.ts$',
+          ),
+        ],
       },
     },
     {

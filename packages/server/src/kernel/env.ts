@@ -329,6 +329,8 @@ export const EnvSchema = z.object({
       .regex(/^https?:\/\//, { message: 'must be an http:// or https:// URL' })
       .optional(),
   ),
+  /** The statistics' webhooks (jobs/stats-notices.ts): `off`: this process sends no `stats.digest` or `stats.spike`. */
+  STATS_NOTICES: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   /** Tag monitor (jobs/tag-monitor.ts): `off` stops the background DNS checks of this process. */
   TAG_MONITOR: z.preprocess(emptyAsUndefined, z.enum(['on', 'off']).default('on')),
   /** Intervals between the re-checks of an unverified custom tag; the last one repeats until TAG_RECHECK_WINDOW. */
