@@ -31,11 +31,27 @@ describe('retention through the SDK', () => {
   });
 
   it('settings.retrieve/update hold the partner default', async () => {
-    expect(await client.settings.retrieve()).toEqual({ defaultRetentionDays: null });
-    expect(await client.settings.update({ defaultRetentionDays: 365 })).toEqual({ defaultRetentionDays: 365 });
-    expect(await client.settings.retrieve()).toEqual({ defaultRetentionDays: 365 });
+    expect(await client.settings.retrieve()).toEqual({
+      defaultRetentionDays: null,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await client.settings.update({ defaultRetentionDays: 365 })).toEqual({
+      defaultRetentionDays: 365,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await client.settings.retrieve()).toEqual({
+      defaultRetentionDays: 365,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
     const error = await client.settings.update({ defaultRetentionDays: 3651 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
-    expect(await client.settings.update({ defaultRetentionDays: null })).toEqual({ defaultRetentionDays: null });
+    expect(await client.settings.update({ defaultRetentionDays: null })).toEqual({
+      defaultRetentionDays: null,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
   });
 });
