@@ -134,5 +134,21 @@ export const TriggerStatsResponse = z
     deliveries: z.number().int().meta({ description: 'Deliveries created.', example: 1 }),
     data: z.union([WebhookStatsDigestData, WebhookStatsSpikeData]).meta({ description: "The webhook's `data`." }),
   })
-  .meta({ id: 'TriggerStatsResponse' });
+  .meta({
+    id: 'TriggerStatsResponse',
+    example: {
+      type: 'stats.spike',
+      messageId: '9b2d7c1a-4e5f-4a6b-8c7d-0e1f2a3b4c5d',
+      deliveries: 1,
+      data: {
+        merchantId: '3f2b6c1e-8a4d-4c7e-9b1a-2d5e6f7a8b9c',
+        timezone: 'Europe/Paris',
+        hour: { start: '2026-11-30T10:00:00.000Z', end: '2026-11-30T11:00:00.000Z' },
+        visitors: 120,
+        median: 20.5,
+        previousWeeks: [18, 22, 19, 25],
+        multiple: 3,
+      },
+    },
+  });
 export type TriggerStatsResponse = z.infer<typeof TriggerStatsResponse>;
