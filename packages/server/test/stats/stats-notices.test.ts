@@ -5,7 +5,9 @@
 import { sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StatsStore } from '../../src/features/stats/store.js';
 import { checkSpikes, sendDueDigests } from '../../src/features/stats-notices/passes.js';
+import { createStatsNotices } from '../../src/jobs/stats-notices.js';
 import {
   startTestServer,
   startWebhookReceiver,
@@ -293,6 +295,71 @@ describe('stats.spike', () => {
     // 2026-12-01 10:00 UTC has no events: nothing to send, and the day is still open.
     expect((await checkSpikes(deps(), SPIKE_HOUR + DAY, { now: SPIKE_HOUR + DAY + HOUR })).sent).toBe(0);
     expect(await spikesSent()).toBe(1);
+  });
+});
+
+describe('the walks', () => {
+  it('a merchant whose read hangs is given up at its deadline; the next one gets its spike', async () => {
+    const hour = Date.parse('2026-12-02T10:00:00Z');
+    const stuck = await merchantWithTag(server.partner.apiKey, 'UTC');
+    const spiking = await merchantWithTag(server.partner.apiKey, 'UTC');
+    await collect(
+      spiking.tagId,
+      Array.from({ length: 11 }, (_, i) => ({ muid: `s-${i}`, at: hour + i * 60_000 })),
+    );
+    await collect(
+      stuck.tagId,
+      Array.from({ length: 11 }, (_, i) => ({ muid: `x-${i}`, at: hour + i * 60_000 })),
+    );
+    const store = deps().stats as StatsStore;
+    const hanging = new Proxy(store, {
+      get(target, name, receiver) {
+        if (name === 'hourVisitors') {
+          return (principal: string, merchantId: string, hours: readonly number[]) =>
+            merchantId === stuck.merchantId ? new Promise(() => {}) : store.hourVisitors(principal, merchantId, hours);
+        }
+        const value = Reflect.get(target, name, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const started = Date.now();
+    const result = await checkSpikes({ ...deps(), stats: hanging }, hour, {
+      now: hour + HOUR + 5 * 60_000,
+      merchantTimeoutMs: 500,
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.failed).toBe(1);
+    const sent = await query<{ merchant_id: string }>(
+      server,
+      sql`select merchant_id::text from stats_notices where kind = 'spike' and period = '2026-12-02'`,
+    );
+    expect(sent.map((r) => r.merchant_id)).toEqual([spiking.merchantId]);
+  });
+
+  it('the job sends a digest on its own when Monday 06:00 comes in the merchant zone', async () => {
+    const tokyo = await merchantWithTag(server.partner.apiKey, 'Asia/Tokyo');
+    await collect(tokyo.tagId, [{ muid: 'j', at: Date.parse('2026-11-25T03:00:00Z'), path: '/tokyo' }]);
+    const before = live.received.length;
+    // Monday 2026-11-30 06:30 in Tokyo is Sunday 21:30 UTC.
+    const { digests, spikes } = createStatsNotices({
+      deps: deps(),
+      logger: server.app.deps.logger,
+      intervalMs: 100,
+      now: () => Date.parse('2026-11-29T21:30:00Z'),
+    });
+    digests.start();
+    try {
+      await live.waitFor(before + 1, 15_000);
+    } finally {
+      await digests.stop();
+      await spikes.stop();
+    }
+    const digest = verified(live, liveSecret).at(-1)!;
+    expect(digest).toMatchObject({
+      type: 'stats.digest',
+      data: { merchantId: tokyo.merchantId, timezone: 'Asia/Tokyo', week: { startDate: '2026-11-23' } },
+    });
+    expect(digest.data.summary.totals.visitors).toBe(1);
   });
 });
 
