@@ -55,3 +55,23 @@ describe('retention through the SDK', () => {
     });
   });
 });
+
+describe('stats webhooks through the SDK', () => {
+  it('settings switch them; merchants take a zone; triggerStats sends either in test mode', async () => {
+    const settings = await client.settings.update({ statsDigest: true, statsSpike: { enabled: true, multiple: 2 } });
+    expect(settings).toMatchObject({ statsDigest: true, statsSpike: { enabled: true, multiple: 2 } });
+    expect(await client.settings.retrieve()).toMatchObject({ statsDigest: true });
+    const low = await client.settings.update({ statsSpike: { multiple: 1 } }).catch((e: unknown) => e);
+    expect(low).toBeInstanceOf(BadRequestError);
+
+    const test = new PartnerClient({ apiKey: server.partner.testApiKey, baseURL: server.url, maxRetries: 0 });
+    const { merchantId } = await test.merchants.create({ name: 'Zoned', timezone: 'asia/tokyo' });
+    expect((await test.merchants.retrieve(merchantId)).timezone).toBe('Asia/Tokyo');
+    const digest = await test.testHelpers.triggerStats(merchantId, { event: 'stats.digest' });
+    expect(digest).toMatchObject({ type: 'stats.digest', deliveries: 0, data: { merchantId, timezone: 'Asia/Tokyo' } });
+    const spike = await test.testHelpers.triggerStats(merchantId, { event: 'stats.spike' });
+    expect(spike).toMatchObject({ type: 'stats.spike', data: { merchantId, visitors: 0, multiple: 3 } });
+    const live = await client.testHelpers.triggerStats(merchantId, { event: 'stats.digest' }).catch((e: unknown) => e);
+    expect(live).toMatchObject({ status: 403, code: 'TEST_MODE_ONLY' });
+  });
+});

@@ -100,7 +100,9 @@ export class Merchants {
 
   /** `POST /v1/partners/merchant`: creates a merchant (201). */
   create(params: MerchantCreateParams, options?: RequestOptions): APIPromise<MerchantCreateResponse> {
-    return this.#transport.post('/v1/partners/merchant', { name: params.name }, options);
+    const body =
+      params.timezone === undefined ? { name: params.name } : { name: params.name, timezone: params.timezone };
+    return this.#transport.post('/v1/partners/merchant', body, options);
   }
 
   /** `GET /v1/partners/merchant/{merchantId}`: one merchant with its tags (404 once deleted). */
@@ -108,9 +110,9 @@ export class Merchants {
     return this.#transport.get(merchantPath(merchantId), new URLSearchParams(), options);
   }
 
-  /** `PATCH /v1/partners/merchant/{merchantId}`: sets its name and/or retention period; resolves with it. */
+  /** `PATCH /v1/partners/merchant/{merchantId}`: sets its name, retention period and/or zone; resolves with it. */
   update(merchantId: string, params: MerchantUpdateParams, options?: RequestOptions): APIPromise<Merchant> {
-    const body = { name: params.name, retentionDays: params.retentionDays };
+    const body = { name: params.name, retentionDays: params.retentionDays, timezone: params.timezone };
     return this.#transport.patch(merchantPath(merchantId), body, options);
   }
 
