@@ -57,6 +57,12 @@ function describe(event: WebhookEvent): string {
     return `merchant=${event.data.merchantId} deletedAt=${event.data.deletedAt} purgedAt=${event.data.purgedAt}`;
   if (event.type === 'erasure.completed')
     return `erasure=${event.data.id} merchant=${event.data.merchantId ?? '(all)'} eventsDeleted=${event.data.eventsDeleted}`;
+  if (event.type === 'stats.digest') {
+    const { summary, week } = event.data;
+    return `digest merchant=${event.data.merchantId} week=${week.startDate}..${week.endDate} visitors=${summary.totals.visitors} before=${summary.previous?.totals.visitors ?? '-'}`;
+  }
+  if (event.type === 'stats.spike')
+    return `spike merchant=${event.data.merchantId} hour=${event.data.hour.start} visitors=${event.data.visitors} median=${event.data.median}`;
   const tag = event.data;
   return [
     `tag=${tag.tagId}`,

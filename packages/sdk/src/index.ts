@@ -59,7 +59,12 @@ export {
   Merchants,
   type MerchantUpdateParams,
 } from './resources/merchants.js';
-export { type PartnerSettings, Settings, type SettingsUpdateParams } from './resources/settings.js';
+export {
+  type PartnerSettings,
+  Settings,
+  type SettingsUpdateParams,
+  type StatsSpikeSettings,
+} from './resources/settings.js';
 export {
   Stats,
   type StatsAttribution,
@@ -104,7 +109,14 @@ export {
   type TagVerifyParams,
   type TagVerifyResponse,
 } from './resources/tags.js';
-export { TestHelpers, type TriggerableTagEvent, type TriggerTagParams } from './resources/test-helpers.js';
+export {
+  TestHelpers,
+  type TriggerableStatsEvent,
+  type TriggerableTagEvent,
+  type TriggerStatsParams,
+  type TriggerStatsResponse,
+  type TriggerTagParams,
+} from './resources/test-helpers.js';
 export type { EventConsent, TrackingEvent } from './resources/tracking-event.js';
 export {
   type UnwrapOptions,
@@ -127,6 +139,9 @@ export {
   type WebhookListParams,
   type WebhookMerchantDeleted,
   type WebhookRotateSecretResponse,
+  type WebhookStatsDigest,
+  type WebhookStatsSpike,
+  type WebhookStatsWeekBreakdowns,
   Webhooks,
   type WebhookTag,
   WebhookVerificationError,

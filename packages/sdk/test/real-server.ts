@@ -4,6 +4,8 @@
 interface PartnerInfo {
   partnerId: string;
   apiKey: string;
+  /** The partner's test-mode key (`mp_test_...`). */
+  testApiKey: string;
   domain: string;
 }
 

@@ -153,6 +153,7 @@ const CALLS: Record<string, Call<PartnerClient>> = {
   'erasures.create': (c, o) => c.erasures.create({ muid: 'visitor-1' }, o),
   'erasures.retrieve': (c, o) => c.erasures.retrieve('e', o),
   'testHelpers.triggerTag': (c, o) => c.testHelpers.triggerTag('t', { event: 'tag.disconnected' }, o),
+  'testHelpers.triggerStats': (c, o) => c.testHelpers.triggerStats('m', { event: 'stats.digest' }, o),
 };
 /** Methods that send nothing: `unwrap` verifies a delivery locally. */
 const NO_REQUEST = ['webhooks.unwrap'];

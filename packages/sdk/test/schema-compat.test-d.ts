@@ -58,6 +58,9 @@ describe('SDK types match @partner/shared-schemas', () => {
     expectTypeOf<Sdk.MerchantDeleteResponse>().toEqualTypeOf<Schemas.DeleteMerchantResponse>();
     expectTypeOf<Sdk.TagDeleteResponse>().toEqualTypeOf<Schemas.DeleteTagResponse>();
     expectTypeOf<Sdk.WebhookMerchantDeleted>().toEqualTypeOf<Schemas.WebhookMerchantDeletedData>();
+    expectTypeOf<Sdk.WebhookStatsDigest>().toEqualTypeOf<Schemas.WebhookStatsDigestData>();
+    expectTypeOf<Sdk.WebhookStatsSpike>().toEqualTypeOf<Schemas.WebhookStatsSpikeData>();
+    expectTypeOf<Sdk.TriggerStatsResponse>().toEqualTypeOf<Schemas.TriggerStatsResponse>();
     expectTypeOf<Sdk.TagGenerateResponse>().toEqualTypeOf<Schemas.GenerateTagResponse>();
     expectTypeOf<Sdk.TagVerifyResponse>().toEqualTypeOf<Schemas.VerifyTagResponse>();
     expectTypeOf<Sdk.TagSnippet>().toEqualTypeOf<Schemas.TagSnippetResponse>();

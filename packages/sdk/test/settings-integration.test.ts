@@ -31,11 +31,47 @@ describe('retention through the SDK', () => {
   });
 
   it('settings.retrieve/update hold the partner default', async () => {
-    expect(await client.settings.retrieve()).toEqual({ defaultRetentionDays: null });
-    expect(await client.settings.update({ defaultRetentionDays: 365 })).toEqual({ defaultRetentionDays: 365 });
-    expect(await client.settings.retrieve()).toEqual({ defaultRetentionDays: 365 });
+    expect(await client.settings.retrieve()).toEqual({
+      defaultRetentionDays: null,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await client.settings.update({ defaultRetentionDays: 365 })).toEqual({
+      defaultRetentionDays: 365,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await client.settings.retrieve()).toEqual({
+      defaultRetentionDays: 365,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
     const error = await client.settings.update({ defaultRetentionDays: 3651 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
-    expect(await client.settings.update({ defaultRetentionDays: null })).toEqual({ defaultRetentionDays: null });
+    expect(await client.settings.update({ defaultRetentionDays: null })).toEqual({
+      defaultRetentionDays: null,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+  });
+});
+
+describe('stats webhooks through the SDK', () => {
+  it('settings switch them; merchants take a zone; triggerStats sends either in test mode', async () => {
+    const settings = await client.settings.update({ statsDigest: true, statsSpike: { enabled: true, multiple: 2 } });
+    expect(settings).toMatchObject({ statsDigest: true, statsSpike: { enabled: true, multiple: 2 } });
+    expect(await client.settings.retrieve()).toMatchObject({ statsDigest: true });
+    const low = await client.settings.update({ statsSpike: { multiple: 1 } }).catch((e: unknown) => e);
+    expect(low).toBeInstanceOf(BadRequestError);
+
+    const test = new PartnerClient({ apiKey: server.partner.testApiKey, baseURL: server.url, maxRetries: 0 });
+    const { merchantId } = await test.merchants.create({ name: 'Zoned', timezone: 'asia/tokyo' });
+    expect((await test.merchants.retrieve(merchantId)).timezone).toBe('Asia/Tokyo');
+    const digest = await test.testHelpers.triggerStats(merchantId, { event: 'stats.digest' });
+    expect(digest).toMatchObject({ type: 'stats.digest', deliveries: 0, data: { merchantId, timezone: 'Asia/Tokyo' } });
+    const spike = await test.testHelpers.triggerStats(merchantId, { event: 'stats.spike' });
+    expect(spike).toMatchObject({ type: 'stats.spike', data: { merchantId, visitors: 0, multiple: 3 } });
+    const live = await client.testHelpers.triggerStats(merchantId, { event: 'stats.digest' }).catch((e: unknown) => e);
+    expect(live).toMatchObject({ status: 403, code: 'TEST_MODE_ONLY' });
   });
 });

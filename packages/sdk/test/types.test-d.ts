@@ -161,6 +161,10 @@ describe('public types', () => {
         case 'erasure.completed':
           expectTypeOf(event.data).toEqualTypeOf<Erasure>();
           return event.data.muid;
+        case 'stats.digest':
+          return event.data.week.startDate;
+        case 'stats.spike':
+          return event.data.hour.start;
         default:
           // Every type is handled: nothing is left.
           expectTypeOf(event).toBeNever();
@@ -178,6 +182,8 @@ describe('public types', () => {
       | 'tag.deleted'
       | 'merchant.deleted'
       | 'erasure.completed'
+      | 'stats.digest'
+      | 'stats.spike'
       | 'webhook.test'
     >();
     // Every event carries the envelope's fields, whatever its type.

@@ -14,6 +14,8 @@ import {
   type WebhookEventDataMap,
   type WebhookEventType,
   type WebhookMerchantDeleted,
+  type WebhookStatsDigest,
+  type WebhookStatsSpike,
 } from '../src/index.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -55,6 +57,45 @@ const erasure: Erasure = {
 
 const merchantDeleted: WebhookMerchantDeleted = { merchantId: MERCHANT_ID, deletedAt: AT, purgedAt: AT };
 
+const WEEK = { startDate: '2026-11-16', endDate: '2026-11-22', timezone: 'UTC' };
+const BEFORE = { startDate: '2026-11-09', endDate: '2026-11-15', timezone: 'UTC' };
+const totals = (visitors: number) => ({
+  events: visitors * 3,
+  visitors,
+  pageviews: visitors * 2,
+  purchases: 1,
+  revenue: [{ currency: 'EUR', amount: '10.00' }],
+  visits: visitors,
+  bounceRate: 0.5,
+  visitDuration: 30,
+  viewsPerVisit: 2,
+  botEvents: 0,
+  goals: [],
+});
+const breakdown = (dimension: 'path' | 'channel', range: typeof WEEK) => ({
+  range,
+  dimension,
+  rows: [{ value: dimension === 'path' ? '/' : 'Direct', events: 4, visitors: 2, visits: 2 }],
+  other: null,
+});
+const digest: WebhookStatsDigest = {
+  merchantId: MERCHANT_ID,
+  timezone: 'UTC',
+  week: { startDate: WEEK.startDate, endDate: WEEK.endDate },
+  summary: { range: WEEK, totals: totals(20), previous: { range: BEFORE, totals: totals(10) } },
+  topPages: { current: breakdown('path', WEEK), previous: breakdown('path', BEFORE) },
+  channels: { current: breakdown('channel', WEEK), previous: breakdown('channel', BEFORE) },
+};
+const spike: WebhookStatsSpike = {
+  merchantId: MERCHANT_ID,
+  timezone: 'UTC',
+  hour: { start: '2026-11-23T19:00:00.000Z', end: AT },
+  visitors: 60,
+  median: 10,
+  previousWeeks: [9, 10, 10, 12],
+  multiple: 3,
+};
+
 /** The `data` of each type: a new type in `WebhookEventDataMap` does not compile until it has one. */
 const SAMPLES: { [T in WebhookEventType]: WebhookEventDataMap[T] } = {
   'tag.verified': tag('waiting_for_events'),
@@ -64,6 +105,8 @@ const SAMPLES: { [T in WebhookEventType]: WebhookEventDataMap[T] } = {
   'tag.deleted': tag('active'),
   'merchant.deleted': merchantDeleted,
   'erasure.completed': erasure,
+  'stats.digest': digest,
+  'stats.spike': spike,
   'webhook.test': { webhookId: '3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', message: 'Test event from Partner Tags' },
 };
 
@@ -84,6 +127,10 @@ function route(event: WebhookEvent): string {
       return `merchant purged ${event.data.purgedAt}`;
     case 'erasure.completed':
       return `erasure ${event.data.eventsDeleted}`;
+    case 'stats.digest':
+      return `digest ${event.data.week.startDate}`;
+    case 'stats.spike':
+      return `spike ${event.data.visitors}`;
     case 'webhook.test':
       return `test ${event.data.message}`;
     default: {
@@ -123,6 +170,8 @@ describe('webhook events: one union on `type`, at run time', () => {
       'tag.deleted': 'tag active',
       'merchant.deleted': `merchant purged ${AT}`,
       'erasure.completed': 'erasure 12',
+      'stats.digest': 'digest 2026-11-16',
+      'stats.spike': 'spike 60',
       'webhook.test': 'test Test event from Partner Tags',
     };
     expect(route(event)).toBe(expected[type]);

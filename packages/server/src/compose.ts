@@ -18,6 +18,7 @@ import { createEventPartitions } from './jobs/event-partitions.js';
 import { createEventRetention } from './jobs/event-retention.js';
 import { logWritersPart, pollLoopPart, tagMonitorPart, webhookWorkerPart } from './jobs/job-parts.js';
 import { createMerchantPurge } from './jobs/merchant-purge.js';
+import { createStatsNotices } from './jobs/stats-notices.js';
 import { statsStorePart } from './jobs/stats-transfer.js';
 import { createTagMonitor } from './jobs/tag-monitor.js';
 import { createVisitorErasure } from './jobs/visitor-erasure.js';
@@ -234,6 +235,11 @@ async function composeParts(env: Env, { logger, metrics, database, reads, lifecy
     webhookWorker = createWebhookDeliveryWorker(database, env, logger, metrics, webhookResolver);
     const retention = createWebhookRetention({ db, retentionMs: env.WEBHOOK_RETENTION, logger, metrics });
     lifecycle.add(pollLoopPart('webhook-retention', retention), webhookWorkerPart(webhookWorker));
+  }
+  if (env.STATS_NOTICES === 'on' && stats) {
+    // stats.digest and stats.spike, for the partners that turned them on (docs/decisions/digests.md).
+    const { digests, spikes } = createStatsNotices({ deps: { db, stats, env }, logger, metrics });
+    lifecycle.add(pollLoopPart('stats-digests', digests), pollLoopPart('stats-spikes', spikes));
   }
   const writers =
     eventLog && env.ROLE !== 'api'

@@ -37,6 +37,7 @@ describe('POST /v1/partners/merchant', () => {
       'name',
       'retentionDays',
       'tags',
+      'timezone',
     ]);
     expect(merchant).toMatchObject({ merchantId: res.body.merchantId, name: 'Acme Store', tags: [] });
     expect(merchant.createdAt).toMatch(ISO);

@@ -47,6 +47,7 @@ const SDK_METHOD_OF_OPERATION: Record<string, string> = {
   'settings-get': 'settings.retrieve',
   'settings-update': 'settings.update',
   'test-tags-trigger': 'testHelpers.triggerTag',
+  'test-merchants-trigger': 'testHelpers.triggerStats',
 };
 
 /** SDK methods that are not API operations (helpers that run locally), with why. */

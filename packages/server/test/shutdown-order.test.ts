@@ -28,6 +28,7 @@ describe.skipIf(!available)('shutdown order', () => {
         TAG_MONITOR: 'on',
         WEBHOOK_DELIVERY: 'on',
         EVENT_RETENTION: 'on',
+        STATS_NOTICES: 'on',
         COLLECTOR_PORT: '0',
         METRICS_PORT: '0',
       },
@@ -56,6 +57,8 @@ describe.skipIf(!available)('shutdown order', () => {
       'event-log',
       'webhook-retention',
       'webhook-worker',
+      'stats-digests',
+      'stats-spikes',
       'log-writers',
       'stream-hub',
       'event-queue',
@@ -77,6 +80,8 @@ describe.skipIf(!available)('shutdown order', () => {
         // The shared test database is the test's, not the app's: the app does not close it.
         parts: [
           'log-writers',
+          'stats-spikes',
+          'stats-digests',
           'webhook-worker',
           'webhook-retention',
           'event-log',

@@ -74,6 +74,7 @@ describe('through createCaller', () => {
         name: 'Caller Co',
         livemode: true,
         retentionDays: null,
+        timezone: 'UTC',
         createdAt: expect.any(String),
         tags: [expect.objectContaining({ tagId: generated.tagId, hostname: partner.domain, status: 'active' })],
       },

@@ -12,6 +12,7 @@ export * from './retention.js';
 export * from './session.js';
 export * from './snippet.js';
 export * from './stats.js';
+export * from './stats-notices.js';
 export * from './tag.js';
 export * from './test-mode.js';
 export * from './text.js';

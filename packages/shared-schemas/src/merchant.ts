@@ -2,10 +2,32 @@ import { z } from 'zod';
 import { Livemode, Timestamp, Uuid } from './common.js';
 import { Pagination, paginationQuery } from './pagination.js';
 import { RetentionDays, RetentionDaysInput } from './retention.js';
+import { canonicalTimeZone } from './stats.js';
 import { TagSummary } from './tag.js';
 
 export const MERCHANT_NAME_MAX = 255;
 export const MERCHANTS_DEFAULT_LIMIT = 10;
+
+/**
+ * A merchant's IANA time zone (issue 53): where its week starts for the weekly digest. Any case or
+ * alias, stored and answered under its canonical name (as the statistics' `timezone`).
+ */
+export const MerchantTimezoneInput = z
+  .string({ message: 'must be a string' })
+  .max(64)
+  .transform((zone, ctx) => {
+    const canonical = canonicalTimeZone(zone);
+    if (canonical === null) {
+      ctx.addIssue({ code: 'custom', message: 'must be an IANA time zone such as Europe/Paris' });
+      return z.NEVER;
+    }
+    return canonical;
+  })
+  .meta({
+    description:
+      'IANA time zone (default `UTC`), in any case or as an alias; stored as its canonical name. The weekly `stats.digest` goes out Monday 06:00 there and covers the week before, Monday to Sunday.',
+    example: 'Europe/Paris',
+  });
 
 /** A merchant as returned by the list endpoint (spec 2.1). */
 export const Merchant = z
@@ -18,6 +40,10 @@ export const Merchant = z
       description:
         "Days its events are kept; null: the partner's `defaultRetentionDays`, then the server's default (else forever).",
       example: 90,
+    }),
+    timezone: z.string().meta({
+      description: "The merchant's IANA time zone (canonical name; default `UTC`): its weekly digest's week.",
+      example: 'Europe/Paris',
     }),
     tags: z.array(TagSummary),
   })
@@ -43,6 +69,7 @@ export const CreateMerchantInput = z
       .min(1, { message: 'must not be empty' })
       .max(MERCHANT_NAME_MAX, { message: `must be at most ${MERCHANT_NAME_MAX} characters` })
       .meta({ example: 'Acme Store' }),
+    timezone: MerchantTimezoneInput.optional(),
   })
   .meta({ id: 'CreateMerchantInput' });
 export type CreateMerchantInput = z.input<typeof CreateMerchantInput>;
@@ -70,9 +97,10 @@ export const UpdateMerchantInput = z
       description: 'Days its events are kept (1..3650); null: inherit the partner default.',
       example: 90,
     }),
+    timezone: MerchantTimezoneInput.optional(),
   })
-  .refine((input) => input.name !== undefined || input.retentionDays !== undefined, {
-    message: 'name or retentionDays is required',
+  .refine((input) => input.name !== undefined || input.retentionDays !== undefined || input.timezone !== undefined, {
+    message: 'name, retentionDays or timezone is required',
   })
   .meta({ id: 'UpdateMerchantInput' });
 export type UpdateMerchantInput = z.input<typeof UpdateMerchantInput>;

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import {
+  StatsDigestSetting,
+  StatsDigestSettingInput,
+  StatsSpikeSettings,
+  StatsSpikeSettingsInput,
+} from './stats-notices.js';
 
 /** Retention periods are whole days, 1 day to 10 years. */
 export const RETENTION_DAYS_MAX = 3650;
@@ -30,6 +36,8 @@ export const PartnerSettings = z
         '(kept forever when the server sets none).',
       example: 365,
     }),
+    statsDigest: StatsDigestSetting,
+    statsSpike: StatsSpikeSettings,
   })
   .meta({ id: 'PartnerSettings' });
 export type PartnerSettings = z.infer<typeof PartnerSettings>;
@@ -41,7 +49,13 @@ export const UpdatePartnerSettingsInput = z
       description: "1..3650 days, or null for the server's default.",
       example: 365,
     }),
+    statsDigest: StatsDigestSettingInput.optional(),
+    statsSpike: StatsSpikeSettingsInput.optional(),
   })
-  .refine((input) => input.defaultRetentionDays !== undefined, { message: 'defaultRetentionDays is required' })
+  .refine(
+    (input) =>
+      input.defaultRetentionDays !== undefined || input.statsDigest !== undefined || input.statsSpike !== undefined,
+    { message: 'defaultRetentionDays, statsDigest or statsSpike is required' },
+  )
   .meta({ id: 'UpdatePartnerSettingsInput' });
 export type UpdatePartnerSettingsInput = z.input<typeof UpdatePartnerSettingsInput>;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Livemode, Timestamp, Uuid } from './common.js';
 import { Erasure } from './erasure.js';
 import { Pagination, paginationQuery } from './pagination.js';
+import { WebhookStatsDigestData, WebhookStatsSpikeData } from './stats-notices.js';
 import { Tag } from './tag.js';
 
 export const WEBHOOKS_DEFAULT_LIMIT = 10;
@@ -41,6 +42,14 @@ const WEBHOOK_EVENTS = {
   'tag.deleted': { data: WebhookTagData, means: 'the tag was deleted (data: the tag as it was)' },
   'merchant.deleted': { data: WebhookMerchantDeletedData, means: "a deleted merchant's data has been purged" },
   'erasure.completed': { data: WebhookErasureCompletedData, means: 'a visitor erasure finished' },
+  'stats.digest': {
+    data: WebhookStatsDigestData,
+    means: "a merchant's week (settings' `statsDigest`): Monday 06:00 in its zone",
+  },
+  'stats.spike': {
+    data: WebhookStatsSpikeData,
+    means: "an hour's visitors at least `statsSpike.multiple` x the usual (at most one a day per merchant)",
+  },
   'webhook.test': { data: z.object({ webhookId: Uuid, message: z.string() }), means: 'sent on request' },
 } as const;
 type WebhookEvents = typeof WEBHOOK_EVENTS;

@@ -16,6 +16,8 @@ export interface Merchant {
   createdAt: string;
   /** Days its events are kept; `null`: the partner's `defaultRetentionDays`, then the server's default (else forever). */
   retentionDays: number | null;
+  /** Its IANA time zone, canonical name (default `UTC`): the week of its `stats.digest` webhook. */
+  timezone: string;
   /** The merchant's tags. */
   tags: TagSummary[];
 }
@@ -30,6 +32,8 @@ export interface MerchantListParams {
 export interface MerchantCreateParams {
   /** Non-empty merchant name. */
   name: string;
+  /** IANA time zone (any case or alias; default `UTC`): its weekly digest goes out Monday 06:00 there. */
+  timezone?: string;
 }
 
 export interface MerchantCreateResponse {
@@ -42,6 +46,8 @@ export interface MerchantUpdateParams {
   name?: string;
   /** Days its events are kept, 1..3650; `null`: inherit the partner's default (`client.settings`). */
   retentionDays?: number | null;
+  /** IANA time zone (any case or alias), stored under its canonical name. */
+  timezone?: string;
 }
 
 /** `merchants.delete`: gone for every reader now; its data is purged in the background, then `merchant.deleted`. */
@@ -94,7 +100,9 @@ export class Merchants {
 
   /** `POST /v1/partners/merchant`: creates a merchant (201). */
   create(params: MerchantCreateParams, options?: RequestOptions): APIPromise<MerchantCreateResponse> {
-    return this.#transport.post('/v1/partners/merchant', { name: params.name }, options);
+    const body =
+      params.timezone === undefined ? { name: params.name } : { name: params.name, timezone: params.timezone };
+    return this.#transport.post('/v1/partners/merchant', body, options);
   }
 
   /** `GET /v1/partners/merchant/{merchantId}`: one merchant with its tags (404 once deleted). */
@@ -102,9 +110,9 @@ export class Merchants {
     return this.#transport.get(merchantPath(merchantId), new URLSearchParams(), options);
   }
 
-  /** `PATCH /v1/partners/merchant/{merchantId}`: sets its name and/or retention period; resolves with it. */
+  /** `PATCH /v1/partners/merchant/{merchantId}`: sets its name, retention period and/or zone; resolves with it. */
   update(merchantId: string, params: MerchantUpdateParams, options?: RequestOptions): APIPromise<Merchant> {
-    const body = { name: params.name, retentionDays: params.retentionDays };
+    const body = { name: params.name, retentionDays: params.retentionDays, timezone: params.timezone };
     return this.#transport.patch(merchantPath(merchantId), body, options);
   }
 

@@ -4,6 +4,7 @@ import { type PagePromise, paginate } from '../core/pagination.js';
 import type { RequestOptions, Transport } from '../core/request.js';
 import { buildQuery } from '../internal/query.js';
 import type { Erasure } from './erasures.js';
+import type { StatsBreakdown, StatsSummary } from './stats.js';
 import type { Tag } from './tags.js';
 
 /** Event types a webhook endpoint can receive: the keys of {@link WebhookEventDataMap}. */
@@ -115,6 +116,41 @@ export interface WebhookMerchantDeleted {
 /** The `data` of `erasure.completed`: the erasure as `client.erasures.retrieve` returns it, completed. */
 export type WebhookErasureCompleted = Erasure;
 
+/** A breakdown of a digest's week and of the week before, each as `client.stats.breakdown` answers it. */
+export interface WebhookStatsWeekBreakdowns {
+  current: StatsBreakdown;
+  previous: StatsBreakdown;
+}
+
+/** The `data` of `stats.digest`: a merchant's week (Monday to Sunday in its zone), each part as the stats API answers it. */
+export interface WebhookStatsDigest {
+  merchantId: string;
+  /** The merchant's IANA zone: the week's days are its. */
+  timezone: string;
+  week: { startDate: string; endDate: string };
+  /** `client.stats.summary` of the week with `compare: 'previous'`: totals, goals and the week before. */
+  summary: StatsSummary;
+  /** Top 10 pages (breakdown by `path`). */
+  topPages: WebhookStatsWeekBreakdowns;
+  /** Top 10 channels (breakdown by `channel`). */
+  channels: WebhookStatsWeekBreakdowns;
+}
+
+/** The `data` of `stats.spike`: an hour's visitors against the same hour of the four weeks before. */
+export interface WebhookStatsSpike {
+  merchantId: string;
+  timezone: string;
+  /** The clock hour counted (ISO 8601, UTC; `end` exclusive). */
+  hour: { start: string; end: string };
+  visitors: number;
+  /** The median of `previousWeeks` (the mean of the middle two). */
+  median: number;
+  /** Visitors of the same hour 1, 2, 3 and 4 weeks before. */
+  previousWeeks: number[];
+  /** The partner's `statsSpike.multiple` when it was sent. */
+  multiple: number;
+}
+
 /**
  * Each webhook event type and the type of its `data`. Adding an event to the API is one line here;
  * {@link WebhookEventType} and {@link WebhookEvent} follow.
@@ -127,6 +163,8 @@ export interface WebhookEventDataMap {
   'tag.deleted': WebhookTag;
   'merchant.deleted': WebhookMerchantDeleted;
   'erasure.completed': WebhookErasureCompleted;
+  'stats.digest': WebhookStatsDigest;
+  'stats.spike': WebhookStatsSpike;
   'webhook.test': { webhookId: string; message: string };
 }
 

@@ -372,6 +372,12 @@ export const SETTINGS = {
       '`off`: no statistics in this process (events are stored as usual; the stats endpoints answer 503 STATS_OFF).',
     type: OnOff,
   }),
+  STATS_NOTICES: setting({
+    group: 'statistics',
+    default: 'on',
+    reason: '`off`: this process sends no `stats.digest` or `stats.spike` webhooks (jobs/stats-notices.ts).',
+    type: OnOff,
+  }),
   CLICKHOUSE_URL: setting({
     group: 'statistics',
     defaultText: 'chDB in DATA_DIR/clickhouse',

@@ -42,6 +42,7 @@ export function testAppEnv(
     COLLECT_TAG_BYTES_PER_DAY: '0',
     COLLECT_BYTES_PER_ADDRESS_PER_MINUTE: '0',
     TAG_MONITOR: 'off',
+    STATS_NOTICES: 'off',
     WEBHOOK_DELIVERY: 'off',
     EVENT_RETENTION: 'off',
     DATA_DIR: testDataDir(),

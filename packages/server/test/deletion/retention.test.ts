@@ -86,6 +86,8 @@ describe('event retention', () => {
     const b = await server.createPartner('Retention B');
     expect((await patch(a.apiKey, '/v1/partners/settings', { defaultRetentionDays: 5 })).body).toEqual({
       defaultRetentionDays: 5,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
     });
     const shop = async (partner: TestPartner, days: number, own: number | null): Promise<Shop> => {
       const tag = await preverifiedTag(server, partner);
@@ -158,7 +160,11 @@ describe('event retention', () => {
     expect(found?.retentionDays).toBe(7);
     const reset = await patch(key, `/v1/partners/merchant/${tag.merchantId}`, { retentionDays: null });
     expect(reset.body.retentionDays).toBeNull();
-    expect((await api(server, key).get('/v1/partners/settings')).body).toEqual({ defaultRetentionDays: 5 });
+    expect((await api(server, key).get('/v1/partners/settings')).body).toEqual({
+      defaultRetentionDays: 5,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
   });
 
   it('answers bad periods with 400 { message, code }', async () => {

@@ -38,10 +38,24 @@ describe('merchant.create', () => {
         livemode: true,
         createdAt: expect.any(String),
         retentionDays: null,
+        timezone: 'UTC',
         tags: [],
       },
     ]);
     expect(Math.abs(Date.parse(merchants[0]!.createdAt) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('stores a time zone under its canonical name; PATCH changes it; GET answers it', async () => {
+    const { caller } = await partnerWith(0);
+    const { merchantId } = await caller.merchant.create({ name: 'Zoned', timezone: 'europe/paris' });
+    expect((await caller.merchant.get({ merchantId })).timezone).toBe('Europe/Paris');
+    expect((await caller.merchant.update({ merchantId, timezone: 'US/Eastern' })).timezone).toBe('America/New_York');
+    expect((await caller.merchant.list({})).merchants[0]!.timezone).toBe('America/New_York');
+    const bad = await failureOf(caller.merchant.update({ merchantId, timezone: 'Mars/Olympus' }));
+    expect(bad).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
+    expect(bad.message).toContain('timezone');
+    const badCreate = await failureOf(caller.merchant.create({ name: 'X', timezone: 'Nowhere' }));
+    expect(badCreate).toMatchObject({ status: 400, code: 'VALIDATION_ERROR' });
   });
 
   it.each([

@@ -93,11 +93,31 @@ describe('retention settings', () => {
   it('settings.get/update hold the partner default, one per partner', async () => {
     const a = await partner();
     const b = await partner();
-    expect(await a.caller.settings.get()).toEqual({ defaultRetentionDays: null });
-    expect(await a.caller.settings.update({ defaultRetentionDays: 365 })).toEqual({ defaultRetentionDays: 365 });
-    expect(await a.caller.settings.get()).toEqual({ defaultRetentionDays: 365 });
-    expect(await b.caller.settings.get()).toEqual({ defaultRetentionDays: null });
-    expect(await a.caller.settings.update({ defaultRetentionDays: null })).toEqual({ defaultRetentionDays: null });
+    expect(await a.caller.settings.get()).toEqual({
+      defaultRetentionDays: null,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await a.caller.settings.update({ defaultRetentionDays: 365 })).toEqual({
+      defaultRetentionDays: 365,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await a.caller.settings.get()).toEqual({
+      defaultRetentionDays: 365,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await b.caller.settings.get()).toEqual({
+      defaultRetentionDays: null,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
+    expect(await a.caller.settings.update({ defaultRetentionDays: null })).toEqual({
+      defaultRetentionDays: null,
+      statsDigest: false,
+      statsSpike: { enabled: false, multiple: 3 },
+    });
   });
 
   it('refuses periods outside 1..3650 whole days and empty updates with 400 VALIDATION_ERROR', async () => {

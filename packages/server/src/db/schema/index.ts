@@ -11,5 +11,6 @@ export * from './partner-usage.js';
 export * from './partners.js';
 export * from './server-secrets.js';
 export * from './stats.js';
+export * from './stats-notices.js';
 export * from './tags.js';
 export * from './webhooks.js';

@@ -21,6 +21,8 @@ export const merchants = pgTable(
     retentionClaimedUntil: timestamp('retention_claimed_until', { withTimezone: true, precision: 3 }),
     /** When its last retention pass started: events older than this minus the period are gone. */
     retentionCheckedAt: timestamp('retention_checked_at', { withTimezone: true, precision: 3 }),
+    /** Its IANA time zone, canonical (migration 0040): the week of its `stats.digest`. */
+    timezone: text('timezone').notNull().default('UTC'),
   },
   (t) => [
     // The merchant list pages through one partner's live merchants in creation order.

@@ -1,4 +1,4 @@
-import { integer, pgTable, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, doublePrecision, integer, pgTable, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { partners } from './partners.js';
 
 /** A partner's own settings, a row once it sets one. */
@@ -10,4 +10,9 @@ export const partnerSettings = pgTable('partner_settings', {
   defaultRetentionDays: integer('default_retention_days'),
   /** When the partner last changed its retention default: every merchant of it is due for a pass again. */
   retentionUpdatedAt: timestamp('retention_updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  /** `stats.digest` on (migration 0040): each merchant's weekly digest, Monday 06:00 in its zone. */
+  statsDigest: boolean('stats_digest').notNull().default(false),
+  /** `stats.spike` on: visitors of an hour at least `statsSpikeMultiple` x the median of that hour in the 4 weeks before. */
+  statsSpike: boolean('stats_spike').notNull().default(false),
+  statsSpikeMultiple: doublePrecision('stats_spike_multiple').notNull().default(3),
 });

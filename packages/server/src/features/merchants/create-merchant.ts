@@ -6,13 +6,27 @@ import { rowsOf } from '../../db/read-rows.js';
 import { AppError, databaseUnavailability, databaseUnavailable } from '../../kernel/errors.js';
 import type { AuthenticatedPartner } from '../partners/authenticate.js';
 import type { PartnerCaps } from '../partners/caps.js';
+import { assertZoneKnown } from './merchant-zone.js';
 
 /** Creates a merchant; 409 LIMIT_EXCEEDED once the partner has MAX_MERCHANTS_PER_PARTNER. */
 export function createMerchant(
   db: Database,
   partner: AuthenticatedPartner,
   caps: Pick<PartnerCaps, 'maxMerchants'>,
-  input: { name: string },
+  input: { name: string; timezone?: string | undefined },
+): Promise<CreateMerchantResponse> {
+  const timezone = input.timezone ?? 'UTC';
+  if (timezone !== 'UTC')
+    return assertZoneKnown(db, timezone).then(() => queueCreate(db, partner, caps, input.name, timezone));
+  return queueCreate(db, partner, caps, input.name, timezone);
+}
+
+function queueCreate(
+  db: Database,
+  partner: AuthenticatedPartner,
+  caps: Pick<PartnerCaps, 'maxMerchants'>,
+  name: string,
+  timezone: string,
 ): Promise<CreateMerchantResponse> {
   return new Promise((resolve, reject) => {
     let queue = queues.get(partner.id);
@@ -20,7 +34,7 @@ export function createMerchant(
       queue = [];
       queues.set(partner.id, queue);
     }
-    queue.push({ name: input.name, resolve, reject });
+    queue.push({ name, timezone, resolve, reject });
     // The first create of an idle partner starts the writer; later ones join its next batch.
     if (queue.length === 1 && !writing.has(partner.id)) void writeCreates(db, partner.id, caps.maxMerchants);
   });
@@ -28,8 +42,15 @@ export function createMerchant(
 
 interface PendingCreate {
   name: string;
+  timezone: string;
   resolve(answer: CreateMerchantResponse): void;
   reject(error: unknown): void;
+}
+
+/** A merchant to insert: its name and canonical zone. */
+interface NewMerchant {
+  name: string;
+  timezone: string;
 }
 
 /** Creates waiting per partner, and the partners whose writer is running (this process). */
@@ -48,7 +69,7 @@ async function writeCreates(db: Database, partnerId: string, maxMerchants: numbe
           db,
           partnerId,
           maxMerchants,
-          batch.map((c) => c.name),
+          batch.map((c) => ({ name: c.name, timezone: c.timezone })),
         );
         batch.forEach((create, i) => {
           const id = ids[i];
@@ -75,7 +96,7 @@ async function writeCreates(db: Database, partnerId: string, maxMerchants: numbe
 }
 
 /** The count locked, raised by what fits under the cap, and those merchants inserted in order. */
-async function insertMerchants(db: Database, partnerId: string, maxMerchants: number, names: string[]) {
+async function insertMerchants(db: Database, partnerId: string, maxMerchants: number, names: NewMerchant[]) {
   const ids = names.map(() => randomUUID());
   const granted = await grantAndInsert(db, partnerId, maxMerchants, ids, names);
   if (granted !== undefined) return ids.slice(0, granted);
@@ -91,19 +112,19 @@ async function grantAndInsert(
   partnerId: string,
   maxMerchants: number,
   ids: string[],
-  names: string[],
+  names: NewMerchant[],
 ): Promise<number | undefined> {
   // As JSON (one parameter, the same on postgres.js and PGlite), with each row's place.
-  const rows = JSON.stringify(ids.map((id, i) => ({ id, name: names[i], i })));
+  const rows = JSON.stringify(ids.map((id, i) => ({ id, name: names[i]?.name, timezone: names[i]?.timezone, i })));
   const [row] = rowsOf<{ granted: number | null }>(
     await db.execute(sql`
       with usage as (
         select greatest(0, least(${ids.length}::int, ${maxMerchants}::int - merchants)) as n
         from partner_usage where partner_id = ${partnerId}::uuid for update
       ), inserted as (
-        insert into merchants (id, partner_id, name)
-        select t.id, ${partnerId}::uuid, t.name
-        from json_to_recordset(${rows}::json) as t(id uuid, name text, i int), usage
+        insert into merchants (id, partner_id, name, timezone)
+        select t.id, ${partnerId}::uuid, t.name, t.timezone
+        from json_to_recordset(${rows}::json) as t(id uuid, name text, timezone text, i int), usage
         where t.i < usage.n
         order by t.i
       ), counted as (

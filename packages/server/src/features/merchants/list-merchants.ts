@@ -20,7 +20,7 @@ export function merchantListQuery(partnerId: string, { page, limit }: ListMercha
     coalesce((
       select json_agg(${merchantJson('p', sql`pt.livemode`)} order by p.created_at, p.id)
       from (
-        select id, name, created_at, retention_days from merchants where partner_id = ${partnerId}::uuid and deleted_at is null
+        select id, name, created_at, retention_days, timezone from merchants where partner_id = ${partnerId}::uuid and deleted_at is null
         order by created_at, id limit ${limit} offset ${(page - 1) * limit}
       ) p cross join (select livemode from partners where id = ${partnerId}::uuid) pt
     ), '[]'::json)::text as merchants`;

@@ -11,6 +11,7 @@ export function merchantJson(row: string, livemode: SQL): SQL {
         'livemode', ${livemode},
         'createdAt', to_char(${m}.created_at at time zone 'UTC', ${ISO}),
         'retentionDays', ${m}.retention_days,
+        'timezone', ${m}.timezone,
         'tags', coalesce((
           select json_agg(json_build_object(
             'hostname', t.domain,

@@ -12,6 +12,7 @@ import { ReadGate } from './gate.js';
 import { readGoalRows } from './goal-rows.js';
 import type { GoalDefinition } from './goal-sql.js';
 import { readGoalTotals } from './goal-totals.js';
+import { readHourVisitors } from './hour-visitors.js';
 import { type LoadProgress, loadStoredEvents } from './load.js';
 import { type PointsQuery, type PointTotals, readPoints } from './points.js';
 import type { EventClient, StoredEvent } from './stored-event.js';
@@ -120,6 +121,11 @@ export class StatsStore {
 
   touches(principal: string, query: TouchesQuery) {
     return this.read(principal, query.merchantId, () => readTouches(this.clickhouse, query));
+  }
+
+  /** Visitors of whole UTC hours (their starts, ms): the spike check's counts. */
+  hourVisitors(principal: string, merchantId: string, hours: readonly number[]) {
+    return this.read(principal, merchantId, () => readHourVisitors(this.clickhouse, merchantId, hours));
   }
 
   visitorsNow(principal: string, merchantId: string, now: number, filters: readonly StatsFilter[] = []) {

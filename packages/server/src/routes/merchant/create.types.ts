@@ -7,7 +7,9 @@ export const createMerchantMeta: Meta = {
     path: '/v1/partners/merchant',
     tags: ['Merchants'],
     summary: 'Create a merchant',
-    description: 'Registers a merchant under the partner. The name is trimmed and must be 1..255 characters.',
+    description:
+      'Registers a merchant under the partner. The name is trimmed and must be 1..255 characters; `timezone` ' +
+      '(IANA, default `UTC`) is where its weekly `stats.digest` week starts.',
     protect: true,
   },
   successStatus: 201,

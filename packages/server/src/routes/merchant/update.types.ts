@@ -9,7 +9,7 @@ export const updateMerchantMeta: Meta = {
     summary: 'Update a merchant',
     description:
       'Sets the fields given: `name` (trimmed, 1..255 characters) and `retentionDays` (1..3650 days its events ' +
-      "are kept, or null to inherit the partner's default); at least one. Answers the merchant as GET does. " +
+      "are kept, or null to inherit the partner's default) and `timezone` (IANA; its weekly digest's week); at least one. Answers the merchant as GET does. " +
       "A missing, deleted or another partner's merchant: 404 MERCHANT_NOT_FOUND.",
     protect: true,
   },

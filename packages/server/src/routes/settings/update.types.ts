@@ -9,7 +9,9 @@ export const updateSettingsMeta: Meta = {
     summary: "Update the partner's settings",
     description:
       'Sets the settings given: `defaultRetentionDays` (1..3650, or null for the server default). Merchants ' +
-      'without their own `retentionDays` follow it from their next retention pass, which starts at once.',
+      'without their own `retentionDays` follow it from their next retention pass, which starts at once. ' +
+      "`statsDigest` (boolean) and `statsSpike` (`enabled`, `multiple` 1.5..100, default 3) switch the statistics' " +
+      "webhooks: a weekly digest per merchant and an alert when an hour's visitors jump (docs: webhooks).",
     protect: true,
   },
   errors: ['UNAUTHORIZED', 'VALIDATION_ERROR', 'DATABASE_ERROR'],
