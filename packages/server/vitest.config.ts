@@ -6,6 +6,14 @@ import { defineConfig } from 'vitest/config';
 // it is defined here the same way.
 const sdk = JSON.parse(readFileSync(new URL('../sdk/package.json', import.meta.url), 'utf8')) as { version: string };
 
+const ALONE = [
+  'test/security/stats-read-concurrency.test.ts',
+  'test/security/unique-value-flood.test.ts',
+  'test/security/nul-in-event-data.test.ts',
+  'test/security/zone-case-variants.test.ts',
+  'test/security/tenant-fairness.test.ts',
+];
+
 export default defineConfig({
   define: { __SDK_VERSION__: JSON.stringify(sdk.version) },
   test: {
@@ -45,12 +53,24 @@ export default defineConfig({
         extends: true,
         test: { name: 'system', include: ['test/system/**/*.test.ts'], setupFiles: ['test/setup/file-database.ts'] },
       },
+      // Files that bound another partner's latency or the process's memory under a load they make
+      // themselves: alone, after the rest, so that the suite's own load is not what they measure.
+      {
+        extends: true,
+        test: {
+          name: 'alone',
+          include: ALONE,
+          setupFiles: ['test/setup/file-database.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
+        },
+      },
       {
         extends: true,
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', 'test/system/**', 'test/fast/**', '**/node_modules/**'],
+          exclude: ['test/unit/**', 'test/system/**', 'test/fast/**', ...ALONE, '**/node_modules/**'],
           setupFiles: ['test/setup/file-database.ts'],
         },
       },
