@@ -325,7 +325,7 @@ describe('the walks', () => {
     const started = Date.now();
     const result = await checkSpikes({ ...deps(), stats: hanging }, hour, {
       now: hour + HOUR + 5 * 60_000,
-      merchantTimeoutMs: 500,
+      merchantTimeoutMs: 3_000,
     });
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.failed).toBe(1);
