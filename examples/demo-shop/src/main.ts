@@ -43,6 +43,7 @@ async function check(client: PartnerClient, url: string, merchantId: string, tag
   }
   const tag = await fetch(script);
   if (tag.status !== 200 || !(await tag.text()).includes(tagId)) throw new Error(`GET ${script}: ${tag.status}`);
+  const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
   // One batch as the tag sends it: a text/plain string body (no preflight) from the page's origin.
   const runId = Date.now().toString(36);
   const [sku, value] = [PRODUCTS[0]?.sku, PRODUCTS[0]?.price];
@@ -52,7 +53,8 @@ async function check(client: PartnerClient, url: string, merchantId: string, tag
   ];
   const sent = await fetch(new URL('e', url), {
     method: 'POST',
-    headers: { 'content-type': 'text/plain;charset=UTF-8', origin: new URL(url).origin },
+    // A browser's user agent: the collector drops what isbot names a bot, Node's own `node` included.
+    headers: { 'content-type': 'text/plain;charset=UTF-8', origin: new URL(url).origin, 'user-agent': BROWSER },
     body: JSON.stringify({ tagId, events }),
   });
   const cookie = sent.headers.get('set-cookie') ?? '';
